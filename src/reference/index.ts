@@ -1,0 +1,1 @@
+export { ManualClock, RealClock } from './domain/clock.js';

@@ -1,0 +1,106 @@
+import * as z from 'zod/mini';
+import { perMode, type SchemaMode } from './common.js';
+import {
+  BANK_ID_RE,
+  CURRENCY_RE,
+  IDEMPOTENCY_KEY_RE,
+  LIMITS,
+  PAYMENT_METHODS,
+  PAYOUT_METHODS,
+  PHONE_RE,
+} from './limits.js';
+
+const amount = () =>
+  z.int('must be a whole number of minor units (a safe integer)').check(z.minimum(1, 'must be at least 1'));
+
+const text = (max: number) =>
+  z.string('must be a string').check(z.maxLength(max, `must be at most ${max} characters`));
+
+const httpUrl = () =>
+  z
+    .url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' })
+    .check(z.maxLength(LIMITS.urlMax, `must be at most ${LIMITS.urlMax} characters`));
+
+const currency = () =>
+  z.string('must be a string').check(z.regex(CURRENCY_RE, 'must be a 3-letter uppercase ISO 4217 code'));
+
+const metadata = () =>
+  z
+    .record(
+      z
+        .string()
+        .check(
+          z.maxLength(LIMITS.metadataKeyMax, `keys must be at most ${LIMITS.metadataKeyMax} characters`),
+        ),
+      z
+        .string('values must be strings')
+        .check(
+          z.maxLength(
+            LIMITS.metadataValueMax,
+            `values must be at most ${LIMITS.metadataValueMax} characters`,
+          ),
+        ),
+      'must be an object of string values',
+    )
+    .check(
+      z.refine(
+        (m) => Object.keys(m).length <= LIMITS.metadataMaxKeys,
+        `must have at most ${LIMITS.metadataMaxKeys} keys`,
+      ),
+    );
+
+// Inputs: the reference parses strictly (an unknown field is a 400 naming it); the SDK parses loosely so that a
+// field the server adds later can be sent by an old client.
+const inputObj = <S extends z.core.$ZodLooseShape>(m: SchemaMode, shape: S) =>
+  (m.strict ? z.strictObject(shape) : z.looseObject(shape)) as ReturnType<typeof z.strictObject<S>>;
+
+function build(m: SchemaMode) {
+  const CreatePaymentInput = inputObj(m, {
+    amount: amount(),
+    currency: z.optional(currency()),
+    method: z.optional(z.enum(PAYMENT_METHODS, `must be one of ${PAYMENT_METHODS.join(', ')}`)),
+    order_id: z.optional(text(LIMITS.orderIdMax)),
+    customer_id: z.optional(text(LIMITS.customerIdMax)),
+    return_url: z.optional(httpUrl()),
+    description: z.optional(text(LIMITS.descriptionMax)),
+    webhook_url: z.optional(httpUrl()),
+    metadata: z.optional(metadata()),
+  });
+
+  const CreateRefundInput = inputObj(m, {
+    amount: z.optional(
+      z
+        .int('must be a whole number of minor units (a safe integer)')
+        .check(z.minimum(0, 'must not be negative')),
+    ),
+    reason: z.optional(text(LIMITS.reasonMax)),
+  });
+
+  const CreatePayoutInput = inputObj(m, {
+    amount: amount(),
+    currency: z.optional(currency()),
+    method: z.optional(z.enum(PAYOUT_METHODS, `must be one of ${PAYOUT_METHODS.join(', ')}`)),
+    phone: z.string('must be a string').check(z.regex(PHONE_RE, 'must be +7 followed by exactly 10 digits')),
+    bank_id: z
+      .string('must be a string')
+      .check(z.regex(BANK_ID_RE, 'must be exactly 12 digits (an SBP member_id)')),
+    full_name: z.optional(text(LIMITS.fullNameMax)),
+  });
+
+  return { CreatePaymentInput, CreateRefundInput, CreatePayoutInput };
+}
+
+/** Request body schemas. `inputSchemas()` is the SDK's loose variant, `inputSchemas(true)` the reference's strict one. */
+export const inputSchemas = perMode(build);
+
+export const IdempotencyKey = z
+  .string('must be a string')
+  .check(z.regex(IDEMPOTENCY_KEY_RE, 'must be 1 to 64 visible ASCII characters'));
+
+type Inputs = ReturnType<typeof build>;
+/** Body of `POST /api/v1/public/payments` (spec 2.2). */
+export type CreatePaymentInput = z.input<Inputs['CreatePaymentInput']>;
+/** Body of `POST /api/v1/public/payments/{id}/refund` (spec 4.4). */
+export type CreateRefundInput = z.input<Inputs['CreateRefundInput']>;
+/** Body of `POST /api/v1/public/payouts` (spec 2.5). */
+export type CreatePayoutInput = z.input<Inputs['CreatePayoutInput']>;

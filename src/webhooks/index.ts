@@ -1,0 +1,1 @@
+export { hmacSha256Hex } from './hmac.js';
