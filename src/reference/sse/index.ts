@@ -1,0 +1,126 @@
+import type { Clock, Timer } from '../domain/clock.js';
+import type { EventBus } from '../domain/events.js';
+import { Connection } from './connection.js';
+import { CONNECTED, encodeMessage, PING, REPLACED, toSseEvent } from './encode.js';
+
+export { encodeMessage, toSseEvent } from './encode.js';
+
+/** What the hub needs from the reference, and its limits. */
+export interface EventStreamHubDeps {
+  /** Domain events to stream. */
+  bus: EventBus;
+  /** The service clock; the heartbeat follows it. */
+  clock: Clock;
+  /** Most messages waiting for one slow reader before messages are dropped. Default: 256. */
+  bufferSize?: number;
+  /** Most bytes waiting for one slow reader before messages are dropped. Default: 65 536. */
+  bufferBytes?: number;
+  /** Heartbeat period on the service clock, in ms. Default: 25 000 (spec 4.8). */
+  heartbeatMs?: number;
+}
+
+/** The realtime stream of `GET /api/v1/public/events`: one connection per key, a bounded buffer per client. */
+export interface EventStreamHub {
+  /**
+   * A `text/event-stream` body of the merchant's events: `: connected` first, then `event:`/`data:` messages and a
+   * `: ping` every heartbeat. A second open with the same `keyId` writes `: replaced` on the first and closes it.
+   * Aborting `signal` or cancelling the stream removes the connection at once.
+   */
+  open(args: { keyId: string; merchantId: string; signal?: AbortSignal }): ReadableStream<Uint8Array>;
+  /** Open connections, and messages dropped for slow readers since the hub started. */
+  stats(): { connections: number; dropped: number; bufferedBytes: number };
+  /** Ends every stream (their buffered messages are still delivered), stops the heartbeat and unsubscribes. */
+  close(): void;
+}
+
+/**
+ * Creates the SSE hub and subscribes it to `bus`. Each event is encoded once, and the same bytes go to every stream
+ * of its merchant; one hub-wide timer sends the heartbeat.
+ *
+ * @example
+ * ```ts
+ * const hub = createEventStreamHub({ bus, clock });
+ * return new Response(hub.open({ keyId, merchantId, signal: request.signal }), {
+ *   headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' },
+ * });
+ * ```
+ */
+export function createEventStreamHub(deps: EventStreamHubDeps): EventStreamHub {
+  const limits = {
+    messages: Math.max(1, deps.bufferSize ?? 256),
+    bytes: Math.max(1024, deps.bufferBytes ?? 65_536),
+  };
+  const heartbeatMs = Math.max(1, deps.heartbeatMs ?? 25_000);
+  const byKey = new Map<string, Connection>();
+  const byMerchant = new Map<string, Set<Connection>>();
+  let dropped = 0;
+  let closed = false;
+  let heartbeat: Timer | undefined;
+
+  const beat = () => {
+    heartbeat = undefined;
+    for (const c of byKey.values()) c.push(PING);
+    arm();
+  };
+  // One timer for the hub while any stream is open; none while idle, so a manual clock has nothing to fire.
+  const arm = () => {
+    if (!closed && !heartbeat && byKey.size > 0) heartbeat = deps.clock.setTimer(heartbeatMs, beat);
+  };
+
+  const gone = (c: Connection) => {
+    if (byKey.get(c.keyId) === c) byKey.delete(c.keyId);
+    const set = byMerchant.get(c.merchantId);
+    if (set?.delete(c) && set.size === 0) byMerchant.delete(c.merchantId);
+    if (byKey.size === 0) {
+      heartbeat?.cancel();
+      heartbeat = undefined;
+    }
+  };
+
+  const unsubscribe = deps.bus.subscribe((event) => {
+    const set = byMerchant.get(event.merchantId);
+    if (!set) return;
+    const bytes = encodeMessage(toSseEvent(event));
+    for (const c of set) {
+      if (!c.push(bytes)) {
+        c.dropped++;
+        dropped++;
+      }
+    }
+  });
+
+  return {
+    open({ keyId, merchantId, signal }) {
+      const c = new Connection(keyId, merchantId, limits, gone);
+      if (closed || signal?.aborted) {
+        c.end();
+        return c.stream;
+      }
+      byKey.get(keyId)?.end(REPLACED);
+      byKey.set(keyId, c);
+      let set = byMerchant.get(merchantId);
+      if (!set) {
+        set = new Set();
+        byMerchant.set(merchantId, set);
+      }
+      set.add(c);
+      c.push(CONNECTED, true);
+      signal?.addEventListener('abort', () => c.abort(), { once: true });
+      arm();
+      return c.stream;
+    },
+    stats() {
+      let bufferedBytes = 0;
+      for (const c of byKey.values()) bufferedBytes += c.bufferedBytes;
+      return { connections: byKey.size, dropped, bufferedBytes };
+    },
+    close() {
+      if (closed) return;
+      closed = true;
+      unsubscribe();
+      heartbeat?.cancel();
+      heartbeat = undefined;
+      for (const c of [...byKey.values()]) c.end();
+    },
+  };
+}

@@ -1,0 +1,227 @@
+import type { Clock, Timer } from '../domain/clock.js';
+import { accepts, type EndpointRegistry } from './endpoints.js';
+import type { WebhookEvent } from './events.js';
+import { post } from './post.js';
+import { signedHeaders } from './sign.js';
+
+/** Delays before retries 1..8 (spec 6.1): 9 attempts in all, about 3.5 days. */
+export const RETRY_DELAYS_MS = [
+  10_000, 60_000, 300_000, 1_800_000, 7_200_000, 21_600_000, 86_400_000, 172_800_000,
+] as const;
+export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
+
+/** One series of attempts of one event to one target. */
+interface Delivery {
+  readonly key: string;
+  readonly event: WebhookEvent;
+  /** The endpoint it goes to; undefined when it goes to the payment's `webhook_url`. */
+  readonly endpointId: string | undefined;
+  attempt: number;
+  timer: Timer | undefined;
+  cancelled: boolean;
+}
+
+interface Job {
+  delivery: Delivery;
+  done: (() => void) | undefined;
+}
+
+export interface DispatcherOptions {
+  clock: Clock;
+  fetch: typeof fetch;
+  registry: EndpointRegistry;
+  logger: ((line: string) => void) | undefined;
+  maxInFlight: number;
+  deadlineMs: number;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * Queues and sends deliveries: at most `maxInFlight` requests at once, the rest wait in a FIFO; failed attempts are
+ * retried on the service clock. Nothing here is awaited by the code that publishes events.
+ */
+export class Dispatcher {
+  readonly #o: DispatcherOptions;
+  readonly #active = new Map<string, Delivery>();
+  readonly #controllers = new Set<AbortController>();
+  #queue: Job[] = [];
+  #head = 0;
+  #inFlight = 0;
+  #pumpScheduled = false;
+  #closed = false;
+  #idleWaiters: Array<() => void> = [];
+
+  constructor(options: DispatcherOptions) {
+    this.#o = options;
+  }
+
+  /** Starts a fresh series of `event` to every target that takes it now; replaces a pending series to the same target. */
+  dispatch(event: WebhookEvent): number {
+    if (this.#closed) return 0;
+    const { registry, logger } = this.#o;
+    if (event.webhookUrl !== null) {
+      if (registry.ofShop(event.shopId).length === 0) {
+        logger?.(
+          `webhook ${event.id} ${event.event} not delivered to the payment's webhook_url: the shop has no webhook endpoint whose secret could sign it`,
+        );
+        return 0;
+      }
+      this.#start(event, undefined);
+      return 1;
+    }
+    let n = 0;
+    for (const endpoint of registry.ofShop(event.shopId)) {
+      if (!accepts(endpoint, event.event)) continue;
+      this.#start(event, endpoint.id);
+      n++;
+    }
+    return n;
+  }
+
+  /** Stops every pending series to the endpoint (it was deleted); an attempt in flight finishes but is not retried. */
+  dropEndpoint(endpointId: string): void {
+    for (const d of this.#active.values()) if (d.endpointId === endpointId) this.#cancel(d);
+  }
+
+  /** Resolves once no attempt is queued or in flight (retries waiting on the clock do not count). */
+  idle(): Promise<void> {
+    if (this.#isIdle()) return Promise.resolve();
+    return new Promise((resolve) => this.#idleWaiters.push(resolve));
+  }
+
+  /** Series that still have an attempt queued, in flight or waiting on the clock. */
+  get pending(): number {
+    return this.#active.size;
+  }
+
+  get inFlight(): number {
+    return this.#inFlight;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const d of this.#active.values()) this.#cancel(d);
+    for (const c of this.#controllers) c.abort(new Error('the webhook service closed'));
+    for (let i = this.#head; i < this.#queue.length; i++) this.#queue[i]?.done?.();
+    this.#queue = [];
+    this.#head = 0;
+    this.#notifyIdle();
+    await this.idle();
+  }
+
+  #start(event: WebhookEvent, endpointId: string | undefined): void {
+    const key = `${event.id}|${endpointId ?? 'url'}`;
+    const previous = this.#active.get(key);
+    if (previous) this.#cancel(previous);
+    const d: Delivery = { key, event, endpointId, attempt: 0, timer: undefined, cancelled: false };
+    this.#active.set(key, d);
+    this.#enqueue(d, undefined);
+  }
+
+  #cancel(d: Delivery): void {
+    d.cancelled = true;
+    d.timer?.cancel();
+    d.timer = undefined;
+    if (this.#active.get(d.key) === d) this.#active.delete(d.key);
+  }
+
+  #enqueue(delivery: Delivery, done: (() => void) | undefined): void {
+    this.#queue.push({ delivery, done });
+    if (!this.#pumpScheduled) {
+      this.#pumpScheduled = true;
+      // A microtask, not a direct call: the publisher (an API request) returns before any signing or I/O starts.
+      queueMicrotask(() => {
+        this.#pumpScheduled = false;
+        this.#pump();
+      });
+    }
+  }
+
+  #pump(): void {
+    while (this.#inFlight < this.#o.maxInFlight && this.#head < this.#queue.length) {
+      const job = this.#queue[this.#head]!;
+      this.#queue[this.#head++] = undefined as unknown as Job;
+      if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
+        this.#queue = this.#queue.slice(this.#head);
+        this.#head = 0;
+      }
+      if (job.delivery.cancelled || this.#closed) {
+        job.done?.();
+        continue;
+      }
+      this.#inFlight++;
+      void this.#attempt(job.delivery).finally(() => {
+        this.#inFlight--;
+        job.done?.();
+        this.#pump();
+        this.#notifyIdle();
+      });
+    }
+    this.#notifyIdle();
+  }
+
+  #isIdle(): boolean {
+    return this.#inFlight === 0 && this.#head >= this.#queue.length;
+  }
+
+  #notifyIdle(): void {
+    if (!this.#isIdle() || this.#idleWaiters.length === 0) return;
+    const waiters = this.#idleWaiters;
+    this.#idleWaiters = [];
+    for (const w of waiters) w();
+  }
+
+  async #attempt(d: Delivery): Promise<void> {
+    const { registry, clock, logger } = this.#o;
+    const { event } = d;
+    // Resolved at each attempt, so a rotation or deletion takes effect for pending retries too.
+    const endpoint =
+      d.endpointId === undefined ? registry.ofShop(event.shopId)[0] : registry.find(d.endpointId);
+    if (!endpoint) {
+      if (d.endpointId === undefined)
+        logger?.(
+          `webhook ${event.id} ${event.event} to the payment's webhook_url stopped: the shop has no webhook endpoint left to sign with`,
+        );
+      this.#cancel(d);
+      return;
+    }
+    const url = d.endpointId === undefined ? event.webhookUrl! : endpoint.url;
+    d.attempt++;
+    const at = clock.now();
+    const headers = signedHeaders(event, endpoint.secret, endpoint.signatureVersion, at);
+    const controller = new AbortController();
+    this.#controllers.add(controller);
+    const result = await post(this.#o.fetch, url, event.body, headers, controller, this.#o.deadlineMs);
+    this.#controllers.delete(controller);
+
+    let next: number | null = null;
+    if (result.error === null || d.cancelled || this.#closed || d.attempt >= MAX_ATTEMPTS) {
+      if (!d.cancelled) this.#cancel(d);
+    } else {
+      const delay = RETRY_DELAYS_MS[d.attempt - 1]!;
+      next = clock.now() + delay;
+      d.timer = clock.setTimer(delay, () => new Promise<void>((resolve) => this.#enqueue(d, resolve)));
+    }
+    endpoint.log.add({
+      event_id: event.id,
+      event: event.event,
+      attempt: d.attempt,
+      status_code: result.status,
+      error: result.error,
+      at: iso(at),
+      next_attempt_at: next === null ? null : iso(next),
+    });
+    if (logger) {
+      const target = d.endpointId === undefined ? `webhook_url of ${endpoint.id}` : `endpoint ${endpoint.id}`;
+      const outcome = result.error === null ? `delivered (${result.status})` : `failed: ${result.error}`;
+      const tail =
+        next !== null
+          ? `; retry at ${iso(next)}`
+          : result.error !== null && d.attempt >= MAX_ATTEMPTS
+            ? '; giving up'
+            : '';
+      logger(`webhook ${event.id} ${event.event} to ${target} attempt ${d.attempt} ${outcome}${tail}`);
+    }
+  }
+}

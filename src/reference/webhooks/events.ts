@@ -1,0 +1,69 @@
+import type { WebhookEventName } from '../../schemas/events.js';
+import type { DomainEvent } from '../domain/events.js';
+
+/**
+ * One webhook event, made once per domain event and shared by every endpoint and attempt: the body is serialised
+ * here, once, and the same bytes are signed and sent each time (the `evt_` id is part of them, so it stays stable
+ * across retries and resends).
+ */
+export interface WebhookEvent {
+  readonly id: string;
+  readonly event: WebhookEventName;
+  readonly shopId: string;
+  /** The payment's `webhook_url`, which replaces the shop's endpoints as the target. */
+  readonly webhookUrl: string | null;
+  /** The raw JSON body. */
+  readonly body: string;
+  /** Cache of the body's HMAC under one secret: the v1 component does not depend on the timestamp. */
+  bodyMac?: { secret: string; hex: string };
+}
+
+const PAYMENT_EVENTS: Partial<Record<string, WebhookEventName>> = {
+  succeeded: 'payment.succeeded',
+  failed: 'payment.failed',
+  cancelled: 'payment.cancelled',
+  expired: 'payment.expired',
+};
+
+const PAYOUT_EVENTS: Partial<Record<string, WebhookEventName>> = {
+  succeeded: 'payout.succeeded',
+  failed: 'payout.failed',
+};
+
+/** `evt_` plus a UUIDv4 without dashes: 122 random bits, opaque to receivers. */
+export function newEventId(): string {
+  return `evt_${crypto.randomUUID().replaceAll('-', '')}`;
+}
+
+function make(
+  name: WebhookEventName,
+  source: DomainEvent,
+  data: unknown,
+  webhookUrl: string | null,
+): WebhookEvent {
+  const id = newEventId();
+  const envelope = { id, event: name, created_at: new Date(source.at).toISOString(), data };
+  return { id, event: name, shopId: source.shopId, webhookUrl, body: JSON.stringify(envelope) };
+}
+
+/**
+ * The webhook event a domain event causes (spec 6.1), or undefined. Status changes into `processing` or `refunded`,
+ * and every `created` event, have no webhook; `payment.refunded` comes from `refund.created`, once per refund, with
+ * the payment as it is after the refund.
+ */
+export function toWebhookEvent(e: DomainEvent): WebhookEvent | undefined {
+  switch (e.type) {
+    case 'payment.status_changed': {
+      const name = PAYMENT_EVENTS[e.to];
+      return name && make(name, e, { ...e.payment, shop_id: e.shopId }, e.webhookUrl);
+    }
+    case 'refund.created':
+      return make('payment.refunded', e, { ...e.payment, shop_id: e.shopId }, e.webhookUrl);
+    case 'payout.status_changed': {
+      const name = PAYOUT_EVENTS[e.to];
+      return name && make(name, e, e.payout, null);
+    }
+    default:
+      return undefined;
+  }
+}

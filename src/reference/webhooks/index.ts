@@ -1,0 +1,136 @@
+import type { Clock } from '../domain/clock.js';
+import { DomainError } from '../domain/errors.js';
+import type { EventBus } from '../domain/events.js';
+import { Dispatcher } from './dispatcher.js';
+import { describe, EndpointRegistry, newWebhookSecret } from './endpoints.js';
+import { toWebhookEvent, type WebhookEvent } from './events.js';
+import type { DeliveryAttempt } from './log.js';
+
+export { MAX_ATTEMPTS, RETRY_DELAYS_MS } from './dispatcher.js';
+export type { CreatedEndpoint, SignatureVersion } from './endpoints.js';
+export type { DeliveryAttempt } from './log.js';
+
+/** What the webhook service needs from the reference. */
+export interface WebhookServiceDeps {
+  /** Domain events to turn into webhooks. */
+  bus: EventBus;
+  /** The service clock: retry delays, `created_at`, v2 timestamps and delivery-log times follow it. */
+  clock: Clock;
+  /** What sends the POSTs. Default: `globalThis.fetch`. */
+  fetch?: typeof fetch;
+  /** A line per attempt and per event that cannot be delivered. Default: silent. Never given a secret. */
+  logger?: (line: string) => void;
+  /** Most POSTs in flight at once; the rest wait in a queue. Default: 64. */
+  maxInFlight?: number;
+  /** Real-time answer deadline of one attempt, in ms. Default: 15 000 (spec 8). */
+  deadlineMs?: number;
+  /** Attempts kept in each endpoint's delivery log (the newest). Default: 1 000. */
+  logLimit?: number;
+  /** Events kept for manual resend (the newest). Default: 10 000. */
+  historyLimit?: number;
+}
+
+/** The reference's webhook sender: endpoints per shop, signed delivery with retries, the log and resend. */
+export interface WebhookService {
+  /** Validates `{ url, events?, signature_version? }` and answers with the secret, shown this once. DomainError 400 `bad_request`. */
+  createEndpoint(
+    shopId: string,
+    input: unknown,
+  ): { id: string; url: string; events: string[]; signature_version: 'v1' | 'v2'; secret: string };
+  /** A new secret; the old one stops at once, for retries already pending too. DomainError 404 `not_found`. */
+  rotateSecret(endpointId: string): { secret: string };
+  /** Stops delivery to the endpoint, pending retries included. DomainError 404 `not_found`. */
+  deleteEndpoint(endpointId: string): void;
+  /** The endpoint's newest attempts (up to `logLimit`), oldest first. DomainError 404 `not_found`. */
+  deliveries(endpointId: string): DeliveryAttempt[];
+  /**
+   * Delivers the event again, same `evt_` id and body, as a fresh series of up to 9 attempts to every target that
+   * takes it now (a pending series to the same target is replaced, not doubled). DomainError 404 `not_found` for an
+   * id the service never made or no longer keeps.
+   */
+  resend(eventId: string): void;
+  /** The shop that owns an endpoint, for the cabinet's authorisation checks; undefined when there is none. */
+  endpointShop(endpointId: string): string | undefined;
+  /** The shop of a kept event; undefined when there is none. */
+  eventShop(eventId: string): string | undefined;
+  /** Resolves once no attempt is queued or in flight (retries waiting on the clock do not count). For tests. */
+  idle(): Promise<void>;
+  /** Counters for diagnostics and benchmarks. */
+  stats(): { pending: number; inFlight: number; events: number };
+  /** Unsubscribes, cancels retry timers, aborts attempts in flight and waits for them to settle. */
+  close(): Promise<void>;
+}
+
+/**
+ * Creates the webhook service and subscribes it to `bus`. The bus listener only queues work, so publishing an event
+ * never waits for a receiver.
+ *
+ * @example
+ * ```ts
+ * const webhooks = createWebhookService({ bus, clock: new ManualClock() });
+ * const { id, secret } = webhooks.createEndpoint(shopId, { url: 'https://shop.example/hooks', events: ['payment.succeeded'] });
+ * // ... a payment succeeds: one signed POST to the endpoint, retried on failure
+ * webhooks.deliveries(id); // [{ event_id: 'evt_...', attempt: 1, status_code: 200, ... }]
+ * ```
+ */
+export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
+  const registry = new EndpointRegistry(deps.logLimit ?? 1_000);
+  const historyLimit = Math.max(1, deps.historyLimit ?? 10_000);
+  const history = new Map<string, WebhookEvent>();
+  const dispatcher = new Dispatcher({
+    clock: deps.clock,
+    fetch: deps.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+    registry,
+    logger: deps.logger,
+    maxInFlight: Math.max(1, deps.maxInFlight ?? 64),
+    deadlineMs: deps.deadlineMs ?? 15_000,
+  });
+
+  const unsubscribe = deps.bus.subscribe((domainEvent) => {
+    const event = toWebhookEvent(domainEvent);
+    if (!event) return;
+    history.set(event.id, event);
+    if (history.size > historyLimit) history.delete(history.keys().next().value!);
+    dispatcher.dispatch(event);
+  });
+
+  return {
+    createEndpoint(shopId, input) {
+      return describe(registry.create(shopId, input));
+    },
+    rotateSecret(endpointId) {
+      const endpoint = registry.get(endpointId);
+      endpoint.secret = newWebhookSecret();
+      return { secret: endpoint.secret };
+    },
+    deleteEndpoint(endpointId) {
+      registry.delete(endpointId);
+      dispatcher.dropEndpoint(endpointId);
+    },
+    deliveries(endpointId) {
+      return registry.get(endpointId).log.list();
+    },
+    resend(eventId) {
+      const event = history.get(eventId);
+      if (!event)
+        throw new DomainError(
+          404,
+          'not_found',
+          `No event ${JSON.stringify(eventId.slice(0, 100))} to resend.`,
+        );
+      dispatcher.dispatch(event);
+    },
+    endpointShop(endpointId) {
+      return registry.find(endpointId)?.shopId;
+    },
+    eventShop(eventId) {
+      return history.get(eventId)?.shopId;
+    },
+    idle: () => dispatcher.idle(),
+    stats: () => ({ pending: dispatcher.pending, inFlight: dispatcher.inFlight, events: history.size }),
+    async close() {
+      unsubscribe();
+      await dispatcher.close();
+    },
+  };
+}

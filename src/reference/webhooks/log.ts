@@ -1,0 +1,48 @@
+/** One delivery attempt as `GET /_cabinet/webhook-endpoints/{id}/deliveries` lists it. */
+export interface DeliveryAttempt {
+  event_id: string;
+  event: string;
+  /** 1 for the first attempt of a series, up to 9. */
+  attempt: number;
+  /** The receiver's HTTP status; null when no answer arrived (timeout, reset, refused, garbage). */
+  status_code: number | null;
+  /** Why the attempt failed; null when delivered. */
+  error: string | null;
+  /** RFC 3339 service-clock time the attempt started. */
+  at: string;
+  /** RFC 3339 service-clock time of the next retry; null when delivered or given up. */
+  next_attempt_at: string | null;
+}
+
+/**
+ * The newest `limit` attempts of one endpoint, oldest first. A ring buffer: a busy endpoint costs a fixed amount of
+ * memory however many events it receives.
+ */
+export class DeliveryLog {
+  readonly #limit: number;
+  #items: DeliveryAttempt[] = [];
+  #start = 0;
+
+  constructor(limit: number) {
+    this.#limit = Math.max(1, Math.floor(limit));
+  }
+
+  add(entry: DeliveryAttempt): void {
+    if (this.#items.length < this.#limit) {
+      this.#items.push(entry);
+      return;
+    }
+    this.#items[this.#start] = entry;
+    this.#start = (this.#start + 1) % this.#limit;
+  }
+
+  /** Copies, oldest first. */
+  list(): DeliveryAttempt[] {
+    const items = this.#items;
+    return [...items.slice(this.#start), ...items.slice(0, this.#start)].map((e) => ({ ...e }));
+  }
+
+  get size(): number {
+    return this.#items.length;
+  }
+}
