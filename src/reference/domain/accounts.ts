@@ -1,0 +1,171 @@
+import { hmacSha256Hex } from '../../webhooks/hmac.js';
+import { DEFAULTS } from './defaults.js';
+import { DomainError } from './errors.js';
+import { newId, randomToken } from './ids.js';
+
+/** Why the cabinet blocked a merchant (spec 5, section 7 codes). */
+export type MerchantBlock = 'aml_blocked' | 'forbidden_purpose';
+export type KeyMode = 'test' | 'live';
+
+export interface RateLimitSetting {
+  limit: number;
+  window_seconds: number;
+}
+
+export interface MerchantRecord {
+  readonly id: string;
+  name: string;
+  liveEnabled: boolean;
+  ipAllowList: string[];
+  block: MerchantBlock | null;
+  rateLimit: RateLimitSetting;
+  payoutsEnabled: boolean;
+}
+
+export interface ShopRecord {
+  readonly id: string;
+  readonly merchantId: string;
+  name: string;
+}
+
+export interface TerminalRecord {
+  readonly id: string;
+  readonly merchantId: string;
+  readonly shopId: string;
+  name: string;
+  requireSignature: boolean;
+  signingSecret: string;
+}
+
+export interface ApiKeyRecord {
+  readonly id: string;
+  readonly merchantId: string;
+  readonly shopId: string;
+  readonly terminalId: string;
+  readonly mode: KeyMode;
+  /** `sk_test_ab12cd`: safe to show; the secret part is never stored. */
+  readonly prefix: string;
+  readonly createdAt: number;
+  revokedAt: number | null;
+}
+
+/** What a new merchant gets, secrets included (shown this once). */
+export interface NewMerchant {
+  merchant: MerchantRecord;
+  shop: ShopRecord;
+  terminal: TerminalRecord;
+  key: ApiKeyRecord;
+  apiKey: string;
+}
+
+const KEY_RE = /^sk_(test|live)_([a-z0-9]{6})_([A-Za-z0-9]{16,128})$/;
+
+// Keys are looked up by a keyed hash, so the store never holds a usable secret and a lookup never compares secrets.
+const keyDigest = (apiKey: string) => hmacSha256Hex('psp-reference-api-key', apiKey);
+
+/**
+ * Cabinet state: merchants, shops, terminals and API keys, as the real service keeps them in its merchant UI.
+ *
+ * @example
+ * const accounts = new Accounts(() => Date.now());
+ * const { apiKey } = accounts.createMerchant('Shop');
+ * accounts.authenticate(apiKey); // { kind: 'ok', key }
+ */
+export class Accounts {
+  readonly merchants = new Map<string, MerchantRecord>();
+  readonly shops = new Map<string, ShopRecord>();
+  readonly terminals = new Map<string, TerminalRecord>();
+  readonly keys = new Map<string, ApiKeyRecord>();
+  readonly #byDigest = new Map<string, ApiKeyRecord>();
+  readonly #now: () => number;
+
+  constructor(now: () => number) {
+    this.#now = now;
+  }
+
+  createMerchant(name?: string): NewMerchant {
+    const merchant: MerchantRecord = {
+      id: newId(),
+      name: name ?? 'Test merchant',
+      liveEnabled: false,
+      ipAllowList: [],
+      block: null,
+      rateLimit: { ...DEFAULTS.rateLimit },
+      payoutsEnabled: true,
+    };
+    const shop: ShopRecord = { id: newId(), merchantId: merchant.id, name: `${merchant.name} shop` };
+    const terminal: TerminalRecord = {
+      id: newId(),
+      merchantId: merchant.id,
+      shopId: shop.id,
+      name: `${merchant.name} terminal`,
+      requireSignature: false,
+      signingSecret: `thm_${randomToken(40)}`,
+    };
+    this.merchants.set(merchant.id, merchant);
+    this.shops.set(shop.id, shop);
+    this.terminals.set(terminal.id, terminal);
+    const { key, apiKey } = this.createApiKey(terminal.id, 'test');
+    return { merchant, shop, terminal, key, apiKey };
+  }
+
+  /** Issues a key; the full secret is returned this once. */
+  createApiKey(terminalId: string, mode: KeyMode): { key: ApiKeyRecord; apiKey: string } {
+    const terminal = this.terminal(terminalId);
+    const prefix = `sk_${mode}_${randomToken(6)}`;
+    const apiKey = `${prefix}_${randomToken(32)}`;
+    const key: ApiKeyRecord = {
+      id: newId(),
+      merchantId: terminal.merchantId,
+      shopId: terminal.shopId,
+      terminalId: terminal.id,
+      mode,
+      prefix,
+      createdAt: this.#now(),
+      revokedAt: null,
+    };
+    this.keys.set(key.id, key);
+    this.#byDigest.set(keyDigest(apiKey), key);
+    return { key, apiKey };
+  }
+
+  revokeApiKey(keyId: string): void {
+    const key = this.keys.get(keyId);
+    if (!key) throw new DomainError(404, 'not_found', 'No API key with this id.');
+    key.revokedAt ??= this.#now();
+  }
+
+  /** Resolves a bearer token: a well-formed, known, unrevoked key, or why not. Never echoes the token. */
+  authenticate(
+    token: string,
+  ): { kind: 'ok'; key: ApiKeyRecord } | { kind: 'malformed' | 'unknown' | 'revoked'; key?: undefined } {
+    if (!KEY_RE.test(token)) return { kind: 'malformed' };
+    const key = this.#byDigest.get(keyDigest(token));
+    if (!key) return { kind: 'unknown' };
+    if (key.revokedAt !== null) return { kind: 'revoked' };
+    return { kind: 'ok', key };
+  }
+
+  merchant(id: string): MerchantRecord {
+    const m = this.merchants.get(id);
+    if (!m) throw new DomainError(404, 'not_found', 'No merchant with this id.');
+    return m;
+  }
+
+  shop(id: string): ShopRecord {
+    const s = this.shops.get(id);
+    if (!s) throw new DomainError(404, 'not_found', 'No shop with this id.');
+    return s;
+  }
+
+  terminal(id: string): TerminalRecord {
+    const t = this.terminals.get(id);
+    if (!t) throw new DomainError(404, 'not_found', 'No terminal with this id.');
+    return t;
+  }
+
+  keysOfTerminal(terminalId: string): ApiKeyRecord[] {
+    this.terminal(terminalId);
+    return [...this.keys.values()].filter((k) => k.terminalId === terminalId);
+  }
+}

@@ -1,0 +1,76 @@
+import { hmacSha256Hex } from '../../webhooks/hmac.js';
+import {
+  type PaymentOutcome,
+  type PayoutOutcome,
+  planPaymentOutcome,
+  planPayoutOutcome,
+  type Refusal,
+} from './outcomes.js';
+
+/** What the bank answers when a live payment or payout is registered with it. */
+export interface BankAnswer<O> {
+  /** Acquiring bank name (`bank` of the creation answer). */
+  bank: string;
+  /** The operation id at the bank (`bank_ref`). */
+  bankRef: string;
+  /** How the operation will end; `refused` outcomes end it at once. */
+  outcome: O;
+  refusal?: Refusal;
+}
+
+/**
+ * The bank a live key talks to. Synchronous by design: the domain registers an operation and commits it in one
+ * step, so no request can interleave between the bank's answer and the store.
+ */
+export interface BankAdapter {
+  readonly name: string;
+  registerPayment(p: {
+    id: string;
+    amount: number;
+    currency: string;
+    method: string;
+  }): BankAnswer<PaymentOutcome>;
+  registerPayout(p: { id: string; amount: number; phone: string; bankId: string }): BankAnswer<PayoutOutcome>;
+}
+
+/**
+ * The default live bank: deterministic, offline, and following the same amount rule as the test simulator
+ * (docs/reference.md), so live flows can be rehearsed end to end. `bank_ref` is derived from the operation id.
+ *
+ * @example new FakeBank().registerPayment({ id, amount: 1000, currency: 'RUB', method: 'sbp' }).bankRef // 'FB-…'
+ */
+export class FakeBank implements BankAdapter {
+  readonly name: string;
+
+  constructor(name = 'Reference Acquiring Bank') {
+    this.name = name;
+  }
+
+  registerPayment(p: { id: string; amount: number }): BankAnswer<PaymentOutcome> {
+    const outcome = planPaymentOutcome(p.amount);
+    return {
+      bank: this.name,
+      bankRef: this.#ref('PAY', p.id),
+      outcome,
+      ...(outcome === 'refused'
+        ? { refusal: { code: 'payment_declined', message: 'The bank refused the payment.' } }
+        : {}),
+    };
+  }
+
+  registerPayout(p: { id: string; amount: number }): BankAnswer<PayoutOutcome> {
+    const outcome = planPayoutOutcome(p.amount);
+    return {
+      bank: this.name,
+      bankRef: this.#ref('OUT', p.id),
+      outcome,
+      ...(outcome === 'refused'
+        ? { refusal: { code: 'payout_declined', message: 'The bank refused the payout.' } }
+        : {}),
+    };
+  }
+
+  #ref(kind: string, id: string): string {
+    return `${kind}-${hmacSha256Hex('fake-bank', id).slice(0, 16).toUpperCase()}`;
+  }
+}

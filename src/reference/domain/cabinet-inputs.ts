@@ -1,0 +1,73 @@
+import * as z from 'zod/mini';
+import { formatFieldIssues, toFieldIssues } from '../../schemas/issues.js';
+import { DomainError } from './errors.js';
+import { isValidAllowEntry } from './ip-allow.js';
+
+const bool = () => z.boolean('must be true or false');
+
+const schemas = {
+  createMerchant: z.strictObject({
+    name: z.optional(z.string('must be a string').check(z.minLength(1), z.maxLength(256))),
+  }),
+  updateMerchant: z.strictObject({
+    live_enabled: z.optional(bool()),
+    payouts_enabled: z.optional(bool()),
+    ip_allow_list: z.optional(
+      z
+        .array(
+          z
+            .string('entries must be strings')
+            .check(
+              z.refine(
+                isValidAllowEntry,
+                'entries must be IPv4, IPv6 or CIDR (e.g. 203.0.113.0/24, 2001:db8::/32)',
+              ),
+            ),
+          'must be an array of IPv4, IPv6 or CIDR strings',
+        )
+        .check(z.maxLength(1000, 'must have at most 1000 entries')),
+    ),
+    block: z.optional(
+      z.nullable(
+        z.enum(['aml_blocked', 'forbidden_purpose'], 'must be "aml_blocked", "forbidden_purpose" or null'),
+      ),
+    ),
+    rate_limit: z.optional(
+      z.strictObject(
+        {
+          limit: z.int('must be an integer').check(z.minimum(1), z.maximum(1_000_000_000)),
+          window_seconds: z.int('must be an integer').check(z.minimum(1), z.maximum(86_400)),
+        },
+        'must be { limit, window_seconds }',
+      ),
+    ),
+  }),
+  updateTerminal: z.strictObject({ require_signature: bool() }),
+  createApiKey: z.strictObject({ mode: z.enum(['test', 'live'], 'must be "test" or "live"') }),
+  advanceClock: z.strictObject({
+    seconds: z
+      .number('must be a number')
+      .check(z.minimum(0, 'must not be negative'), z.maximum(10 * 365 * 86_400)),
+  }),
+};
+
+/** Body of `POST /_cabinet/merchants`. */
+export type CreateMerchantInput = z.input<typeof schemas.createMerchant>;
+/** Body of `PATCH /_cabinet/merchants/{id}`. */
+export type UpdateMerchantInput = z.input<typeof schemas.updateMerchant>;
+/** Body of `PATCH /_cabinet/terminals/{id}`. */
+export type UpdateTerminalInput = z.input<typeof schemas.updateTerminal>;
+/** Body of `POST /_cabinet/terminals/{id}/api-keys`. */
+export type CreateApiKeyInput = z.input<typeof schemas.createApiKey>;
+/** Body of `POST /_simulator/clock/advance`. */
+export type AdvanceClockInput = z.input<typeof schemas.advanceClock>;
+
+/** Validates a control-surface body; a 400 `bad_request` naming each bad field otherwise. */
+export function parseControl<K extends keyof typeof schemas>(
+  kind: K,
+  input: unknown,
+): z.output<(typeof schemas)[K]> {
+  const r = schemas[kind].safeParse(input ?? {});
+  if (!r.success) throw new DomainError(400, 'bad_request', formatFieldIssues(toFieldIssues(r.error.issues)));
+  return r.data as z.output<(typeof schemas)[K]>;
+}

@@ -1,0 +1,76 @@
+import { Accounts, type ApiKeyRecord } from './accounts.js';
+import { type BankAdapter, FakeBank } from './bank.js';
+import type { Clock } from './clock.js';
+import { DEFAULTS } from './defaults.js';
+import { EventBus } from './events.js';
+import { IdempotencyStore } from './idempotency.js';
+import { Payments } from './payments.js';
+import { Payouts } from './payouts.js';
+import { RateLimiter } from './rate-limit.js';
+import { Refunds } from './refunds.js';
+import { Scheduler } from './scheduler.js';
+import type { Caller } from './validate.js';
+
+/** Options of the domain core. */
+export interface DomainOptions {
+  clock: Clock;
+  /** The bank live keys talk to; default a deterministic {@link FakeBank}. */
+  bank?: BankAdapter;
+  /** Where domain events go; default a new bus. */
+  bus?: EventBus;
+}
+
+/**
+ * The whole Payment Service without HTTP: cabinet state, payments, refunds, payouts, idempotency, the rate
+ * limiter and the deadlines, all on one service clock, publishing every change on one event bus.
+ *
+ * @example
+ * const domain = new Domain({ clock: new ManualClock() });
+ * const { apiKey } = domain.accounts.createMerchant();
+ */
+export class Domain {
+  readonly clock: Clock;
+  readonly bus: EventBus;
+  readonly bank: BankAdapter;
+  readonly scheduler: Scheduler;
+  readonly accounts: Accounts;
+  readonly idempotency: IdempotencyStore;
+  readonly rateLimiter: RateLimiter;
+  readonly payments: Payments;
+  readonly refunds: Refunds;
+  readonly payouts: Payouts;
+
+  constructor(options: DomainOptions) {
+    const now = () => options.clock.now();
+    this.clock = options.clock;
+    this.bus = options.bus ?? new EventBus();
+    this.bank = options.bank ?? new FakeBank();
+    this.scheduler = new Scheduler(options.clock);
+    this.accounts = new Accounts(now);
+    this.idempotency = new IdempotencyStore(now, DEFAULTS.idempotencyTtlMs);
+    this.rateLimiter = new RateLimiter(now);
+    const shared = {
+      clock: this.clock,
+      bus: this.bus,
+      scheduler: this.scheduler,
+      idempotency: this.idempotency,
+    };
+    this.payments = new Payments({ ...shared, bank: this.bank });
+    this.refunds = new Refunds({ ...shared, payments: this.payments });
+    this.payouts = new Payouts({ ...shared, bank: this.bank });
+  }
+
+  /** The caller behind an authenticated key. */
+  caller(key: ApiKeyRecord): Caller {
+    return {
+      key,
+      merchant: this.accounts.merchant(key.merchantId),
+      terminal: this.accounts.terminal(key.terminalId),
+    };
+  }
+
+  /** Stops every deadline; the clock's own timers are the clock owner's to dispose. */
+  close(): void {
+    this.scheduler.close();
+  }
+}

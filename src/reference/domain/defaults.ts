@@ -1,0 +1,26 @@
+/**
+ * Defaults of the rules the spec leaves open (section 8: "not shown"). Each is explained in
+ * docs/spec-decisions.md; the cabinet can change the rate limit per merchant.
+ */
+export const DEFAULTS = {
+  /** Requests per merchant per window (fixed window on the service clock). */
+  rateLimit: { limit: 1000, window_seconds: 1 },
+  /** Lifetime of a payment link: a `pending` payment expires this long after creation. */
+  linkLifetimeMs: 30 * 60_000,
+  /** Lifetime of a bank session: a `processing` payment with no final answer expires this long after it began. */
+  bankSessionMs: 10 * 60_000,
+  /** How long a slow bank takes to confirm (planned outcome `processing_then_succeeded`). */
+  slowConfirmMs: 30_000,
+  /** How long a payout takes to reach its planned outcome. */
+  payoutDelayMs: 5_000,
+  /** How long an Idempotency-Key is remembered. */
+  idempotencyTtlMs: 24 * 60 * 60_000,
+  /** Largest request body accepted. */
+  maxBodyBytes: 1024 * 1024,
+} as const;
+
+/** Currencies a payment may be made in; all have two decimal places of minor units. */
+export const PAYMENT_CURRENCIES = ['RUB', 'USD', 'EUR'] as const;
+
+/** SBP moves roubles only. */
+export const PAYOUT_CURRENCIES = ['RUB'] as const;

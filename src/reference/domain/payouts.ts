@@ -1,0 +1,164 @@
+import { inputSchemas } from '../../schemas/inputs.js';
+import type { CreatePayoutResponse, Payout, PayoutStatus } from '../../schemas/resources.js';
+import type { BankAdapter } from './bank.js';
+import { findBank } from './bank-directory.js';
+import type { Clock } from './clock.js';
+import { DEFAULTS, PAYOUT_CURRENCIES } from './defaults.js';
+import { DomainError } from './errors.js';
+import type { EventBus } from './events.js';
+import { newId } from './ids.js';
+import { IdempotencyStore } from './idempotency.js';
+import { PAYOUT_DECLINE, PAYOUT_REFUSAL, planPayoutOutcome } from './outcomes.js';
+import type { Created } from './payments.js';
+import { PayoutRecord } from './records.js';
+import type { Scheduler } from './scheduler.js';
+import { payoutToWire } from './serialize.js';
+import { type Caller, parseBody } from './validate.js';
+
+export interface PayoutDeps {
+  clock: Clock;
+  bus: EventBus;
+  scheduler: Scheduler;
+  idempotency: IdempotencyStore;
+  bank: BankAdapter;
+}
+
+/**
+ * SBP payouts (spec 2.5-2.7, 3.3, 4.5-4.6): created `pending`, then `succeeded` or `failed` after the payout delay
+ * on the service clock (or at once through the simulator). A synchronous refusal is `failed` in the 201 answer.
+ */
+export class Payouts {
+  readonly #d: PayoutDeps;
+  readonly #byId = new Map<string, PayoutRecord>();
+
+  constructor(deps: PayoutDeps) {
+    this.#d = deps;
+  }
+
+  get size(): number {
+    return this.#byId.size;
+  }
+
+  /** `POST /payouts`: 400 for a bad body, 422 for a route the merchant cannot use. */
+  create(caller: Caller, raw: unknown, idempotencyKey: string | undefined): Created<CreatePayoutResponse> {
+    const input = parseBody(inputSchemas(true).CreatePayoutInput, raw);
+    const mode = caller.key.mode;
+    const fp = IdempotencyStore.fingerprint('POST /api/v1/public/payouts', mode, input);
+    if (idempotencyKey !== undefined) {
+      const hit = this.#d.idempotency.lookup(caller.merchant.id, idempotencyKey, fp);
+      if (hit) return this.#answer(this.#byId.get(hit.objectId)!, true);
+    }
+    const currency = input.currency ?? 'RUB';
+    if (!caller.merchant.payoutsEnabled) {
+      throw new DomainError(422, 'route_not_configured', 'SBP payouts are not enabled for this merchant.');
+    }
+    if (!(PAYOUT_CURRENCIES as readonly string[]).includes(currency)) {
+      throw new DomainError(
+        422,
+        'route_not_configured',
+        `No payout route for ${currency}: SBP pays out RUB only.`,
+      );
+    }
+    if (!findBank(input.bank_id)) {
+      throw new DomainError(
+        422,
+        'bank_not_supported',
+        'bank_id is not a participant of the SBP directory (GET /api/v1/public/banks/sbp).',
+      );
+    }
+    const now = this.#d.clock.now();
+    const id = newId();
+    const live =
+      mode === 'live'
+        ? this.#d.bank.registerPayout({ id, amount: input.amount, phone: input.phone, bankId: input.bank_id })
+        : undefined;
+    const p = new PayoutRecord({
+      id,
+      terminal: caller.terminal,
+      mode,
+      amount: input.amount,
+      currency,
+      method: input.method ?? 'payouts_sbp',
+      phone: input.phone,
+      bankId: input.bank_id,
+      fullName: input.full_name ?? null,
+      createdAt: now,
+      outcome: live ? live.outcome : planPayoutOutcome(input.amount),
+      bank: live ? live.bank : null,
+      bankRef: live ? live.bankRef : null,
+    });
+    this.#byId.set(id, p);
+    if (idempotencyKey !== undefined) {
+      this.#d.idempotency.remember(caller.merchant.id, idempotencyKey, {
+        kind: 'payout',
+        objectId: id,
+        fingerprint: fp,
+      });
+    }
+    this.#d.bus.publish({
+      type: 'payout.created',
+      at: now,
+      merchantId: p.merchantId,
+      shopId: p.shopId,
+      payout: payoutToWire(p),
+    });
+    if (p.outcome === 'refused') {
+      this.move(p, 'failed', live?.refusal?.code ?? PAYOUT_REFUSAL.code);
+    } else if (p.outcome !== 'pending') {
+      const to = p.outcome;
+      this.#d.scheduler.at(now + DEFAULTS.payoutDelayMs, () => {
+        if (p.status === 'pending') this.move(p, to, to === 'failed' ? PAYOUT_DECLINE : undefined);
+      });
+    }
+    return this.#answer(p, false);
+  }
+
+  #answer(p: PayoutRecord, replay: boolean): Created<CreatePayoutResponse> {
+    const body: CreatePayoutResponse = { payout: payoutToWire(p), mode: p.mode };
+    if (replay) body.idempotent = true;
+    if (p.mode === 'test') body.simulator = p.outcome;
+    else {
+      if (p.bank) body.bank = p.bank;
+      if (p.bankRef) body.bank_ref = p.bankRef;
+    }
+    if (p.outcome === 'refused' && p.failReason) body.failure_reason = p.failReason;
+    return { status: replay ? 200 : 201, body };
+  }
+
+  /** `GET /payouts/{id}`: same merchant and mode only, else 404. */
+  read(caller: Caller, id: string): Payout {
+    const p = this.#byId.get(id);
+    if (!p || p.merchantId !== caller.merchant.id || p.mode !== caller.key.mode) {
+      throw new DomainError(404, 'not_found', 'No payout with this id.');
+    }
+    return payoutToWire(p);
+  }
+
+  get(id: string): PayoutRecord {
+    const p = this.#byId.get(id);
+    if (!p) throw new DomainError(404, 'not_found', 'No payout with this id.');
+    return p;
+  }
+
+  /** pending -> succeeded | failed; any other move is a 409 `invalid_transition`. */
+  move(p: PayoutRecord, to: PayoutStatus, failReason?: string): PayoutRecord {
+    const from = p.status;
+    if (from !== 'pending' || to === 'pending') {
+      throw new DomainError(409, 'invalid_transition', `The payout is ${from} and cannot become ${to}.`);
+    }
+    const now = this.#d.clock.now();
+    p.status = to;
+    p.completedAt = now;
+    if (to === 'failed') p.failReason = failReason ?? PAYOUT_DECLINE;
+    this.#d.bus.publish({
+      type: 'payout.status_changed',
+      at: now,
+      merchantId: p.merchantId,
+      shopId: p.shopId,
+      payout: payoutToWire(p),
+      from,
+      to,
+    });
+    return p;
+  }
+}
