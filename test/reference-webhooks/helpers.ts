@@ -123,7 +123,7 @@ export function stubFetch(
   answer: (req: Seen, index: number) => Response | Promise<Response> = () => new Response('ok'),
 ) {
   const seen: Seen[] = [];
-  const fetchImpl = (async (input: RequestInfo | URL, init?: RequestInit) => {
+  const fetchImpl = (async (input: string | URL | Request, init?: RequestInit) => {
     const headers: Record<string, string> = {};
     new Headers(init?.headers).forEach((v, k) => {
       headers[k] = v;
