@@ -1,0 +1,43 @@
+/** Command-line options of `npm start` (`tsx scripts/demo.ts`). */
+
+export interface DemoArgs {
+  /** Wait for a person to pay on the page in a browser instead of playing the buyer. */
+  interactive: boolean;
+  /** How long to wait for the buyer in interactive mode, seconds. */
+  timeoutSeconds: number;
+  /** Port for the reference; 0 takes a free one. A fixed port helps when the browser is on another machine. */
+  port: number;
+  help: boolean;
+}
+
+export const USAGE = `Usage: npm start [-- --interactive] [--timeout <seconds>] [--port <port>]
+
+  --interactive        print the payment page URL and wait while you pay in a browser
+  --timeout <seconds>  how long --interactive waits for the payment (default 300)
+  --port <port>        port of the embedded reference service (default 0: a free port)
+  -h, --help           this text
+
+Environment: NO_COLOR=1 turns colour off; output is plain when not a terminal.`;
+
+export function parseArgs(argv: string[]): DemoArgs {
+  const args: DemoArgs = { interactive: false, timeoutSeconds: 300, port: 0, help: false };
+  for (let i = 0; i < argv.length; i++) {
+    const [flag, inline] = (argv[i] ?? '').split('=', 2) as [string, string | undefined];
+    const value = () => {
+      const v = inline ?? argv[++i];
+      if (v === undefined) throw new Error(`${flag} needs a value`);
+      return v;
+    };
+    const number = (v: string, min: number) => {
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < min) throw new Error(`${flag} must be an integer >= ${min}, got ${v}`);
+      return n;
+    };
+    if (flag === '--interactive' || flag === '-i') args.interactive = true;
+    else if (flag === '--timeout') args.timeoutSeconds = number(value(), 1);
+    else if (flag === '--port') args.port = number(value(), 0);
+    else if (flag === '--help' || flag === '-h') args.help = true;
+    else throw new Error(`unknown option ${flag}\n\n${USAGE}`);
+  }
+  return args;
+}
