@@ -1,1 +1,78 @@
-export * from './schemas/index.js';
+export type { ApiResult } from './client/api-promise.js';
+export { ApiPromise } from './client/api-promise.js';
+export type { RawRequestOptions } from './client/client.js';
+export { PspClient } from './client/client.js';
+export type { ApiErrorArgs } from './client/errors.js';
+export {
+  AmlBlockedError,
+  AuthenticationError,
+  BadRequestError,
+  ConflictError,
+  ForbiddenPurposeError,
+  IdempotentConflictError,
+  InternalServerError,
+  IpNotAllowedError,
+  LiveNotEnabledError,
+  NotFoundError,
+  NotPendingError,
+  PermissionDeniedError,
+  PspAbortError,
+  PspApiError,
+  PspConnectionError,
+  PspError,
+  PspResponseError,
+  PspTimeoutError,
+  PspValidationError,
+  RateLimitError,
+  SignatureError,
+  UnprocessableEntityError,
+} from './client/errors.js';
+export type { StreamEventsOptions } from './client/event-stream.js';
+export type { Logger } from './client/logger.js';
+export type { ClientOptions, RequestOptions } from './client/options.js';
+export type { BankListOptions } from './resources/banks.js';
+export type { Banks } from './resources/banks.js';
+export type { Events } from './resources/events.js';
+export type { Payments } from './resources/payments.js';
+export type { Payouts } from './resources/payouts.js';
+export type {
+  PaymentCreatedPayload,
+  PaymentWebhookEvent,
+  PaymentWebhookEventName,
+  PayoutCreatedPayload,
+  PayoutWebhookEvent,
+  PayoutWebhookEventName,
+  RefundCreatedPayload,
+  SseEvent,
+  SseKind,
+  StatusChangedPayload,
+  WebhookEventName,
+} from './schemas/events.js';
+export { SSE_KINDS, WEBHOOK_EVENTS } from './schemas/events.js';
+export type { CreatePaymentInput, CreatePayoutInput, CreateRefundInput } from './schemas/inputs.js';
+export type { FieldIssue } from './schemas/issues.js';
+export {
+  LIMITS,
+  MODES,
+  PAYMENT_METHODS,
+  PAYMENT_STATUSES,
+  PAYOUT_METHODS,
+  PAYOUT_STATUSES,
+  REFUND_STATUSES,
+} from './schemas/limits.js';
+export type {
+  BankList,
+  CancelPaymentResponse,
+  CreatePaymentResponse,
+  CreatePayoutResponse,
+  ErrorBody,
+  Payment,
+  PaymentMethod,
+  PaymentStatus,
+  Payout,
+  PayoutStatus,
+  Refund,
+  RefundStatus,
+  SBPBank,
+  WebhookPayment,
+} from './schemas/resources.js';

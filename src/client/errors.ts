@@ -70,7 +70,7 @@ export class PspResponseError extends PspError {
     message: string,
     readonly status: number,
     readonly issues: FieldIssue[] = [],
-    readonly idempotencyKey?: string,
+    public idempotencyKey?: string,
   ) {
     super(message);
   }

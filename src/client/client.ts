@@ -1,0 +1,103 @@
+import { Banks } from '../resources/banks.js';
+import { Events } from '../resources/events.js';
+import { Payments } from '../resources/payments.js';
+import { Payouts } from '../resources/payouts.js';
+import { ApiPromise } from './api-promise.js';
+import { type ClientOptions, type RequestOptions, resolveOptions } from './options.js';
+import { Transport } from './transport.js';
+import { assertNoIssues, idempotencyKeyIssue } from './validate.js';
+
+/**
+ * Options of {@link PspClient.request}.
+ *
+ * @example
+ * await client.request('POST', '/payments', { body: { amount: 100 }, idempotencyKey: 'k-1' });
+ */
+export interface RawRequestOptions extends RequestOptions {
+  /** A JSON-serialisable body. */
+  body?: unknown;
+}
+
+/**
+ * The typed client of the Payment Service Public API. Safe to share: one instance per API key serves any number
+ * of concurrent calls. Neither `util.inspect(client)` nor `JSON.stringify(client)` shows the key.
+ *
+ * @example
+ * import { PspClient } from 'psp-sdk';
+ *
+ * const client = new PspClient({ apiKey: process.env.PSP_API_KEY, baseUrl: 'https://psp.example.com' });
+ * const { payment, payment_url } = await client.payments.create({ amount: 249_900, order_id: 'A-1042' });
+ * const paid = await client.payments.get(payment.id);
+ */
+export class PspClient {
+  /** `test` for an `sk_test_` key (the simulator), `live` for an `sk_live_` key (the real bank). */
+  readonly mode: 'test' | 'live';
+  /** The service address requests go to (without `/api/v1/public`). */
+  readonly baseUrl: string;
+  /** Payments: create, get, cancel, refund. */
+  readonly payments: Payments;
+  /** SBP payouts: create, get. */
+  readonly payouts: Payouts;
+  /** The SBP bank directory, cached in memory. */
+  readonly banks: Banks;
+  /** The realtime event stream. */
+  readonly events: Events;
+  readonly #t: Transport;
+
+  /**
+   * Checks the options (see {@link ClientOptions} for defaults) and throws `PspValidationError` naming every
+   * bad one; the error never contains the key or the signing secret.
+   */
+  constructor(options: ClientOptions = {}) {
+    const o = resolveOptions(options);
+    this.mode = o.mode;
+    this.baseUrl = o.baseUrl;
+    this.#t = new Transport(o);
+    this.payments = new Payments(this.#t, o.strict);
+    this.payouts = new Payouts(this.#t, o.strict);
+    this.banks = new Banks(this.#t, o.strict, o.banksCacheTtl);
+    this.events = new Events(this.#t, o.fetch, o.logger);
+  }
+
+  /**
+   * Sends any request under `/api/v1/public` with the client's auth, signing, timeouts and errors, and returns
+   * the parsed JSON unchecked: for endpoints newer than this SDK. A POST is retried only when it carries an
+   * `idempotencyKey`; a GET always is.
+   *
+   * @example
+   * const raw = await client.request<{ items: unknown[] }>('GET', '/banks/sbp');
+   */
+  request<T = unknown>(method: 'GET' | 'POST', path: string, options: RawRequestOptions = {}): ApiPromise<T> {
+    return new ApiPromise(
+      (async () => {
+        const issues = idempotencyKeyIssue(options.idempotencyKey);
+        if (typeof path !== 'string' || !path.startsWith('/') || /[?#\s]/.test(path)) {
+          issues.push({ field: 'path', message: 'must start with / and have no query, fragment or spaces' });
+        }
+        if (method !== 'GET' && method !== 'POST')
+          issues.push({ field: 'method', message: 'must be GET or POST' });
+        assertNoIssues(issues);
+        return this.#t.request(
+          {
+            method,
+            path,
+            body: options.body === undefined ? undefined : JSON.stringify(options.body),
+            idempotencyKey: options.idempotencyKey,
+            safe: method === 'GET' || options.idempotencyKey !== undefined,
+            options,
+          },
+          (json) => json as T,
+        );
+      })(),
+    );
+  }
+
+  /** What `JSON.stringify(client)` shows: never the key. */
+  toJSON(): { mode: 'test' | 'live'; baseUrl: string } {
+    return { mode: this.mode, baseUrl: this.baseUrl };
+  }
+
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return `PspClient { mode: '${this.mode}', baseUrl: '${this.baseUrl}' }`;
+  }
+}

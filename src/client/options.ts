@@ -1,0 +1,224 @@
+import type { FieldIssue } from '../schemas/issues.js';
+import { PspValidationError } from './errors.js';
+import type { Logger } from './logger.js';
+
+/**
+ * Options of `new PspClient(options)`.
+ *
+ * @example
+ * const client = new PspClient({ apiKey: 'sk_test_ab12cd_...', baseUrl: 'https://psp.example.com', maxRetries: 3 });
+ */
+export interface ClientOptions {
+  /**
+   * The terminal's API key, `sk_test_<6>_<secret>` or `sk_live_<6>_<secret>`.
+   * Default: the `PSP_API_KEY` environment variable (where the runtime has `process.env`).
+   */
+  apiKey?: string;
+  /**
+   * Origin (and optional path prefix) of the service; the SDK appends `/api/v1/public/...`. The spec names no
+   * public address, so there is no built-in default: the `PSP_BASE_URL` environment variable, else required.
+   */
+  baseUrl?: string;
+  /**
+   * The terminal's signing secret `thm_<secret>`: when set, every request carries `X-PSP-Signature`.
+   * Default: the `PSP_SIGNING_SECRET` environment variable, else no signature.
+   */
+  signingSecret?: string;
+  /** Retries after the first attempt, for requests safe to repeat. Default 2. */
+  maxRetries?: number;
+  /**
+   * Milliseconds each attempt may take. Also the longest wait for a `Retry-After` this client accepts: a 429
+   * asking for a longer wait fails at once with `RateLimitError`. Default 60 000.
+   */
+  timeout?: number;
+  /** Upper bound in milliseconds of any wait between attempts (backoff or `Retry-After`). Default 60 000. */
+  maxRetryDelay?: number;
+  /** The fetch to use. Default `globalThis.fetch`. */
+  fetch?: typeof fetch;
+  /** Receives one debug line per attempt and one info line per retry; secrets never reach it. Default: silent. */
+  logger?: Logger;
+  /** Parse responses strictly: any field or enum value the spec does not list fails. Default false (tolerant). */
+  strict?: boolean;
+  /** How long `banks.list()` serves the directory from memory, in milliseconds; 0 disables. Default 3 600 000. */
+  banksCacheTtl?: number;
+  /**
+   * Allow construction in a browser. A secret key in a web page is readable by every buyer: leave this off
+   * unless the page is an internal tool. Default false.
+   */
+  dangerouslyAllowBrowser?: boolean;
+}
+
+/**
+ * Per-call options of every method.
+ *
+ * @example
+ * await client.payments.create({ amount: 1000 }, { idempotencyKey: order.id, timeout: 10_000 });
+ */
+export interface RequestOptions {
+  /** For the three create calls: the `Idempotency-Key` (1 to 64 visible ASCII). Default: a fresh UUIDv4. */
+  idempotencyKey?: string;
+  /** Aborts the call, including a wait between attempts; the call then throws `PspAbortError`. */
+  signal?: AbortSignal;
+  /** Overrides the client's `timeout` for this call. */
+  timeout?: number;
+  /** Overrides the client's `maxRetries` for this call. */
+  maxRetries?: number;
+}
+
+/** The validated, defaulted form of {@link ClientOptions}. */
+export interface ResolvedOptions {
+  apiKey: string;
+  mode: 'test' | 'live';
+  baseUrl: string;
+  signingSecret: string | undefined;
+  maxRetries: number;
+  timeout: number;
+  maxRetryDelay: number;
+  fetch: typeof fetch;
+  logger: Logger | undefined;
+  strict: boolean;
+  banksCacheTtl: number;
+}
+
+const API_KEY_RE = /^sk_(test|live)_[A-Za-z0-9]{6}_[\x21-\x7E]+$/;
+const SIGNING_SECRET_RE = /^thm_[\x21-\x7E]+$/;
+/** setTimeout's ceiling; ky refuses a larger timeout. */
+const MAX_TIMER = 2_147_483_647;
+
+function env(name: string): string | undefined {
+  const proc = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process;
+  const v = proc?.env?.[name];
+  return v === '' ? undefined : v;
+}
+
+function isBrowser(): boolean {
+  const g = globalThis as { window?: unknown; document?: unknown };
+  return typeof g.window !== 'undefined' && typeof g.document !== 'undefined';
+}
+
+/** Checks a count or duration option; pushes an issue (never the value) when it is bad. */
+export function checkNumber(
+  issues: FieldIssue[],
+  field: string,
+  value: unknown,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    issues.push({ field, message: `must be an integer from ${min} to ${max}` });
+    return fallback;
+  }
+  return value;
+}
+
+/**
+ * Validates and defaults the client options. Errors name the field and never echo a key or secret.
+ *
+ * @example
+ * resolveOptions({ apiKey: 'sk_test_ab12cd_x', baseUrl: 'http://127.0.0.1:4010' }).mode; // 'test'
+ */
+export function resolveOptions(options: ClientOptions = {}): ResolvedOptions {
+  if (isBrowser() && !options.dangerouslyAllowBrowser) {
+    throw new PspValidationError(
+      [
+        {
+          field: 'dangerouslyAllowBrowser',
+          message:
+            'PspClient refuses to run in a browser: the API key would be visible to every visitor. Call the API from your server, or pass dangerouslyAllowBrowser: true for an internal tool',
+        },
+      ],
+      'environment',
+    );
+  }
+  const issues: FieldIssue[] = [];
+  const apiKey = options.apiKey ?? env('PSP_API_KEY');
+  const keyMatch = typeof apiKey === 'string' ? API_KEY_RE.exec(apiKey) : null;
+  if (!keyMatch) {
+    issues.push({
+      field: 'apiKey',
+      message:
+        apiKey === undefined
+          ? 'is required (or set PSP_API_KEY)'
+          : 'must start with sk_test_ or sk_live_, then 6 letters or digits, an underscore and the secret',
+    });
+  }
+  const rawBase = options.baseUrl ?? env('PSP_BASE_URL');
+  let baseUrl = '';
+  if (rawBase === undefined) {
+    issues.push({ field: 'baseUrl', message: 'is required (or set PSP_BASE_URL)' });
+  } else {
+    let url: URL | undefined;
+    try {
+      url = new URL(String(rawBase));
+    } catch {
+      url = undefined;
+    }
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash) {
+      issues.push({ field: 'baseUrl', message: 'must be an absolute http(s) URL without query or fragment' });
+    } else {
+      baseUrl = `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+    }
+  }
+  const signingSecret = options.signingSecret ?? env('PSP_SIGNING_SECRET');
+  if (
+    signingSecret !== undefined &&
+    (typeof signingSecret !== 'string' || !SIGNING_SECRET_RE.test(signingSecret))
+  ) {
+    issues.push({
+      field: 'signingSecret',
+      message: 'must have the form thm_<secret>, exactly as the cabinet shows it',
+    });
+  }
+  const maxRetries = checkNumber(issues, 'maxRetries', options.maxRetries, 2, 0, 10);
+  const timeout = checkNumber(issues, 'timeout', options.timeout, 60_000, 1, MAX_TIMER);
+  const maxRetryDelay = checkNumber(issues, 'maxRetryDelay', options.maxRetryDelay, 60_000, 0, MAX_TIMER);
+  const banksCacheTtl = checkNumber(issues, 'banksCacheTtl', options.banksCacheTtl, 3_600_000, 0, MAX_TIMER);
+  const fetchFn = options.fetch ?? globalThis.fetch;
+  if (typeof fetchFn !== 'function') issues.push({ field: 'fetch', message: 'must be a function' });
+  if (issues.length > 0) throw new PspValidationError(issues, 'client options');
+  return {
+    apiKey: apiKey as string,
+    mode: keyMatch?.[1] as 'test' | 'live',
+    baseUrl,
+    signingSecret,
+    maxRetries,
+    timeout,
+    maxRetryDelay,
+    // Bound once: a detached `globalThis.fetch` throws "Illegal invocation" in some runtimes.
+    fetch: options.fetch ?? globalThis.fetch.bind(globalThis),
+    logger: options.logger,
+    strict: options.strict === true,
+    banksCacheTtl,
+  };
+}
+
+/** The effective per-call settings. */
+export interface CallSettings {
+  timeout: number;
+  maxRetries: number;
+  signal: AbortSignal | undefined;
+}
+
+/**
+ * Merges per-call options over the client's; a bad value throws {@link PspValidationError} naming it.
+ *
+ * @example
+ * resolveCallOptions({ timeout: 5_000 }, resolved).timeout; // 5000
+ */
+export function resolveCallOptions(call: RequestOptions | undefined, client: ResolvedOptions): CallSettings {
+  if (!call) return { timeout: client.timeout, maxRetries: client.maxRetries, signal: undefined };
+  if (call.timeout === undefined && call.maxRetries === undefined && call.signal === undefined) {
+    return { timeout: client.timeout, maxRetries: client.maxRetries, signal: undefined };
+  }
+  const issues: FieldIssue[] = [];
+  const timeout = checkNumber(issues, 'timeout', call.timeout, client.timeout, 1, MAX_TIMER);
+  const maxRetries = checkNumber(issues, 'maxRetries', call.maxRetries, client.maxRetries, 0, 10);
+  const signal = call.signal;
+  if (signal !== undefined && !(signal instanceof AbortSignal)) {
+    issues.push({ field: 'signal', message: 'must be an AbortSignal' });
+  }
+  if (issues.length > 0) throw new PspValidationError(issues, 'request options');
+  return { timeout, maxRetries, signal };
+}

@@ -1,0 +1,60 @@
+import type * as z from 'zod/mini';
+import { IdempotencyKey } from '../schemas/inputs.js';
+import { type FieldIssue, toFieldIssues } from '../schemas/issues.js';
+import { PspResponseError, PspValidationError } from './errors.js';
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Checks a request body against its schema; throws {@link PspValidationError} naming every bad field.
+ * Returns the input itself, not zod's copy: what is sent is what the caller wrote.
+ *
+ * @example
+ * checkInput(inputSchemas().CreatePaymentInput, { amount: 0 }); // throws: amount: must be at least 1
+ */
+export function checkInput<T>(schema: z.ZodMiniType, input: T, extra: FieldIssue[] = []): T {
+  const r = schema.safeParse(input);
+  const issues = r.success ? extra : [...toFieldIssues(r.error.issues), ...extra];
+  if (issues.length > 0) throw new PspValidationError(issues);
+  return input;
+}
+
+/** The issue for a path id that is not a UUID, or none. */
+export function idIssue(field: string, id: unknown): FieldIssue[] {
+  return typeof id === 'string' && UUID_RE.test(id) ? [] : [{ field, message: 'must be a UUID' }];
+}
+
+/** The issue for a bad caller-given Idempotency-Key, or none. */
+export function idempotencyKeyIssue(key: unknown): FieldIssue[] {
+  if (key === undefined) return [];
+  const r = IdempotencyKey.safeParse(key);
+  return r.success ? [] : [{ field: 'idempotencyKey', message: 'must be 1 to 64 visible ASCII characters' }];
+}
+
+/** Throws {@link PspValidationError} when `issues` is not empty. */
+export function assertNoIssues(issues: FieldIssue[]): void {
+  if (issues.length > 0) throw new PspValidationError(issues);
+}
+
+/**
+ * A response parser for `schema`: returns zod's output, or throws {@link PspResponseError} listing the drift.
+ *
+ * @example
+ * const parse = responseParser(() => responseSchemas().Payment, 'payment');
+ */
+export function responseParser<T>(schema: () => z.ZodMiniType<T>, what: string) {
+  return (json: unknown, status: number): T => {
+    const r = schema().safeParse(json);
+    if (r.success) return r.data;
+    const issues = toFieldIssues(r.error.issues);
+    const list = issues
+      .slice(0, 5)
+      .map((i) => `${i.field}: ${i.message}`)
+      .join('; ');
+    throw new PspResponseError(
+      `Unexpected ${what} in the response (HTTP ${status}): ${list}`,
+      status,
+      issues,
+    );
+  };
+}

@@ -1,0 +1,38 @@
+import { type StreamEventsOptions, streamEvents } from '../client/event-stream.js';
+import type { Logger } from '../client/logger.js';
+import type { Transport } from '../client/transport.js';
+
+/**
+ * The realtime event stream (spec 4.8, 6.2). Reached as `client.events`.
+ *
+ * @example
+ * for await (const ev of client.events.stream()) if (ev.kind === 'payment.status_changed') console.log(ev.payload);
+ */
+export class Events {
+  readonly #t: Transport;
+  readonly #fetch: typeof fetch;
+  readonly #logger: Logger | undefined;
+
+  constructor(transport: Transport, fetchFn: typeof fetch, logger: Logger | undefined) {
+    this.#t = transport;
+    this.#fetch = fetchFn;
+    this.#logger = logger;
+  }
+
+  /**
+   * Opens `GET /events` and yields each event; reconnects by itself after a break. Each connection attempt
+   * gets fresh headers (bearer auth and, with a signing secret, the signature of the empty body).
+   * One stream per key: a second stream with the same key replaces the first. `close()` or the signal ends it.
+   *
+   * @example
+   * const stream = client.events.stream({ signal: AbortSignal.timeout(60_000) });
+   * for await (const ev of stream) console.log(ev.kind, ev.payload.id);
+   */
+  stream(options?: StreamEventsOptions) {
+    const t = this.#t;
+    return streamEvents(
+      { url: t.url('/events'), fetch: this.#fetch, headers: () => t.getHeaders(), logger: this.#logger },
+      options,
+    );
+  }
+}
