@@ -1,0 +1,176 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { getRequestListener } from '@hono/node-server';
+
+/**
+ * A Web-standard handler, as `Reference.fetch` is: the adapter hands it each request and the socket's address.
+ */
+export type FetchHandler = (
+  request: Request,
+  info: { remoteAddress?: string },
+) => Promise<Response> | Response;
+
+/** Options of {@link createNodeListener}. */
+export interface NodeListenerOptions {
+  /**
+   * Host (and port) used to build the request URL when a client sends no `Host` header (HTTP/1.0).
+   * Default: `localhost`.
+   */
+  hostname?: string;
+  /**
+   * Let @hono/node-server replace the global `Request` and `Response` with its lighter subclasses. Faster,
+   * but it changes globals for the whole process, so only a process that is nothing but the server (the CLI)
+   * should turn it on. Default: false.
+   */
+  overrideGlobalObjects?: boolean;
+}
+
+const INTERNAL_ERROR = JSON.stringify({
+  error: { code: 'internal_error', message: 'The reference failed to answer this request.' },
+});
+
+function jsonError(status: number, code: string, message: string): Response {
+  return new Response(status === 500 ? INTERNAL_ERROR : JSON.stringify({ error: { code, message } }), {
+    status,
+    headers: { 'content-type': 'application/json; charset=utf-8' },
+  });
+}
+
+/**
+ * An IPv4 client of a dual-stack (`::`) listener shows up as `::ffff:a.b.c.d`; the allow-list is written in
+ * plain IPv4, so hand it the plain form.
+ */
+export function normalizeRemoteAddress(address: string | undefined): string | undefined {
+  if (address !== undefined && address.length > 7 && address.charCodeAt(0) === 58 /* : */) {
+    const lower = address.toLowerCase();
+    if (lower.startsWith('::ffff:') && lower.includes('.')) return address.slice(7);
+  }
+  return address;
+}
+
+/**
+ * A `node:http` request listener over a Web-standard handler. It builds the `Request` lazily (headers, URL and
+ * body are read from the IncomingMessage only when the handler asks), streams the request body, aborts
+ * `request.signal` when the client goes away, streams the `Response` body chunk by chunk (so Server-Sent
+ * Events flush at once) and cancels that body stream when the socket closes. The handler gets
+ * `{ remoteAddress }` of the socket, so an IP allow-list sees the real peer, never a forwarded header.
+ *
+ * @example
+ * ```ts
+ * import { createServer } from 'node:http';
+ * const server = createServer(createNodeListener((req, info) => reference.fetch(req, info)));
+ * server.listen(4010, '127.0.0.1');
+ * ```
+ */
+export function createNodeListener(
+  handler: FetchHandler,
+  options: NodeListenerOptions = {},
+): (incoming: IncomingMessage, outgoing: ServerResponse) => Promise<void> {
+  const listenerOptions = {
+    // Read on every request, so a caller may fill it in after the port is known.
+    get hostname() {
+      return options.hostname ?? 'localhost';
+    },
+    overrideGlobalObjects: options.overrideGlobalObjects ?? false,
+    // Only a malformed request line or Host header (the Request cannot be built) or a handler that throws lands
+    // here; the reference itself answers every client mistake with its own 4xx.
+    errorHandler: (error: unknown) =>
+      error instanceof Error && error.name === 'RequestError'
+        ? jsonError(400, 'bad_request', 'The request target or Host header is malformed.')
+        : jsonError(500, 'internal_error', ''),
+  };
+  const listener = getRequestListener(
+    (request, env) =>
+      handler(request, {
+        remoteAddress: normalizeRemoteAddress((env.incoming as IncomingMessage).socket?.remoteAddress),
+      }),
+    listenerOptions,
+  );
+  return listener as (incoming: IncomingMessage, outgoing: ServerResponse) => Promise<void>;
+}
+
+/** A running `node:http` server of {@link listenNode}. */
+export interface NodeServer {
+  readonly server: Server;
+  /** The bound address as the OS reports it (`127.0.0.1`, `::1`, `0.0.0.0`, ...). */
+  readonly host: string;
+  /** The bound port (the real one when 0 was asked for). */
+  readonly port: number;
+  /** `http://host:port`, with a wildcard host replaced by the loopback address so the URL is connectable. */
+  readonly url: string;
+  /**
+   * Stops accepting connections, destroys every open one (open SSE streams included) and resolves when the
+   * server is closed. Safe to call twice.
+   */
+  close(): Promise<void>;
+}
+
+/** Options of {@link listenNode}. */
+export interface ListenOptions extends NodeListenerOptions {
+  /** Address to bind. Default `127.0.0.1`. */
+  host?: string;
+  /** Port to bind; 0 takes a free one. Default 0. */
+  port?: number;
+}
+
+/** `http://host:port` for a bound address; wildcard binds become the matching loopback. */
+export function connectableUrl(host: string, port: number): string {
+  let h = host;
+  if (h === '0.0.0.0' || h === '') h = '127.0.0.1';
+  else if (h === '::') h = '::1';
+  return `http://${h.includes(':') ? `[${h}]` : h}:${port}`;
+}
+
+/**
+ * Serves `handler` over `node:http` on `host:port` and resolves once the socket is bound. Rejects with a
+ * clear message when the port is taken or the address cannot be bound.
+ *
+ * @example
+ * ```ts
+ * const server = await listenNode((req, info) => reference.fetch(req, info), { port: 0 });
+ * console.log(server.url); // http://127.0.0.1:54321
+ * await server.close();
+ * ```
+ */
+export function listenNode(handler: FetchHandler, options: ListenOptions = {}): Promise<NodeServer> {
+  const host = options.host ?? '127.0.0.1';
+  const port = options.port ?? 0;
+  const listenerOptions: NodeListenerOptions = { ...options };
+  const server = createServer(createNodeListener(handler, listenerOptions));
+  return new Promise<NodeServer>((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException) => {
+      server.close();
+      const reason =
+        error.code === 'EADDRINUSE'
+          ? `port ${port} is already in use on ${host} (use port 0 for a free port)`
+          : error.code === 'EADDRNOTAVAIL'
+            ? `address ${host} is not available on this machine`
+            : error.code === 'EACCES'
+              ? `permission denied to bind ${host}:${port}`
+              : error.message;
+      reject(new Error(`Cannot start the reference server: ${reason}.`, { cause: error }));
+    };
+    server.once('error', onError);
+    server.listen(port, host, () => {
+      server.off('error', onError);
+      const address = server.address() as AddressInfo;
+      const url = connectableUrl(address.address, address.port);
+      listenerOptions.hostname = new URL(url).host;
+      let closing: Promise<void> | undefined;
+      resolve({
+        server,
+        host: address.address,
+        port: address.port,
+        url,
+        close: () => {
+          closing ??= new Promise<void>((done) => {
+            server.close(() => done());
+            // Keep-alive and streaming sockets would hold close() open for minutes; end them now.
+            server.closeAllConnections?.();
+          });
+          return closing;
+        },
+      });
+    });
+  });
+}

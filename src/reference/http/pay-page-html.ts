@@ -1,0 +1,122 @@
+import { escapeHtml, formatMoney, safeReturnUrl, statusHeading } from './pay-page-format.js';
+
+/** What the page shows of a payment: the `view` answer of the pay-page port. */
+export interface PayPageView {
+  id: string;
+  amount: number;
+  currency: string;
+  order_id: string | null;
+  description: string | null;
+  status: string;
+  return_url: string | null;
+  simulator: string | null;
+}
+
+// One stylesheet inline: the page loads nothing else, so it renders offline and under a strict CSP.
+const STYLE = `
+:root{color-scheme:light dark;--bg:#f3f4f8;--card:#fff;--text:#14161f;--muted:#646b7d;--line:#e4e6ee;
+--accent:#3b5bfd;--accent-text:#fff;--ok:#137a3f;--ok-bg:#e3f6eb;--bad:#b42318;--bad-bg:#fde8e6;
+--warn:#8a5a00;--warn-bg:#fff4d6;--info:#2b4acb;--info-bg:#e6ebff;--idle:#4b5263;--idle-bg:#eceef3}
+@media (prefers-color-scheme:dark){:root{--bg:#0f1117;--card:#1a1d27;--text:#eef0f6;--muted:#9aa1b5;
+--line:#2b2f3c;--accent:#6d84ff;--ok:#5fd08e;--ok-bg:#143323;--bad:#ff8a80;--bad-bg:#3a1714;--warn:#ffcc66;
+--warn-bg:#3a2d0c;--info:#9db0ff;--info-bg:#1c2550;--idle:#c3c8d6;--idle-bg:#2a2e3a}}
+*{box-sizing:border-box}
+body{margin:0;min-height:100vh;display:flex;align-items:center;justify-content:center;padding:24px;
+background:var(--bg);color:var(--text);font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
+main{width:100%;max-width:420px;background:var(--card);border:1px solid var(--line);border-radius:16px;
+padding:28px;box-shadow:0 10px 30px rgba(20,22,31,.08)}
+.mode{display:inline-block;font-size:12px;font-weight:600;letter-spacing:.04em;text-transform:uppercase;
+color:var(--warn);background:var(--warn-bg);border-radius:999px;padding:2px 10px;margin:0 0 16px}
+h1{font-size:20px;margin:0 0 4px}
+.amount{font-size:36px;font-weight:700;letter-spacing:-.01em;margin:4px 0 20px;font-variant-numeric:tabular-nums}
+dl{display:grid;grid-template-columns:auto 1fr;gap:8px 16px;margin:0 0 24px;padding:16px 0 0;
+border-top:1px solid var(--line)}
+dt{color:var(--muted)}dd{margin:0;overflow-wrap:anywhere}
+code{font:13px/1.4 ui-monospace,SFMono-Regular,Menlo,monospace;color:var(--muted)}
+.badge{display:inline-block;font-size:13px;font-weight:600;border-radius:999px;padding:1px 10px;
+color:var(--idle);background:var(--idle-bg)}
+.s-succeeded{color:var(--ok);background:var(--ok-bg)}.s-failed,.s-expired{color:var(--bad);background:var(--bad-bg)}
+.s-pending,.s-processing{color:var(--info);background:var(--info-bg)}
+.actions{display:grid;gap:10px}form{margin:0}
+button,.link{display:block;width:100%;font:inherit;font-weight:600;text-align:center;text-decoration:none;
+border-radius:10px;padding:12px 16px;cursor:pointer;border:1px solid var(--line);background:transparent;color:var(--text)}
+button.primary,.link{background:var(--accent);border-color:var(--accent);color:var(--accent-text)}
+button:hover,.link:hover{filter:brightness(1.08)}
+button:focus-visible,.link:focus-visible{outline:3px solid var(--accent);outline-offset:2px}
+.note{font-size:13px;color:var(--muted);margin:20px 0 0}
+.notice{margin:0 0 20px;padding:12px 14px;border-radius:10px;color:var(--bad);background:var(--bad-bg)}
+`;
+
+function layout(title: string, body: string, headExtra = ''): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+${headExtra}<title>${escapeHtml(title)}</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<main>
+${body}
+</main>
+</body>
+</html>
+`;
+}
+
+const MODE_TAG = '<p class="mode">Test payment · reference simulator</p>';
+
+/** The payment page: details, and Pay / Decline while the payment is pending. */
+export function paymentPage(view: PayPageView, notice?: string): string {
+  const money = formatMoney(view.amount, view.currency);
+  const id = encodeURIComponent(view.id);
+  const status = escapeHtml(view.status);
+  const rows: string[] = [];
+  if (view.order_id !== null)
+    rows.push(`<dt>Order</dt><dd data-testid="order-id">${escapeHtml(view.order_id)}</dd>`);
+  if (view.description !== null) {
+    rows.push(`<dt>Description</dt><dd data-testid="description">${escapeHtml(view.description)}</dd>`);
+  }
+  rows.push(
+    `<dt>Status</dt><dd><span class="badge s-${status}" id="status" data-testid="status">${status}</span></dd>`,
+    `<dt>Payment</dt><dd><code data-testid="payment-id">${escapeHtml(view.id)}</code></dd>`,
+  );
+
+  let tail: string;
+  if (view.status === 'pending') {
+    // Relative actions resolve against /pay/{id}, wherever the page is mounted.
+    tail = `<div class="actions">
+<form method="post" action="./${id}/pay"><button class="primary" type="submit" id="pay" data-testid="pay">Pay ${escapeHtml(money)}</button></form>
+<form method="post" action="./${id}/decline"><button type="submit" id="decline" data-testid="decline">Decline</button></form>
+</div>`;
+    if (view.simulator !== null) {
+      tail += `\n<p class="note">Planned outcome when paid: <strong data-testid="simulator">${escapeHtml(view.simulator)}</strong>. No money moves.</p>`;
+    }
+  } else {
+    const back = safeReturnUrl(view.return_url);
+    tail = back
+      ? `<a class="link" id="return" data-testid="return" href="${escapeHtml(back)}">Return to the store</a>`
+      : '<p class="note">You can close this page.</p>';
+  }
+
+  const body = `${MODE_TAG}
+${notice ? `<p class="notice" role="alert" data-testid="notice">${escapeHtml(notice)}</p>\n` : ''}<h1 data-testid="heading">${escapeHtml(statusHeading(view.status))}</h1>
+<p class="amount" data-testid="amount">${escapeHtml(money)}</p>
+<dl>${rows.join('')}</dl>
+${tail}`;
+  // A processing payment settles on its own: refresh so the buyer sees the result without JavaScript.
+  const refresh = view.status === 'processing' ? '<meta http-equiv="refresh" content="3">\n' : '';
+  return layout(`${money} · ${statusHeading(view.status)}`, body, refresh);
+}
+
+/** A page for anything the buyer cannot act on: an unknown payment, or a refused action without a payment. */
+export function messagePage(title: string, message: string): string {
+  return layout(
+    title,
+    `${MODE_TAG}
+<h1 data-testid="heading">${escapeHtml(title)}</h1>
+<p data-testid="message">${escapeHtml(message)}</p>`,
+  );
+}

@@ -1,0 +1,95 @@
+import { type Context, Hono } from 'hono';
+import { DomainError } from '../domain/errors.js';
+import { messagePage, type PayPageView, paymentPage } from './pay-page-html.js';
+import { safeReturnUrl } from './pay-page-format.js';
+
+export type { PayPageView } from './pay-page-html.js';
+
+/**
+ * What the buyer's page needs from the reference: a read of one payment and the buyer's two actions. The
+ * reference core implements it over its payment store; the page itself knows nothing of the domain.
+ */
+export interface PayPagePort {
+  /** The payment as the page shows it, or undefined when no payment has this id. */
+  view(paymentId: string): PayPageView | undefined;
+  /**
+   * The buyer pays (the payment goes to its planned simulator outcome) or declines. Throws `DomainError`
+   * (404 unknown payment, 409 not pending) and changes nothing then.
+   */
+  act(paymentId: string, action: 'pay' | 'decline'): { status: string; return_url: string | null };
+}
+
+// The page shows request data: forbid scripts, frames and every outside load. form-action must allow the
+// 303 to the merchant's return_url, which browsers check against it.
+const HTML_HEADERS: Record<string, string> = {
+  'content-type': 'text/html; charset=utf-8',
+  'cache-control': 'no-store',
+  'content-security-policy':
+    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' http: https:; frame-ancestors 'none'; base-uri 'none'",
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+};
+
+function html(c: Context, status: 200 | 404 | 409 | 400 | 403 | 422, body: string): Response {
+  return c.body(body, status, HTML_HEADERS);
+}
+
+function notFound(c: Context): Response {
+  return html(
+    c,
+    404,
+    messagePage(
+      'Payment not found',
+      'There is no payment at this address. Check the link you were given, or go back to the store and start again.',
+    ),
+  );
+}
+
+/**
+ * The buyer's page, served by the reference under `/pay` (the spec's `{pay_url}`):
+ *
+ * - `GET /{id}`: amount with its currency, order, description, status; Pay and Decline buttons (`#pay`,
+ *   `#decline`) while the payment is pending. Self-contained HTML, no scripts, every request string escaped.
+ * - `POST /{id}/pay`, `POST /{id}/decline`: acts, then answers 303 to the payment's `return_url` when it is an
+ *   http(s) URL, else 303 back to `GET /{id}`, which then shows the result. A refused action (the payment is no
+ *   longer pending) shows the page again with the reason, status 409.
+ * - Anything else, and unknown ids: a 404 page.
+ *
+ * @example
+ * ```ts
+ * app.route('/pay', payPageRoutes({ view: (id) => store.view(id), act: (id, a) => store.act(id, a) }));
+ * ```
+ */
+export function payPageRoutes(port: PayPagePort): Hono {
+  const app = new Hono();
+
+  app.get('/:id', (c) => {
+    const view = port.view(c.req.param('id'));
+    return view ? html(c, 200, paymentPage(view)) : notFound(c);
+  });
+
+  app.post('/:id/:action{pay|decline}', (c) => {
+    const id = c.req.param('id');
+    const action = c.req.param('action') as 'pay' | 'decline';
+    let result: { status: string; return_url: string | null };
+    try {
+      result = port.act(id, action);
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      const view = error.status === 404 ? undefined : port.view(id);
+      if (!view) return notFound(c);
+      const status =
+        error.status === 409 || error.status === 403 || error.status === 422 ? error.status : 400;
+      return html(c, status, paymentPage(view, error.message));
+    }
+    const target = safeReturnUrl(result.return_url);
+    if (target) return c.redirect(target, 303);
+    // Back to this payment's page (path without the action segment), wherever the routes are mounted.
+    const path = new URL(c.req.url).pathname;
+    return c.redirect(path.slice(0, path.length - action.length - 1), 303);
+  });
+
+  app.all('*', (c) => notFound(c));
+  return app;
+}
