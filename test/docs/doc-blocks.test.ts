@@ -1,0 +1,137 @@
+import { execFile } from 'node:child_process';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { type DocBlock, extractTsBlocks } from './extract.js';
+
+const root = join(import.meta.dirname, '..', '..');
+const outDir = join(root, 'test-output', 'doc-blocks');
+const run = promisify(execFile);
+
+async function markdownFiles(): Promise<string[]> {
+  const docs = (await readdir(join(root, 'docs'), { withFileTypes: true }))
+    .filter((d) => d.isFile() && d.name.endsWith('.md'))
+    .map((d) => join('docs', d.name))
+    .sort();
+  return ['README.md', ...docs];
+}
+
+async function allBlocks(): Promise<DocBlock[]> {
+  const blocks: DocBlock[] = [];
+  for (const file of await markdownFiles()) {
+    blocks.push(...extractTsBlocks(file, await readFile(join(root, file), 'utf8')));
+  }
+  return blocks;
+}
+
+// A block becomes its own module (the trailing export makes it one), so blocks may reuse names and use
+// top-level await, and the package's public entry points resolve to the sources through `paths`.
+const tsconfig = {
+  compilerOptions: {
+    target: 'ES2022',
+    lib: ['ES2023', 'DOM'],
+    module: 'ESNext',
+    moduleResolution: 'Bundler',
+    types: ['node'],
+    strict: true,
+    noUncheckedIndexedAccess: true,
+    isolatedModules: true,
+    verbatimModuleSyntax: true,
+    resolveJsonModule: true,
+    esModuleInterop: true,
+    skipLibCheck: true,
+    noEmit: true,
+    typeRoots: ['../../node_modules/@types'],
+    paths: {
+      'psp-sdk': ['../../src/index.ts'],
+      'psp-sdk/webhooks': ['../../src/webhooks/index.ts'],
+      'psp-sdk/reference': ['../../src/reference/index.ts'],
+      'psp-sdk/reference/msw': ['../../src/reference/msw.ts'],
+    },
+  },
+  include: ['*.ts'],
+};
+
+function blockFileName(block: DocBlock, index: number): string {
+  return `${block.file.replace(/\.md$/, '').replace(/[^\w]+/g, '-')}-${index + 1}.ts`;
+}
+
+describe('extractTsBlocks', () => {
+  it('takes ts and typescript fences, skips nocheck and other languages, and records the first code line', () => {
+    const md = [
+      '# Title', // 1
+      '```ts', // 2
+      'const a = 1;', // 3
+      '```', // 4
+      '```bash', // 5
+      'npm start', // 6
+      '```', // 7
+      '```ts nocheck', // 8
+      'partial(', // 9
+      '```', // 10
+      '```typescript', // 11
+      'const b = 2;', // 12
+      '````', // 13: a longer fence closes a shorter one
+      '- item', // 14
+      '  ```ts', // 15
+      '  const c = 3;', // 16
+      '  ```', // 17
+    ].join('\n');
+    expect(extractTsBlocks('x.md', md)).toEqual([
+      { file: 'x.md', line: 3, code: 'const a = 1;' },
+      { file: 'x.md', line: 12, code: 'const b = 2;' },
+      { file: 'x.md', line: 16, code: 'const c = 3;' },
+    ]);
+  });
+
+  it('does not treat a fence inside a longer fence as a block', () => {
+    const md = ['````md', '```ts', 'not code', '```', '````'].join('\n');
+    expect(extractTsBlocks('x.md', md)).toEqual([]);
+  });
+});
+
+describe('code blocks of README.md and docs/*.md', () => {
+  it('type-check against the package sources', async () => {
+    const blocks = await allBlocks();
+    // README's example and the guides' blocks exist; an empty list would make this test vacuous.
+    expect(blocks.length).toBeGreaterThan(10);
+    await rm(outDir, { recursive: true, force: true });
+    await mkdir(outDir, { recursive: true });
+    const byFile = new Map<string, DocBlock>();
+    await Promise.all(
+      blocks.map((block, i) => {
+        const name = blockFileName(block, i);
+        byFile.set(name, block);
+        return writeFile(join(outDir, name), `${block.code}\nexport {};\n`);
+      }),
+    );
+    await writeFile(join(outDir, 'tsconfig.json'), JSON.stringify(tsconfig, null, 2));
+
+    const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+    const result = await run(
+      process.execPath,
+      [tsc, '-p', join(outDir, 'tsconfig.json'), '--pretty', 'false'],
+      {
+        cwd: root,
+        maxBuffer: 16 * 1024 * 1024,
+      },
+    ).then(
+      () => ({ out: '' }),
+      (err: { stdout?: string; stderr?: string }) => ({ out: `${err.stdout ?? ''}${err.stderr ?? ''}` }),
+    );
+    // Point each diagnostic at the Markdown line it came from, so a failing doc is fixed where it is written.
+    const located = result.out
+      .split('\n')
+      .filter((l) => l.trim())
+      .map((l) => {
+        const m = /^(?:.*[\\/])?([^\\/()]+\.ts)\((\d+),(\d+)\): (.*)$/.exec(l);
+        const block = m ? byFile.get(m[1]!) : undefined;
+        if (!m || !block) return relative(root, l);
+        return `${block.file}:${block.line + Number(m[2]) - 1}:${m[3]} ${m[4]}`;
+      });
+    expect(located, `doc blocks that do not type-check (fix the Markdown):\n${located.join('\n')}`).toEqual(
+      [],
+    );
+  });
+});
