@@ -1,0 +1,217 @@
+import type { Payment, Payout } from '../../schemas/resources.js';
+import type { WebhookService } from '../webhooks/index.js';
+import type { ApiKeyRecord, MerchantRecord, TerminalRecord } from './accounts.js';
+import {
+  type AdvanceClockInput,
+  type CreateApiKeyInput,
+  type CreateMerchantInput,
+  parseControl,
+  type UpdateMerchantInput,
+  type UpdateTerminalInput,
+} from './cabinet-inputs.js';
+import type { Domain } from './core.js';
+import { DomainError } from './errors.js';
+import { iso, isoOrNull } from './ids.js';
+import { paymentToWire, payoutToWire } from './serialize.js';
+
+/** A new merchant's facts, secrets included (shown this once). */
+export interface CreatedMerchant {
+  merchant_id: string;
+  shop_id: string;
+  terminal_id: string;
+  api_key: string;
+  signing_secret: string;
+}
+
+/** A merchant's cabinet settings, as `PATCH /_cabinet/merchants/{id}` answers. */
+export interface MerchantSettings {
+  merchant_id: string;
+  name: string;
+  live_enabled: boolean;
+  ip_allow_list: string[];
+  block: 'aml_blocked' | 'forbidden_purpose' | null;
+  rate_limit: { limit: number; window_seconds: number };
+  payouts_enabled: boolean;
+}
+
+/** A terminal's cabinet settings, as `PATCH /_cabinet/terminals/{id}` answers. */
+export interface TerminalSettings {
+  terminal_id: string;
+  merchant_id: string;
+  shop_id: string;
+  name: string;
+  require_signature: boolean;
+}
+
+/** An API key as the cabinet lists it: never the secret. */
+export interface ApiKeyInfo {
+  id: string;
+  mode: 'test' | 'live';
+  prefix: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+/** One webhook delivery attempt, as the cabinet's delivery log shows it. */
+export type DeliveryInfo = ReturnType<WebhookService['deliveries']>[number];
+
+/**
+ * The cabinet's operations as typed methods: each is what one `/_cabinet` route does (same validation, same
+ * DomainErrors). Inputs are validated, so a method may be handed untrusted data.
+ */
+export interface CabinetApi {
+  /** `POST /_cabinet/merchants`. */
+  createMerchant(input?: CreateMerchantInput): CreatedMerchant;
+  /** `GET /_cabinet/merchants/{id}`. */
+  getMerchant(merchantId: string): MerchantSettings;
+  /** `PATCH /_cabinet/merchants/{id}`. */
+  updateMerchant(merchantId: string, input: UpdateMerchantInput): MerchantSettings;
+  /** `GET /_cabinet/terminals/{id}`. */
+  getTerminal(terminalId: string): TerminalSettings;
+  /** `PATCH /_cabinet/terminals/{id}`. */
+  updateTerminal(terminalId: string, input: UpdateTerminalInput): TerminalSettings;
+  /** `GET /_cabinet/terminals/{id}/api-keys`. */
+  listApiKeys(terminalId: string): { items: ApiKeyInfo[] };
+  /** `POST /_cabinet/terminals/{id}/api-keys`: the full key, shown this once. */
+  createApiKey(terminalId: string, input: CreateApiKeyInput): { id: string; api_key: string };
+  /** `DELETE /_cabinet/api-keys/{id}`: the key then gets 401. */
+  revokeApiKey(keyId: string): void;
+  /** `POST /_cabinet/shops/{id}/webhook-endpoints`. */
+  createWebhookEndpoint(shopId: string, input: unknown): ReturnType<WebhookService['createEndpoint']>;
+  /** `POST /_cabinet/webhook-endpoints/{id}/rotate-secret`. */
+  rotateWebhookSecret(endpointId: string): { secret: string };
+  /** `DELETE /_cabinet/webhook-endpoints/{id}`. */
+  deleteWebhookEndpoint(endpointId: string): void;
+  /** `GET /_cabinet/webhook-endpoints/{id}/deliveries`, oldest first. */
+  listDeliveries(endpointId: string): { items: DeliveryInfo[] };
+  /** `POST /_cabinet/events/{id}/resend`. */
+  resendEvent(eventId: string): void;
+}
+
+/** The simulator's operations as typed methods: what the bank, the buyer and the clock do. */
+export interface SimulatorApi {
+  /** `POST /_simulator/payments/{id}/succeed`: 409 `invalid_transition` where not allowed. */
+  succeedPayment(paymentId: string): Payment;
+  /** `POST /_simulator/payments/{id}/fail`. */
+  failPayment(paymentId: string): Payment;
+  /** `POST /_simulator/payments/{id}/expire`. */
+  expirePayment(paymentId: string): Payment;
+  /** `POST /_simulator/payments/{id}/process`. */
+  processPayment(paymentId: string): Payment;
+  /** `POST /_simulator/payouts/{id}/succeed`. */
+  succeedPayout(payoutId: string): Payout;
+  /** `POST /_simulator/payouts/{id}/fail`. */
+  failPayout(payoutId: string): Payout;
+  /** `POST /_simulator/clock/advance`: manual clock only (409 `clock_not_manual` otherwise); due timers fire in order. */
+  advanceClock(seconds: number | AdvanceClockInput): Promise<{ now: string }>;
+  /** `GET /_simulator/clock`. */
+  getClock(): { now: string; mode: 'real' | 'manual' };
+}
+
+const merchantSettings = (m: MerchantRecord): MerchantSettings => ({
+  merchant_id: m.id,
+  name: m.name,
+  live_enabled: m.liveEnabled,
+  ip_allow_list: [...m.ipAllowList],
+  block: m.block,
+  rate_limit: { ...m.rateLimit },
+  payouts_enabled: m.payoutsEnabled,
+});
+
+const terminalSettings = (t: TerminalRecord): TerminalSettings => ({
+  terminal_id: t.id,
+  merchant_id: t.merchantId,
+  shop_id: t.shopId,
+  name: t.name,
+  require_signature: t.requireSignature,
+});
+
+const keyInfo = (k: ApiKeyRecord): ApiKeyInfo => ({
+  id: k.id,
+  mode: k.mode,
+  prefix: k.prefix,
+  created_at: iso(k.createdAt),
+  revoked_at: isoOrNull(k.revokedAt),
+});
+
+/** Builds the cabinet over the domain and the webhook service. */
+export function createCabinet(domain: Domain, webhooks: WebhookService): CabinetApi {
+  const a = domain.accounts;
+  return {
+    createMerchant(input) {
+      const { name } = parseControl('createMerchant', input);
+      const m = a.createMerchant(name);
+      return {
+        merchant_id: m.merchant.id,
+        shop_id: m.shop.id,
+        terminal_id: m.terminal.id,
+        api_key: m.apiKey,
+        signing_secret: m.terminal.signingSecret,
+      };
+    },
+    getMerchant: (id) => merchantSettings(a.merchant(id)),
+    updateMerchant(id, input) {
+      const m = a.merchant(id);
+      const patch = parseControl('updateMerchant', input);
+      if (patch.live_enabled !== undefined) m.liveEnabled = patch.live_enabled;
+      if (patch.payouts_enabled !== undefined) m.payoutsEnabled = patch.payouts_enabled;
+      if (patch.ip_allow_list !== undefined) m.ipAllowList = [...patch.ip_allow_list];
+      if (patch.block !== undefined) m.block = patch.block;
+      if (patch.rate_limit !== undefined) {
+        m.rateLimit = { ...patch.rate_limit };
+        domain.rateLimiter.reset(m.id);
+      }
+      return merchantSettings(m);
+    },
+    getTerminal: (id) => terminalSettings(a.terminal(id)),
+    updateTerminal(id, input) {
+      const t = a.terminal(id);
+      t.requireSignature = parseControl('updateTerminal', input).require_signature;
+      return terminalSettings(t);
+    },
+    listApiKeys: (id) => ({ items: a.keysOfTerminal(id).map(keyInfo) }),
+    createApiKey(id, input) {
+      a.terminal(id);
+      const { key, apiKey } = a.createApiKey(id, parseControl('createApiKey', input).mode);
+      return { id: key.id, api_key: apiKey };
+    },
+    revokeApiKey: (id) => a.revokeApiKey(id),
+    createWebhookEndpoint(shopId, input) {
+      a.shop(shopId);
+      return webhooks.createEndpoint(shopId, input);
+    },
+    rotateWebhookSecret: (id) => webhooks.rotateSecret(id),
+    deleteWebhookEndpoint: (id) => webhooks.deleteEndpoint(id),
+    listDeliveries: (id) => ({ items: webhooks.deliveries(id) }),
+    resendEvent: (id) => webhooks.resend(id),
+  };
+}
+
+/** Builds the simulator over the domain. */
+export function createSimulator(domain: Domain): SimulatorApi {
+  const pay = (id: string, to: 'succeeded' | 'failed' | 'expired' | 'processing') =>
+    paymentToWire(domain.payments.move(domain.payments.get(id), to));
+  const out = (id: string, to: 'succeeded' | 'failed') =>
+    payoutToWire(domain.payouts.move(domain.payouts.get(id), to));
+  const clock = domain.clock as typeof domain.clock & { advance?: (ms: number) => Promise<number> };
+  return {
+    succeedPayment: (id) => pay(id, 'succeeded'),
+    failPayment: (id) => pay(id, 'failed'),
+    expirePayment: (id) => pay(id, 'expired'),
+    processPayment: (id) => pay(id, 'processing'),
+    succeedPayout: (id) => out(id, 'succeeded'),
+    failPayout: (id) => out(id, 'failed'),
+    async advanceClock(arg) {
+      const { seconds } = parseControl('advanceClock', typeof arg === 'number' ? { seconds: arg } : arg);
+      if (clock.mode !== 'manual' || typeof clock.advance !== 'function') {
+        throw new DomainError(
+          409,
+          'clock_not_manual',
+          'The clock is real time; start the reference with a manual clock to advance it.',
+        );
+      }
+      return { now: iso(await clock.advance(Math.round(seconds * 1000))) };
+    },
+    getClock: () => ({ now: iso(domain.clock.now()), mode: domain.clock.mode }),
+  };
+}

@@ -1,0 +1,107 @@
+import { DEFAULTS } from '../domain/defaults.js';
+import { DomainError } from '../domain/errors.js';
+
+const EMPTY = new Uint8Array(0);
+
+/**
+ * The raw body bytes, exactly as sent (signatures cover them), read with a hard cap: a `Content-Length` over the
+ * cap is refused before reading, and a chunked body is cut off as soon as it passes the cap.
+ */
+export async function readRawBody(
+  request: Request,
+  maxBytes: number = DEFAULTS.maxBodyBytes,
+): Promise<Uint8Array> {
+  const tooLarge = () =>
+    new DomainError(413, 'payload_too_large', `The request body is larger than ${maxBytes} bytes.`);
+  const declared = request.headers.get('content-length');
+  if (declared !== null && /^\d+$/.test(declared.trim()) && Number(declared) > maxBytes) throw tooLarge();
+  if (!request.body) return EMPTY;
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.byteLength;
+      if (total > maxBytes) {
+        await reader.cancel().catch(() => {});
+        throw tooLarge();
+      }
+      chunks.push(value);
+    }
+  } catch (err) {
+    if (err instanceof DomainError) throw err;
+    throw new DomainError(400, 'bad_request', 'The request body could not be read.');
+  }
+  if (chunks.length === 1) return chunks[0]!;
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const c of chunks) {
+    out.set(c, offset);
+    offset += c.byteLength;
+  }
+  return out;
+}
+
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+function checkContentType(header: string | null): void {
+  if (header === null) return; // A JSON body without Content-Type is read as JSON, as the spec's wire is JSON only.
+  const [type = '', ...params] = header.split(';').map((s) => s.trim().toLowerCase());
+  if (type !== 'application/json' && !/^application\/[a-z0-9.+-]+\+json$/.test(type)) {
+    throw new DomainError(
+      415,
+      'unsupported_media_type',
+      'The request body must be JSON (Content-Type: application/json).',
+    );
+  }
+  const charset = params
+    .find((p) => p.startsWith('charset='))
+    ?.slice(8)
+    .replace(/"/g, '');
+  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+    throw new DomainError(415, 'unsupported_media_type', 'The request body must be UTF-8 encoded JSON.');
+  }
+}
+
+/**
+ * Parses a JSON body. Empty bodies give `undefined` (the route decides whether that is allowed). Malformed JSON,
+ * bad UTF-8 or a non-JSON Content-Type are 4xx; the parser's own message is not echoed, as it quotes the input.
+ */
+export function parseJson(bytes: Uint8Array, contentType: string | null): unknown {
+  if (bytes.byteLength === 0) return undefined;
+  checkContentType(contentType);
+  let text: string;
+  try {
+    text = decoder.decode(bytes);
+  } catch {
+    throw new DomainError(400, 'bad_request', 'The request body is not valid UTF-8.');
+  }
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    const at = /position (\d+)/.exec(err instanceof Error ? err.message : '')?.[1];
+    const where = at ? ` (near byte ${at})` : '';
+    if (err instanceof RangeError)
+      throw new DomainError(400, 'bad_request', 'The JSON body is nested too deeply.');
+    throw new DomainError(400, 'bad_request', `The request body is not valid JSON${where}.`);
+  }
+}
+
+/** A body the route requires: 400 when it is missing. */
+export function requireJson(bytes: Uint8Array, contentType: string | null): unknown {
+  const value = parseJson(bytes, contentType);
+  if (value === undefined) throw new DomainError(400, 'bad_request', 'A JSON request body is required.');
+  return value;
+}
+
+/** A route that takes no body: empty, or an empty JSON object, is accepted; anything else is a 400. */
+export function requireNoBody(bytes: Uint8Array, contentType: string | null): void {
+  const value = parseJson(bytes, contentType);
+  if (value === undefined) return;
+  if (value !== null && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 0)
+    return;
+  throw new DomainError(400, 'bad_request', 'This endpoint takes no request body.');
+}

@@ -1,0 +1,31 @@
+import { DomainError } from '../domain/errors.js';
+
+const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
+
+/** A JSON answer with the reference's standard headers. */
+export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), { status, headers: { ...JSON_HEADERS, ...headers } });
+}
+
+/** The spec's error body (2.9) for a status and code. */
+export function errorResponse(
+  status: number,
+  code: string,
+  message: string,
+  headers: Record<string, string> = {},
+): Response {
+  return json(status, { error: { code, message } }, headers);
+}
+
+/** Maps a thrown value to an answer: a DomainError to its status and body, anything else to a 500 (a bug). */
+export function toResponse(err: unknown, log?: (line: string) => void): Response {
+  if (err instanceof DomainError) return errorResponse(err.status, err.code, err.message, err.headers);
+  log?.(`internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+  return errorResponse(500, 'internal_error', 'The reference failed to answer this request.');
+}
+
+/** Quotes a client-supplied value for an error message, bounded so a huge value is never echoed whole. */
+export function quote(value: string, max = 64): string {
+  const cut = value.length > max ? `${value.slice(0, max)}…` : value;
+  return JSON.stringify(cut);
+}

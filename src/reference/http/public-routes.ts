@@ -1,0 +1,90 @@
+import { Hono } from 'hono';
+import { SBP_BANKS } from '../domain/bank-directory.js';
+import { parseJson, readRawBody, requireJson, requireNoBody } from './body.js';
+import { authenticate, checkBlock, checkSignature, clientAddress } from './auth.js';
+import { type AppDeps, type AppEnv, idempotencyKey, pathId } from './context.js';
+import { json } from './errors.js';
+
+const replayHeaders = (status: number): Record<string, string> =>
+  status === 200 ? { 'idempotent-replayed': 'true' } : {};
+
+/**
+ * The public API of spec section 4, mounted at `/api/v1/public`. Every request passes section 5 first (key,
+ * allow-list, rate limit, live mode, signature over the raw body), then its route.
+ */
+export function publicRoutes(deps: AppDeps): Hono<AppEnv> {
+  const { domain } = deps;
+  const r = new Hono<AppEnv>();
+  const payBase = (url: string) => (deps.publicUrl ?? new URL(url).origin).replace(/\/+$/, '');
+  const ct = (c: { req: { header(name: string): string | undefined } }) =>
+    c.req.header('content-type') ?? null;
+
+  r.use('*', async (c, next) => {
+    const address = clientAddress(c.req.raw, c.env?.remoteAddress, deps.trustProxy);
+    const caller = authenticate(domain, c.req.raw, address, deps.adminToken);
+    const raw = await readRawBody(c.req.raw);
+    checkSignature(caller, c.req.raw, raw);
+    c.set('caller', caller);
+    c.set('raw', raw);
+    await next();
+  });
+
+  r.post('/payments', (c) => {
+    const caller = c.get('caller');
+    checkBlock(caller);
+    const key = idempotencyKey(c);
+    const body = requireJson(c.get('raw'), ct(c));
+    const res = domain.payments.create(caller, body, key, payBase(c.req.url));
+    return json(res.status, res.body, replayHeaders(res.status));
+  });
+
+  r.get('/payments/:id', (c) => json(200, domain.payments.read(c.get('caller'), pathId(c, 'payment'))));
+
+  r.post('/payments/:id/cancel', (c) => {
+    const id = pathId(c, 'payment');
+    requireNoBody(c.get('raw'), ct(c));
+    return json(200, domain.payments.cancel(c.get('caller'), id));
+  });
+
+  r.post('/payments/:id/refund', (c) => {
+    const caller = c.get('caller');
+    const id = pathId(c, 'payment');
+    checkBlock(caller);
+    const key = idempotencyKey(c);
+    const body = parseJson(c.get('raw'), ct(c));
+    const res = domain.refunds.create(caller, id, body, key);
+    return json(res.status, res.body, replayHeaders(res.status));
+  });
+
+  r.post('/payouts', (c) => {
+    const caller = c.get('caller');
+    checkBlock(caller);
+    const key = idempotencyKey(c);
+    const body = requireJson(c.get('raw'), ct(c));
+    const res = domain.payouts.create(caller, body, key);
+    return json(res.status, res.body, replayHeaders(res.status));
+  });
+
+  r.get('/payouts/:id', (c) => json(200, domain.payouts.read(c.get('caller'), pathId(c, 'payout'))));
+
+  r.get('/banks/sbp', () => json(200, { items: SBP_BANKS }));
+
+  r.get('/events', (c) => {
+    const headers = {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      'x-accel-buffering': 'no',
+    };
+    // Hono answers HEAD through the GET route; a HEAD must not open (and leak) a stream.
+    if (c.req.raw.method === 'HEAD') return new Response(null, { status: 200, headers });
+    const caller = c.get('caller');
+    const stream = deps.hub.open({
+      keyId: caller.key.id,
+      merchantId: caller.merchant.id,
+      signal: c.req.raw.signal,
+    });
+    return new Response(stream, { status: 200, headers });
+  });
+
+  return r;
+}

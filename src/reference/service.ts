@@ -1,0 +1,158 @@
+import { type Clock, ManualClock, RealClock } from './domain/clock.js';
+import { type CabinetApi, createCabinet, createSimulator, type SimulatorApi } from './domain/control.js';
+import { Domain } from './domain/core.js';
+import { randomToken } from './domain/ids.js';
+import type { BankAdapter } from './domain/bank.js';
+import { createApp } from './http/app.js';
+import { toResponse } from './http/errors.js';
+import { createEventStreamHub } from './sse/index.js';
+import { createWebhookService } from './webhooks/index.js';
+
+export type { CabinetApi, SimulatorApi } from './domain/control.js';
+export type {
+  ApiKeyInfo,
+  CreatedMerchant,
+  DeliveryInfo,
+  MerchantSettings,
+  TerminalSettings,
+} from './domain/control.js';
+export type { BankAdapter, BankAnswer } from './domain/bank.js';
+export { FakeBank } from './domain/bank.js';
+export { DEFAULTS } from './domain/defaults.js';
+export { planPaymentOutcome, planPayoutOutcome } from './domain/outcomes.js';
+export type { PaymentOutcome, PayoutOutcome } from './domain/outcomes.js';
+
+/** Options of {@link createReference}. */
+export interface ReferenceOptions {
+  /** The service clock. Default `'real'`; `'manual'` starts at `Date.now()` and stands still until advanced. */
+  clock?: Clock | 'real' | 'manual';
+  /** Origin of `payment_url` (`${publicUrl}/pay/${id}`). Default: the origin of the creating request. */
+  publicUrl?: string;
+  /** Judge the IP allow-list by the last `X-Forwarded-For` hop instead of the socket address. Default false. */
+  trustProxy?: boolean;
+  /** What delivers webhooks. Default `globalThis.fetch`. */
+  webhookFetch?: typeof fetch;
+  /** One line per request and per internal error; never a secret. Default: silent. */
+  logger?: (line: string) => void;
+  /** The bank live keys talk to. Default: a deterministic fake bank that fills `bank` and `bank_ref`. */
+  bank?: BankAdapter;
+}
+
+/** What the socket adapter knows about a request and a Request cannot carry. */
+export interface RequestInfo {
+  /** The peer's IP address, as the socket reports it. */
+  remoteAddress?: string;
+}
+
+/** The reference's starting facts: one merchant, shop, terminal and test key, and the admin token. */
+export interface StartupFacts {
+  admin_token: string;
+  merchant_id: string;
+  shop_id: string;
+  terminal_id: string;
+  api_key: string;
+  signing_secret: string;
+}
+
+/** A running in-memory Payment Service. */
+export interface Reference {
+  /** The whole service: public API, `/_cabinet`, `/_simulator` and the buyer's page at `/pay`. */
+  fetch(request: Request, info?: RequestInfo): Promise<Response>;
+  readonly facts: StartupFacts;
+  readonly clock: Clock;
+  /** Typed methods, one per `/_cabinet` route of the contract. */
+  readonly cabinet: CabinetApi;
+  /** Typed methods, one per `/_simulator` route, plus `advanceClock(seconds)`. */
+  readonly simulator: SimulatorApi;
+  /** Cancels timers, ends SSE streams, settles in-flight webhook deliveries. */
+  close(): Promise<void>;
+}
+
+function makeClock(option: ReferenceOptions['clock']): Clock {
+  if (option === undefined || option === 'real') return new RealClock();
+  if (option === 'manual') return new ManualClock(Date.now());
+  return option;
+}
+
+/**
+ * Creates the reference Payment Service in memory. At start it holds one merchant with one shop, one terminal
+ * and one test key; signatures not required, IP allow-list empty, live mode off, no webhook endpoints, rate
+ * limit 1000 requests per second per merchant.
+ *
+ * @example
+ * ```ts
+ * const ref = createReference({ clock: 'manual' });
+ * const res = await ref.fetch(new Request('http://ref.test/api/v1/public/payments', {
+ *   method: 'POST',
+ *   headers: { authorization: `Bearer ${ref.facts.api_key}`, 'content-type': 'application/json' },
+ *   body: JSON.stringify({ amount: 1000 }),
+ * }));
+ * await ref.simulator.advanceClock(1800); // the payment link expires
+ * await ref.close();
+ * ```
+ */
+export function createReference(options: ReferenceOptions = {}): Reference {
+  const clock = makeClock(options.clock);
+  const log = options.logger;
+  const domain = new Domain({ clock, ...(options.bank ? { bank: options.bank } : {}) });
+  const webhooks = createWebhookService({
+    bus: domain.bus,
+    clock,
+    ...(options.webhookFetch ? { fetch: options.webhookFetch } : {}),
+    ...(log ? { logger: log } : {}),
+  });
+  const hub = createEventStreamHub({ bus: domain.bus, clock });
+  const cabinet = createCabinet(domain, webhooks);
+  const simulator = createSimulator(domain);
+  const adminToken = `adm_${randomToken(40)}`;
+  const first = cabinet.createMerchant({ name: 'Reference merchant' });
+  const facts: StartupFacts = Object.freeze({ admin_token: adminToken, ...first });
+  const app = createApp(
+    {
+      domain,
+      cabinet,
+      simulator,
+      hub,
+      adminToken,
+      trustProxy: options.trustProxy ?? false,
+      ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
+    },
+    log,
+  );
+  let closed: Promise<void> | undefined;
+
+  return {
+    facts,
+    clock,
+    cabinet,
+    simulator,
+    async fetch(request, info) {
+      const started = Date.now();
+      let res: Response;
+      try {
+        res = await app.fetch(request, { remoteAddress: info?.remoteAddress });
+      } catch (err) {
+        res = toResponse(err, log);
+      }
+      try {
+        res.headers.set('x-request-id', `req_${crypto.randomUUID()}`);
+      } catch {
+        // A Response with immutable headers (a passed-through fetch) keeps them as they are.
+      }
+      if (log) {
+        const path = new URL(request.url).pathname;
+        log(`${request.method} ${path} ${res.status} ${Date.now() - started}ms`);
+      }
+      return res;
+    },
+    close() {
+      closed ??= (async () => {
+        domain.close();
+        hub.close();
+        await webhooks.close();
+        clock.dispose();
+      })();
+      return closed;
+    },
+  };
+}
