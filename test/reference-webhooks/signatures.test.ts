@@ -2,6 +2,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { ManualClock } from '../../src/reference/domain/clock.js';
 import { EventBus } from '../../src/reference/domain/events.js';
 import { createWebhookService, type WebhookService } from '../../src/reference/webhooks/index.js';
+import { verifyWebhook } from '../../src/webhooks/index.js';
 import { hmac, type Receiver, receiver, SHOP_A, succeeded, T0 } from './helpers.js';
 
 let svc: WebhookService | undefined;
@@ -81,5 +82,35 @@ describe('signed requests over a real socket (spec 6.1)', () => {
     expect(JSON.parse(req!.body).data.metadata.note).toBe('Оплата заказа №7 ✓');
     const sig = parseV2(req!.headers['x-psp-signature']!);
     expect(sig.v2).toBe(hmac(ep.secret, `${sig.t}.${req!.body}`));
+  });
+
+  test("the SDK's verifyWebhook accepts what the reference sends, v2 and v1, and refuses a rotated-out secret", async () => {
+    rx = await receiver();
+    const bus = new EventBus();
+    const clock = new ManualClock(T0);
+    svc = createWebhookService({ bus, clock });
+    const v2 = svc.createEndpoint(SHOP_A, { url: `${rx.url}/v2` });
+    const v1 = svc.createEndpoint(SHOP_A, { url: `${rx.url}/v1`, signature_version: 'v1' });
+    const ev = succeeded();
+    bus.publish(ev);
+    await svc.idle();
+    expect(rx.seen).toHaveLength(2);
+    for (const req of rx.seen) {
+      const secret = req.url.endsWith('/v2') ? v2.secret : v1.secret;
+      const event = verifyWebhook(req.body, req.headers, secret, {
+        now: T0,
+        requireV2: req.url.endsWith('/v2'),
+      });
+      expect(event.event).toBe('payment.succeeded');
+      expect(event.data).toEqual({ ...(ev as { payment: object }).payment, shop_id: SHOP_A });
+    }
+    const rotated = svc.rotateSecret(v2.id).secret;
+    bus.publish(succeeded());
+    await svc.idle();
+    const fresh = rx.seen.find((r, i) => i >= 2 && r.url.endsWith('/v2'))!;
+    expect(() => verifyWebhook(fresh.body, fresh.headers, v2.secret, { now: T0 })).toThrow();
+    expect(verifyWebhook(fresh.body, fresh.headers, [v2.secret, rotated], { now: T0 }).event).toBe(
+      'payment.succeeded',
+    );
   });
 });

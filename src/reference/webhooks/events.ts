@@ -14,8 +14,6 @@ export interface WebhookEvent {
   readonly webhookUrl: string | null;
   /** The raw JSON body. */
   readonly body: string;
-  /** Cache of the body's HMAC under one secret: the v1 component does not depend on the timestamp. */
-  bodyMac?: { secret: string; hex: string };
 }
 
 const PAYMENT_EVENTS: Partial<Record<string, WebhookEventName>> = {
