@@ -33,7 +33,7 @@ const decoder = new TextDecoder();
 
 const pendingReads = new WeakMap<
   ReadableStreamDefaultReader<Uint8Array>,
-  Promise<ReadableStreamReadResult<Uint8Array>>
+  ReturnType<ReadableStreamDefaultReader<Uint8Array>['read']>
 >();
 
 /**
