@@ -1,0 +1,106 @@
+// Reference throughput over loopback: autocannon, 10 connections, against bare node:http (the limit, 1.00), hono
+// alone, and the reference (GET a payment; POST create a payment). Each server runs in its own process; autocannon
+// runs here. Rounds interleave the servers and each ratio is taken within a round.
+
+import autocannon from 'autocannon';
+import { CREATE_INPUT_JSON, PAYMENT_ID } from '../lib/fixtures.mjs';
+import { emit, summarize } from '../lib/harness.mjs';
+import { distFile } from '../lib/sdk.mjs';
+import { startServer } from '../servers/spawn.mjs';
+import { existsSync } from 'node:fs';
+
+const quick = process.argv.includes('--quick');
+const rounds = quick ? 1 : 3;
+const seconds = quick ? 2 : 4;
+
+export function load({ url, method = 'GET', headers = {}, body, duration = seconds, connections = 10 }) {
+  return new Promise((resolve, reject) => {
+    autocannon(
+      { url, method, headers, body, duration, connections, pipelining: 1, timeout: 10 },
+      (err, r) => {
+        if (err) return reject(err);
+        const ok = r['2xx'];
+        resolve({
+          rps: ok / r.duration,
+          ok,
+          non2xx: r.non2xx,
+          errors: r.errors + r.timeouts,
+          p50: r.latency.p50,
+          p99: r.latency.p99,
+        });
+      },
+    );
+  });
+}
+
+const servers = [
+  { name: 'bare node:http', group: 'limit', ...(await startServer('baseline.mjs', ['node-http'])) },
+  { name: 'hono alone', group: 'peer', ...(await startServer('baseline.mjs', ['hono'])) },
+];
+if (existsSync(distFile('psp-sdk/reference'))) {
+  try {
+    servers.push({
+      name: 'psp-sdk reference',
+      group: 'ours',
+      ...(await startServer('reference.mjs', ['{}'])),
+    });
+  } catch (e) {
+    console.error(`reference not measured: ${e.message}`);
+  }
+}
+
+const tests = {
+  get: (s) => ({
+    url: `http://127.0.0.1:${s.facts.port}/api/v1/public/payments/${s.facts.payment_id ?? PAYMENT_ID}`,
+    headers: s.facts.api_key ? { authorization: `Bearer ${s.facts.api_key}` } : {},
+  }),
+  create: (s) => ({
+    url: `http://127.0.0.1:${s.facts.port}/api/v1/public/payments`,
+    method: 'POST',
+    body: CREATE_INPUT_JSON,
+    headers: {
+      'content-type': 'application/json',
+      ...(s.facts.api_key ? { authorization: `Bearer ${s.facts.api_key}` } : {}),
+    },
+  }),
+};
+
+const results = {};
+try {
+  for (const s of servers) await load({ ...tests.get(s), duration: 1 }); // JIT warm-up
+  for (const [test, make] of Object.entries(tests)) {
+    const runs = servers.map(() => []);
+    for (let r = 0; r < rounds; r++) {
+      for (let k = 0; k < servers.length; k++) {
+        const i = (k + r) % servers.length;
+        const res = await load(make(servers[i]));
+        if (res.non2xx > 0 || res.errors > 0)
+          console.error(`${servers[i].name} ${test}: ${res.non2xx} non-2xx, ${res.errors} errors`);
+        runs[i].push(res);
+      }
+    }
+    results[test] = servers.map((s, i) => {
+      const rps = summarize(runs[i].map((x) => x.rps));
+      const ratio = summarize(runs[i].map((x, r) => x.rps / runs[0][r].rps));
+      return {
+        name: s.name,
+        group: s.group,
+        rps: rps.median,
+        spreadPct: ((rps.max - rps.min) / 2 / rps.median) * 100,
+        ratio: ratio.median,
+        p50: summarize(runs[i].map((x) => x.p50)).median,
+        p99: summarize(runs[i].map((x) => x.p99)).median,
+        non2xx: runs[i].reduce((a, x) => a + x.non2xx, 0),
+        errors: runs[i].reduce((a, x) => a + x.errors, 0),
+      };
+    });
+    console.error(`\nHTTP ${test}, 10 connections`);
+    for (const row of results[test])
+      console.error(
+        `  ${row.name.padEnd(20)} ${Math.round(row.rps).toLocaleString('en-US').padStart(8)} req/s  ${row.ratio.toFixed(2)}  p99 ${row.p99} ms`,
+      );
+  }
+} finally {
+  await Promise.all(servers.map((s) => s.stop()));
+}
+await emit('http-load', { rounds, seconds, connections: 10, ...results });
