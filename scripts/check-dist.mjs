@@ -1,0 +1,89 @@
+#!/usr/bin/env node
+// Checks what each built entry pulls in at run time, from the files tsup wrote (dist/ and its source maps):
+// - no reference code (src/reference, hono, @hono/node-server, ipaddr.js) in the client or webhooks entries, in
+//   either format, even through a chunk that ESM code splitting shares with the reference;
+// - no zod at run time in the webhooks entry (types only);
+// - no `node:` import in the client or webhooks entries (they run in browsers and edge runtimes too);
+// - the CJS entries carry no `require` of an ESM-only package (ky, @noble/hashes), which Node 20 cannot load.
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const dist = join(root, 'dist');
+
+const referenceSources = [/(^|\/)src\/reference\//, /node_modules\/(hono|@hono\/node-server|ipaddr\.js)\//];
+const referencePackages = /^(hono|@hono\/node-server|ipaddr\.js)(\/|$)/;
+const esmOnly = /^(ky|@noble\/hashes)(\/|$)/;
+
+const rules = {
+  index: { reference: false, zod: true, node: false },
+  'webhooks/index': { reference: false, zod: false, node: false },
+  'reference/index': { reference: true, zod: true, node: true },
+  'reference/msw': { reference: true, zod: true, node: true },
+};
+
+/** Sources (from the .map files) and bare imports reachable from one built file. */
+async function graph(file, format) {
+  const result = await build({
+    entryPoints: [file],
+    bundle: true,
+    write: false,
+    metafile: true,
+    logLevel: 'silent',
+    format,
+    platform: 'neutral',
+    packages: 'external',
+    external: ['node:*'],
+  });
+  const sources = new Set();
+  const imports = new Set();
+  for (const [input, meta] of Object.entries(result.metafile.inputs)) {
+    const map = resolve(root, `${input}.map`);
+    if (existsSync(map)) {
+      for (const s of JSON.parse(readFileSync(map, 'utf8')).sources) {
+        sources.add(relative(root, resolve(dirname(map), s)));
+      }
+    }
+    for (const imp of meta.imports) if (imp.external) imports.add(imp.path);
+  }
+  return { files: Object.keys(result.metafile.inputs), sources: [...sources], imports: [...imports] };
+}
+
+const problems = [];
+for (const [entry, allow] of Object.entries(rules)) {
+  for (const [ext, format] of [
+    ['js', 'esm'],
+    ['cjs', 'cjs'],
+  ]) {
+    const file = join(dist, `${entry}.${ext}`);
+    if (!existsSync(file)) {
+      problems.push(`${entry}.${ext}: missing (run the build first)`);
+      continue;
+    }
+    const g = await graph(file, format);
+    const name = `dist/${entry}.${ext}`;
+    if (!allow.reference) {
+      for (const s of g.sources)
+        if (referenceSources.some((r) => r.test(s))) problems.push(`${name}: contains ${s}`);
+      for (const i of g.imports) if (referencePackages.test(i)) problems.push(`${name}: imports ${i}`);
+    }
+    if (!allow.zod)
+      for (const i of g.imports) if (/^zod(\/|$)/.test(i)) problems.push(`${name}: imports ${i}`);
+    if (!allow.node)
+      for (const i of g.imports) if (i.startsWith('node:')) problems.push(`${name}: imports ${i}`);
+    if (format === 'cjs')
+      for (const i of g.imports) if (esmOnly.test(i)) problems.push(`${name}: requires ESM-only ${i}`);
+    console.log(
+      `  ${name.padEnd(28)} ${g.files.length} file(s); runtime imports: ${g.imports.join(', ') || '-'}`,
+    );
+  }
+}
+
+if (problems.length) {
+  console.error(`\nbundle isolation: ${problems.length} problem(s):`);
+  for (const p of problems) console.error(`  - ${p}`);
+  process.exit(1);
+}
+console.log('bundle isolation: ok');
