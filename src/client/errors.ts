@@ -307,7 +307,8 @@ export function parseRetryAfter(value: string | null | undefined, now: number): 
   const v = value.trim();
   if (v === '') return undefined;
   if (/^\d+(\.\d+)?$/.test(v)) return Number(v) * 1000;
-  const at = Date.parse(v);
+  // An HTTP date has a weekday and a month name; anything else (a negative number, say) is junk, not a date.
+  const at = /[a-z]/i.test(v) ? Date.parse(v) : Number.NaN;
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
