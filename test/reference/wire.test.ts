@@ -1,0 +1,169 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { expectError, PUBLIC, setup } from './helpers.js';
+
+let env: ReturnType<typeof setup>;
+afterEach(() => env?.ref.close());
+
+describe('routing', () => {
+  it('is 404 with the error body for unknown paths, everywhere', async () => {
+    env = setup();
+    expectError(await env.call('/nothing'), 404, 'not_found');
+    expectError(await env.call('/_nothing'), 404, 'not_found');
+    expectError(await env.call('/api/v2/public/payments'), 404, 'not_found');
+    expectError(await env.admin('/_cabinet/nothing'), 404, 'not_found');
+  });
+
+  it.each([
+    ['PUT', '/payments'],
+    ['GET', '/payments'],
+    ['DELETE', '/payments/4a1f1c55-9b0b-4f43-9b7e-5d0f1f8f0a11'],
+    ['GET', '/payments/4a1f1c55-9b0b-4f43-9b7e-5d0f1f8f0a11/cancel'],
+    ['POST', '/banks/sbp'],
+    ['PATCH', '/payouts'],
+  ])('is 405 method_not_allowed for %s %s, with Allow', async (method, path) => {
+    env = setup();
+    const r = await env.call(path, { method });
+    expectError(r, 405, 'method_not_allowed');
+    expect(r.headers.get('allow')).toBeTruthy();
+  });
+
+  it('answers HEAD like GET without a body', async () => {
+    env = setup();
+    const r = await env.call('/banks/sbp', { method: 'HEAD' });
+    expect(r.status).toBe(200);
+    expect(r.text).toBe('');
+  });
+});
+
+describe('bodies a client can send', () => {
+  it.each([
+    ['malformed JSON', '{"amount": 100', 'not valid JSON'],
+    ['a trailing comma', '{"amount": 100,}', 'not valid JSON'],
+    ['1e309', '{"amount": 1e309}', 'amount'],
+    ['9007199254740993', '{"amount": 9007199254740993}', 'amount'],
+    ['a negative zero', '{"amount": -0}', 'amount'],
+    ['a huge string', JSON.stringify({ amount: 100, description: 'x'.repeat(500_000) }), 'description'],
+    ['deep nesting', `{"amount":100,"metadata":${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}}`, 'metadata'],
+    ['deep arrays', `${'['.repeat(100_000)}${']'.repeat(100_000)}`, ''],
+    ['a huge unknown key', JSON.stringify({ amount: 100, ['k'.repeat(100_000)]: 1 }), 'unknown field'],
+    ['just null', 'null', ''],
+    ['a number', '42', ''],
+  ])('answers %s with 400 naming the problem', async (_name, raw, needle) => {
+    env = setup();
+    const r = await env.call('/payments', { raw });
+    expectError(r, 400, 'bad_request');
+    if (needle) expect(r.body.error.message).toContain(needle);
+    expect(r.body.error.message.length).toBeLessThan(2000);
+  });
+
+  it('refuses bytes that are not UTF-8', async () => {
+    env = setup();
+    const r = await env.call('/payments', { raw: new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]) });
+    expectError(r, 400, 'bad_request');
+    expect(r.body.error.message).toContain('UTF-8');
+  });
+
+  it('keeps unicode intact', async () => {
+    env = setup();
+    const c = await env.createPayment({ amount: 100, description: 'Чай 🍵', metadata: { ключ: 'значение' } });
+    expect(c.payment.metadata).toEqual({ ключ: 'значение' });
+  });
+
+  it('is 413 payload_too_large for a body over 1 MiB, declared or streamed', async () => {
+    env = setup();
+    const big = JSON.stringify({ amount: 100, description: 'x'.repeat(1024 * 1024) });
+    expectError(await env.call('/payments', { raw: big }), 413, 'payload_too_large');
+    let sent = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent > 2 * 1024 * 1024) return controller.close();
+        sent += 64 * 1024;
+        controller.enqueue(new Uint8Array(64 * 1024).fill(0x20));
+      },
+    });
+    const res = await env.ref.fetch(
+      new Request(`${PUBLIC}/payments`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${env.ref.facts.api_key}`, 'content-type': 'application/json' },
+        body: stream,
+        duplex: 'half',
+      } as RequestInit),
+    );
+    expect(res.status).toBe(413);
+    expect(sent).toBeLessThan(2 * 1024 * 1024);
+  });
+
+  it.each([
+    'text/plain',
+    'application/x-www-form-urlencoded',
+    'multipart/form-data; boundary=x',
+    'application/json; charset=latin1',
+  ])('is 415 unsupported_media_type for %s', async (type) => {
+    env = setup();
+    const r = await env.call('/payments', { raw: '{"amount":100}', headers: { 'content-type': type } });
+    expectError(r, 415, 'unsupported_media_type');
+  });
+
+  it('accepts application/json with charset=utf-8 and a missing Content-Type', async () => {
+    env = setup();
+    const a = await env.call('/payments', {
+      raw: '{"amount":100}',
+      headers: { 'content-type': 'application/json; charset=UTF-8' },
+    });
+    expect(a.status).toBe(201);
+    const res = await env.ref.fetch(
+      new Request(`${PUBLIC}/payments`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${env.ref.facts.api_key}` },
+        body: new TextEncoder().encode('{"amount":100}'),
+      }),
+    );
+    expect(res.status).toBe(201);
+  });
+});
+
+describe('wire rules (spec 1)', () => {
+  it('uses UUIDv4 ids, RFC 3339 UTC times and integer minor units', async () => {
+    env = setup();
+    const c = await env.createPayment({ amount: 100 });
+    expect(c.payment.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(c.payment.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(Number.isInteger(c.payment.amount)).toBe(true);
+  });
+
+  it('answers JSON with a charset and never caches', async () => {
+    env = setup();
+    const r = await env.call('/banks/sbp');
+    expect(r.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(r.headers.get('cache-control')).toBe('no-store');
+  });
+});
+
+describe('GET /events', () => {
+  it('opens a text/event-stream that starts with ": connected"', async () => {
+    env = setup();
+    const ac = new AbortController();
+    const res = await env.ref.fetch(
+      new Request(`${PUBLIC}/events`, {
+        headers: { authorization: `Bearer ${env.ref.facts.api_key}` },
+        signal: ac.signal,
+      }),
+    );
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/event-stream');
+    const reader = res.body!.getReader();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    expect(first).toContain(': connected');
+    await env.createPayment({ amount: 321 });
+    let text = '';
+    while (!text.includes('payment.created')) text += new TextDecoder().decode((await reader.read()).value);
+    expect(text).toContain('event: payment.created');
+    await reader.cancel();
+    ac.abort();
+  });
+
+  it('needs a key like every public route', async () => {
+    env = setup();
+    expectError(await env.call('/events', { key: null }), 401, 'unauthorized');
+  });
+});
