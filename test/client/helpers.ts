@@ -24,7 +24,7 @@ export type Handler = (req: Request, n: number) => Response | Promise<Response>;
 /** A fetch that records each request (headers and exact body bytes) and answers with `handler`. */
 export function stubFetch(handler: Handler) {
   const seen: Seen[] = [];
-  const fetchFn = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+  const fetchFn = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const req = input instanceof Request ? input : new Request(input, init);
     const bytes = new Uint8Array(await req.clone().arrayBuffer());
     seen.push({
