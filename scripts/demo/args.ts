@@ -7,20 +7,26 @@ export interface DemoArgs {
   timeoutSeconds: number;
   /** Port for the reference; 0 takes a free one. A fixed port helps when the browser is on another machine. */
   port: number;
+  /**
+   * The reference's clock. `manual` stands still, and the demo advances it where the test bank takes time (the
+   * payout delay) instead of waiting in real time.
+   */
+  clock: 'real' | 'manual';
   help: boolean;
 }
 
-export const USAGE = `Usage: npm start [-- --interactive] [--timeout <seconds>] [--port <port>]
+export const USAGE = `Usage: npm start [-- --interactive] [--timeout <seconds>] [--port <port>] [--clock real|manual]
 
   --interactive        print the payment page URL and wait while you pay in a browser
   --timeout <seconds>  how long --interactive waits for the payment (default 300)
   --port <port>        port of the embedded reference service (default 0: a free port)
+  --clock manual       freeze the service clock and advance it instead of waiting (default real)
   -h, --help           this text
 
 Environment: NO_COLOR=1 turns colour off; output is plain when not a terminal.`;
 
 export function parseArgs(argv: string[]): DemoArgs {
-  const args: DemoArgs = { interactive: false, timeoutSeconds: 300, port: 0, help: false };
+  const args: DemoArgs = { interactive: false, timeoutSeconds: 300, port: 0, clock: 'real', help: false };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = (argv[i] ?? '').split('=', 2) as [string, string | undefined];
     const value = () => {
@@ -36,7 +42,11 @@ export function parseArgs(argv: string[]): DemoArgs {
     if (flag === '--interactive' || flag === '-i') args.interactive = true;
     else if (flag === '--timeout') args.timeoutSeconds = number(value(), 1);
     else if (flag === '--port') args.port = number(value(), 0);
-    else if (flag === '--help' || flag === '-h') args.help = true;
+    else if (flag === '--clock') {
+      const v = value();
+      if (v !== 'real' && v !== 'manual') throw new Error(`--clock must be real or manual, got ${v}`);
+      args.clock = v;
+    } else if (flag === '--help' || flag === '-h') args.help = true;
     else throw new Error(`unknown option ${flag}\n\n${USAGE}`);
   }
   return args;

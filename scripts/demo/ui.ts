@@ -20,6 +20,13 @@ export interface Spinner {
   fail(text: string): void;
 }
 
+interface SpinState {
+  text: string;
+  frame: number;
+  started: number;
+  timer?: ReturnType<typeof setInterval>;
+}
+
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
 export function wantsColor(out: { isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): boolean {
@@ -33,7 +40,7 @@ export class Ui {
   readonly #out: NodeJS.WriteStream;
   readonly #animate: boolean;
   #step = 0;
-  #spinning: { text: string; timer?: ReturnType<typeof setInterval>; frame: number } | undefined;
+  #spinning: SpinState | undefined;
 
   constructor(options: UiOptions = {}) {
     this.#out = options.out ?? process.stdout;
@@ -97,7 +104,7 @@ export class Ui {
    */
   spin(text: string): Spinner {
     this.#stopSpinner();
-    const state: { text: string; timer?: ReturnType<typeof setInterval>; frame: number } = { text, frame: 0 };
+    const state: SpinState = { text, frame: 0, started: Date.now() };
     this.#spinning = state;
     if (this.#animate) {
       state.timer = setInterval(() => {
@@ -140,7 +147,11 @@ export class Ui {
   #drawSpinner(): void {
     const s = this.#spinning;
     if (!s || !this.#animate) return;
-    this.#out.write(`   ${this.cyan(FRAMES[s.frame] ?? '')} ${s.text}`);
+    // The elapsed seconds show that a long wait (a payout settling, a person paying) is still alive.
+    const secs = Math.floor((Date.now() - s.started) / 1000);
+    this.#out.write(
+      `   ${this.cyan(FRAMES[s.frame] ?? '')} ${s.text}${secs > 0 ? this.dim(` ${secs}s`) : ''}`,
+    );
   }
 
   #clearSpinner(): void {

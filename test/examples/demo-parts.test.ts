@@ -60,7 +60,13 @@ describe('demo output', () => {
 
 describe('demo options', () => {
   it('parses flags and refuses unknown ones', () => {
-    expect(parseArgs([])).toEqual({ interactive: false, timeoutSeconds: 300, port: 0, help: false });
+    expect(parseArgs([])).toEqual({
+      interactive: false,
+      timeoutSeconds: 300,
+      port: 0,
+      clock: 'real',
+      help: false,
+    });
     expect(parseArgs(['--interactive', '--timeout', '30', '--port=4010'])).toMatchObject({
       interactive: true,
       timeoutSeconds: 30,
