@@ -62,7 +62,7 @@ describe('the SSE stream over real sockets, through the reference', () => {
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    return { status: res.status, body: await res.json() };
+    return { status: res.status, body: (await res.json()) as any };
   }
 
   test('connected, the events of the merchant, ping on the service clock, and replaced', async () => {
