@@ -1,0 +1,98 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Inbox, startReceiver } from '../../scripts/demo/receiver.js';
+import { PspClient } from '../../src/index.js';
+import { type RunningReference, startReference } from '../../src/reference/index.js';
+import { verifyWebhook, type WebhookEvent } from '../../src/webhooks/index.js';
+import { chromiumMissing, type LaunchedBrowser, launchChromium } from './chromium.js';
+
+const missing = chromiumMissing();
+const shots = join(import.meta.dirname, '..', '..', 'test-output', 'browser');
+
+// Skipped only where Debian's Chromium is not installed (the reason is printed); .ci/run installs it.
+describe.skipIf(missing !== undefined)(
+  `the buyer's payment page in headless Chromium${missing ? ` (skipped: ${missing})` : ''}`,
+  () => {
+    let ref: RunningReference;
+    let browser: LaunchedBrowser;
+    let receiver: Awaited<ReturnType<typeof startReceiver>>;
+    const webhooks = new Inbox<WebhookEvent>();
+    let secret = '';
+    let client: PspClient;
+
+    beforeAll(async () => {
+      [ref, browser] = await Promise.all([startReference({ port: 0 }), launchChromium()]);
+      receiver = await startReceiver((raw, headers) => {
+        webhooks.push(verifyWebhook(raw, headers, secret));
+        return 200;
+      });
+      secret = (await ref.reference.cabinet.createWebhookEndpoint(ref.shop_id, { url: receiver.url })).secret;
+      client = new PspClient({ apiKey: ref.api_key, baseUrl: ref.base_url });
+      await mkdir(shots, { recursive: true });
+    });
+
+    afterAll(async () => {
+      await browser?.close();
+      await receiver?.close();
+      await ref?.close();
+    });
+
+    it('shows the payment, pays it with #pay, and the signed webhook arrives', async () => {
+      const { payment, payment_url } = await client.payments.create({
+        amount: 249_900,
+        currency: 'RUB',
+        order_id: 'browser-1042',
+        description: 'Espresso machine',
+      });
+      const page = await browser.context.newPage();
+      const response = await page.goto(payment_url);
+      expect(response?.status()).toBe(200);
+      await expect(page.locator('#status').textContent()).resolves.toBe('pending');
+      const body = await page.locator('body').innerText();
+      expect(body).toContain('browser-1042');
+      expect(body).toContain('Espresso machine');
+      expect(body).toMatch(/2[\s\u00a0\u202f,]?499[.,]00/);
+      await page.screenshot({ path: join(shots, 'payment-page.png'), fullPage: true });
+      // The page follows the buyer's colour scheme and fits a phone without sideways scrolling.
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await page.setViewportSize({ width: 360, height: 740 });
+      await page.screenshot({ path: join(shots, 'payment-page-dark-phone.png'), fullPage: true });
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      expect(overflow).toBeLessThanOrEqual(0);
+      await expect(page.locator('#pay').isVisible()).resolves.toBe(true);
+
+      await Promise.all([page.waitForURL(payment_url), page.locator('#pay').click()]);
+      await expect(page.locator('#status').textContent()).resolves.toBe('succeeded');
+      await expect(page.locator('#pay').count()).resolves.toBe(0);
+      await page.screenshot({ path: join(shots, 'payment-paid.png'), fullPage: true });
+
+      const event = await webhooks.waitFor(
+        (e) => e.event === 'payment.succeeded',
+        10_000,
+        'payment.succeeded',
+      );
+      expect(event.event).toBe('payment.succeeded');
+      expect((event.data as { id: string }).id).toBe(payment.id);
+      await expect(client.payments.get(payment.id)).resolves.toMatchObject({ status: 'succeeded' });
+    });
+
+    it('sends the buyer to return_url after Decline, and the payment fails', async () => {
+      const { payment, payment_url } = await client.payments.create({
+        amount: 10_000,
+        order_id: 'browser-decline',
+        return_url: `${ref.base_url}/pay/${'00000000-0000-4000-8000-000000000000'}?back=1`,
+      });
+      const page = await browser.context.newPage();
+      await page.goto(payment_url);
+      await Promise.all([page.waitForURL(/back=1/), page.locator('#decline').click()]);
+      const event = await webhooks.waitFor(
+        (e) => (e.data as { id: string }).id === payment.id,
+        10_000,
+        'the declined payment webhook',
+      );
+      expect(event.event).toBe('payment.failed');
+      await expect(client.payments.get(payment.id)).resolves.toMatchObject({ status: 'failed' });
+    });
+  },
+);
