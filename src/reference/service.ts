@@ -54,6 +54,16 @@ export interface StartupFacts {
   signing_secret: string;
 }
 
+/** Counts of what the reference holds, for tests and benchmarks. */
+export interface ReferenceStats {
+  merchants: number;
+  payments: number;
+  refunds: number;
+  payouts: number;
+  idempotency_keys: number;
+  scheduled_deadlines: number;
+}
+
 /** A running in-memory Payment Service. */
 export interface Reference {
   /** The whole service: public API, `/_cabinet`, `/_simulator` and the buyer's page at `/pay`. */
@@ -64,6 +74,8 @@ export interface Reference {
   readonly cabinet: CabinetApi;
   /** Typed methods, one per `/_simulator` route, plus `advanceClock(seconds)`. */
   readonly simulator: SimulatorApi;
+  /** Counts of stored objects (not part of the contract; for tests and benchmarks). */
+  stats(): ReferenceStats;
   /** Cancels timers, ends SSE streams, settles in-flight webhook deliveries. */
   close(): Promise<void>;
 }
@@ -145,6 +157,14 @@ export function createReference(options: ReferenceOptions = {}): Reference {
       }
       return res;
     },
+    stats: () => ({
+      merchants: domain.accounts.merchants.size,
+      payments: domain.payments.size,
+      refunds: domain.refunds.size,
+      payouts: domain.payouts.size,
+      idempotency_keys: domain.idempotency.size,
+      scheduled_deadlines: domain.scheduler.size,
+    }),
     close() {
       closed ??= (async () => {
         domain.close();

@@ -30,6 +30,10 @@ export class Refunds {
     this.#d = deps;
   }
 
+  get size(): number {
+    return this.#byId.size;
+  }
+
   /** `POST /payments/{id}/refund`. An absent or zero `amount` refunds the whole remaining balance. */
   create(
     caller: Caller,

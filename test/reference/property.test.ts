@@ -1,0 +1,165 @@
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { responseSchemas } from '../../src/schemas/resources.js';
+import { hmacSha256Hex } from '../../src/webhooks/hmac.js';
+import { PUBLIC, payoutInput, setup } from './helpers.js';
+
+// Random requests to every public endpoint: never a 5xx, every refusal carries the spec's error body, and a
+// refused request changes nothing (no object is created and the known objects read the same).
+let env: ReturnType<typeof setup>;
+let ids: { pending: string; succeeded: string; payout: string };
+
+beforeAll(async () => {
+  env = setup();
+  env.ref.cabinet.updateMerchant(env.ref.facts.merchant_id, {
+    rate_limit: { limit: 1_000_000, window_seconds: 1 },
+  });
+  const a = await env.createPayment({ amount: 1000 });
+  const b = await env.createPayment({ amount: 2000 });
+  env.ref.simulator.succeedPayment(b.payment.id);
+  const p = await env.call('/payouts', { body: payoutInput({ amount: 10_903 }) });
+  ids = { pending: a.payment.id, succeeded: b.payment.id, payout: p.body.payout.id };
+});
+afterAll(() => env.ref.close());
+
+async function snapshot(): Promise<string> {
+  const read = (path: string) => env.call(path).then((r) => r.text);
+  return JSON.stringify([
+    env.ref.stats(),
+    await read(`/payments/${ids.pending}`),
+    await read(`/payments/${ids.succeeded}`),
+    await read(`/payouts/${ids.payout}`),
+  ]);
+}
+
+const anyId = () =>
+  fc.oneof(
+    fc.constantFrom('pending', 'succeeded', 'payout').map((k) => ids[k as keyof typeof ids]),
+    fc.uuid(),
+    fc.string({ maxLength: 80 }).map((s) => encodeURIComponent(s)),
+  );
+
+const fieldValue = fc.oneof(
+  fc.integer(),
+  fc.double(),
+  fc.string({ maxLength: 300 }),
+  fc.boolean(),
+  fc.constant(null),
+  fc.constantFrom(
+    1e309 as number,
+    -0,
+    2 ** 53,
+    'RUB',
+    'sbp',
+    '+79991234567',
+    '100000000111',
+    'https://x.example',
+  ),
+  fc.dictionary(fc.string({ maxLength: 10 }), fc.string({ maxLength: 10 }), { maxKeys: 5 }),
+  fc.array(fc.integer(), { maxLength: 3 }),
+);
+const knownKeys = [
+  'amount',
+  'currency',
+  'method',
+  'order_id',
+  'return_url',
+  'metadata',
+  'phone',
+  'bank_id',
+  'reason',
+  'x',
+];
+const body = fc.oneof(
+  fc.jsonValue({ maxDepth: 4 }).map((v) => JSON.stringify(v)),
+  fc.dictionary(fc.constantFrom(...knownKeys), fieldValue, { maxKeys: 6 }).map((o) => JSON.stringify(o)),
+  fc.string({ maxLength: 200 }),
+  fc.constantFrom(
+    '',
+    '{',
+    '[]',
+    'null',
+    '{"amount":1e309}',
+    '{"amount":9007199254740993}',
+    '\u0000',
+    '{"__proto__":{}}',
+  ),
+);
+
+const endpoint = fc.oneof(
+  fc.constant({ method: 'POST', path: () => '/payments' }),
+  fc.constant({ method: 'POST', path: () => '/payouts' }),
+  fc.constant({ method: 'GET', path: () => '/banks/sbp' }),
+  anyId().map((id) => ({ method: 'GET', path: () => `/payments/${id}` })),
+  anyId().map((id) => ({ method: 'POST', path: () => `/payments/${id}/cancel` })),
+  anyId().map((id) => ({ method: 'POST', path: () => `/payments/${id}/refund` })),
+  anyId().map((id) => ({ method: 'GET', path: () => `/payouts/${id}` })),
+  fc.record({ method: fc.constantFrom('PUT', 'DELETE', 'PATCH'), path: fc.constant(() => '/payments') }),
+);
+
+const headerValue = fc.string({ maxLength: 100 }).map((s) => s.replace(/[^\x20-\x7e]/g, '').trim());
+const headers = fc.record(
+  {
+    auth: fc.oneof(
+      fc.constant('valid'),
+      fc.constant('admin'),
+      fc.constant('none'),
+      headerValue.map((v) => `Bearer ${v}`),
+      headerValue,
+    ),
+    idem: fc.option(headerValue, { nil: undefined }),
+    contentType: fc.option(
+      fc.oneof(
+        fc.constantFrom('application/json', 'text/plain', 'application/json; charset=utf-16'),
+        headerValue,
+      ),
+      { nil: undefined },
+    ),
+    signature: fc.option(
+      fc.oneof(
+        fc.constant('valid'),
+        headerValue,
+        headerValue.map((v) => `sha256=${v}`),
+      ),
+      { nil: undefined },
+    ),
+  },
+  { requiredKeys: ['auth'] },
+);
+
+describe('random requests to the public API', () => {
+  it('never answer 5xx, always carry the error body when refused, and change nothing when refused', async () => {
+    await fc.assert(
+      fc.asyncProperty(endpoint, body, headers, async (ep, raw, h) => {
+        const before = await snapshot();
+        const hs = new Headers();
+        const token = { valid: env.ref.facts.api_key, admin: env.ref.facts.admin_token, none: undefined }[
+          h.auth as 'valid'
+        ];
+        if (h.auth === 'valid' || h.auth === 'admin') hs.set('authorization', `Bearer ${token}`);
+        else if (h.auth !== 'none') hs.set('authorization', h.auth);
+        if (h.idem !== undefined) hs.set('idempotency-key', h.idem);
+        if (h.contentType !== undefined) hs.set('content-type', h.contentType);
+        if (h.signature === 'valid')
+          hs.set('x-psp-signature', `sha256=${hmacSha256Hex(env.ref.facts.signing_secret, raw)}`);
+        else if (h.signature !== undefined) hs.set('x-psp-signature', h.signature);
+        const hasBody = ep.method !== 'GET' && ep.method !== 'HEAD';
+        const res = await env.ref.fetch(
+          new Request(PUBLIC + ep.path(), {
+            method: ep.method,
+            headers: hs,
+            body: hasBody ? raw : undefined,
+          }),
+        );
+        const text = await res.text();
+        expect(res.status, text).toBeLessThan(500);
+        if (res.status >= 400) {
+          const parsed = responseSchemas(true).ErrorBody.safeParse(JSON.parse(text));
+          expect(parsed.success, text).toBe(true);
+          expect(await snapshot()).toBe(before);
+        }
+      }),
+      { numRuns: 400 },
+    );
+  });
+});
