@@ -1,7 +1,8 @@
 // The baselines the reference is measured against, each in its own process so it has a core to itself:
 //   node-http: bare node:http answering the canned 1.5 KB payment, and parsing a 200-byte JSON body to answer 201;
 //   hono:      the same two routes in hono on @hono/node-server, the reference's own stack, with nothing else.
-// Prints {"port"} on the IPC channel once listening; exits when the parent disconnects.
+// Prints {"port"} on the IPC channel once listening, answers {cmd:'cpu'} with its CPU time in ms, and exits when
+// the parent disconnects.
 
 import { createServer } from 'node:http';
 import { serve } from '@hono/node-server';
@@ -16,6 +17,12 @@ const createdBytes = Buffer.from(CREATE_RESPONSE_JSON);
 function ready(server) {
   server.on('listening', () => process.send({ port: server.address().port }));
   process.on('disconnect', () => process.exit(0));
+  process.on('message', (msg) => {
+    if (msg?.cmd === 'cpu') {
+      const u = process.cpuUsage();
+      process.send({ cpuMs: (u.user + u.system) / 1000 });
+    }
+  });
 }
 
 if (kind === 'node-http') {

@@ -34,6 +34,10 @@ await call('PATCH', `/_cabinet/merchants/${running.merchant_id}`, running.admin_
 const created = await call('POST', '/api/v1/public/payments', running.api_key, JSON.parse(CREATE_INPUT_JSON));
 
 process.on('message', async (msg) => {
+  if (msg?.cmd === 'cpu') {
+    const u = process.cpuUsage();
+    process.send({ cpuMs: (u.user + u.system) / 1000 });
+  }
   if (msg?.cmd === 'memory') {
     for (let i = 0; i < 3; i++) globalThis.gc?.();
     process.send({ memory: process.memoryUsage() });

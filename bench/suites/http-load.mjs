@@ -6,7 +6,7 @@ import autocannon from 'autocannon';
 import { CREATE_INPUT_JSON, PAYMENT_ID } from '../lib/fixtures.mjs';
 import { emit, summarize } from '../lib/harness.mjs';
 import { distFile } from '../lib/sdk.mjs';
-import { startServer } from '../servers/spawn.mjs';
+import { ask, startServer } from '../servers/spawn.mjs';
 import { existsSync } from 'node:fs';
 
 const quick = process.argv.includes('--quick');
@@ -73,7 +73,9 @@ try {
     for (let r = 0; r < rounds; r++) {
       for (let k = 0; k < servers.length; k++) {
         const i = (k + r) % servers.length;
+        const cpu0 = await ask(servers[i].child, { cmd: 'cpu' }, 'cpuMs');
         const res = await load(make(servers[i]));
+        res.perCpuSec = (res.ok * 1000) / ((await ask(servers[i].child, { cmd: 'cpu' }, 'cpuMs')) - cpu0);
         if (res.non2xx > 0 || res.errors > 0)
           console.error(`${servers[i].name} ${test}: ${res.non2xx} non-2xx, ${res.errors} errors`);
         runs[i].push(res);
@@ -82,12 +84,16 @@ try {
     results[test] = servers.map((s, i) => {
       const rps = summarize(runs[i].map((x) => x.rps));
       const ratio = summarize(runs[i].map((x, r) => x.rps / runs[0][r].rps));
+      const perCpu = summarize(runs[i].map((x) => x.perCpuSec));
+      const cpuRatio = summarize(runs[i].map((x, r) => x.perCpuSec / runs[0][r].perCpuSec));
       return {
         name: s.name,
         group: s.group,
         rps: rps.median,
         spreadPct: ((rps.max - rps.min) / 2 / rps.median) * 100,
         ratio: ratio.median,
+        perCpuSec: perCpu.median,
+        cpuRatio: cpuRatio.median,
         p50: summarize(runs[i].map((x) => x.p50)).median,
         p99: summarize(runs[i].map((x) => x.p99)).median,
         non2xx: runs[i].reduce((a, x) => a + x.non2xx, 0),
@@ -97,7 +103,8 @@ try {
     console.error(`\nHTTP ${test}, 10 connections`);
     for (const row of results[test])
       console.error(
-        `  ${row.name.padEnd(20)} ${Math.round(row.rps).toLocaleString('en-US').padStart(8)} req/s  ${row.ratio.toFixed(2)}  p99 ${row.p99} ms`,
+        `  ${row.name.padEnd(20)} ${Math.round(row.rps).toLocaleString('en-US').padStart(8)} req/s  ${row.ratio.toFixed(2)}  ` +
+          `${Math.round(row.perCpuSec).toLocaleString('en-US').padStart(8)} req/cpu-s  ${row.cpuRatio.toFixed(2)}  p99 ${row.p99} ms`,
       );
   }
 } finally {

@@ -1,0 +1,345 @@
+// Writes docs/benchmarks.md from bench/results/*.json, the machine's facts, and bench/analysis.md (the causes and
+// fixes found by profiling, written by hand).
+
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import { join } from 'node:path';
+import { BENCH, ROOT } from './sdk.mjs';
+
+const PEERS = [
+  'stripe',
+  'openai',
+  'standardwebhooks',
+  'openapi-fetch',
+  'ky',
+  'svix',
+  'zod',
+  'hono',
+  '@hono/node-server',
+  '@noble/hashes',
+  'autocannon',
+  'esbuild',
+];
+
+function load(name) {
+  const f = join(BENCH, 'results', `${name}.json`);
+  return existsSync(f) ? JSON.parse(readFileSync(f, 'utf8')) : undefined;
+}
+const version = (pkg) => {
+  try {
+    return JSON.parse(readFileSync(join(BENCH, 'node_modules', pkg, 'package.json'), 'utf8')).version;
+  } catch {
+    return '?';
+  }
+};
+const git = (...a) => {
+  try {
+    return execFileSync('git', a, {
+      cwd: ROOT,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
+  } catch {
+    return '?';
+  }
+};
+
+const n0 = (x) => (Number.isFinite(x) ? Math.round(x).toLocaleString('en-US') : '-');
+const f1 = (x) => (Number.isFinite(x) ? x.toFixed(1) : '-');
+const f2 = (x) => (Number.isFinite(x) ? x.toFixed(2) : '-');
+const kb = (b) => (Number.isFinite(b) ? (b / 1024).toFixed(1) : '-');
+const pct = (x) => (Number.isFinite(x) ? `±${x.toFixed(1)} %` : '-');
+const mark = (ok) => (ok === undefined ? 'not measured yet' : ok ? '**met**' : '**behind**');
+const find = (rows, name) => rows?.find((r) => r.name === name);
+const table = (head, rows) =>
+  [
+    `| ${head.join(' | ')} |`,
+    `|${head.map(() => '---').join('|')}|`,
+    ...rows.map((r) => `| ${r.join(' | ')} |`),
+  ].join('\n');
+
+function cpuRows(rows, limitName) {
+  return table(
+    [
+      'variant',
+      'ops per CPU-second (median)',
+      'spread',
+      'µs CPU per op',
+      'wall ops/s',
+      `ratio to ${limitName}`,
+    ],
+    rows.map((r) => [
+      `${r.group === 'ours' ? '**' : ''}${r.name}${r.group === 'ours' ? '**' : ''}${r.note ? ` (${r.note})` : ''}`,
+      n0(r.opsPerSec),
+      pct(r.spreadPct),
+      f2(r.usPerOp),
+      n0(r.wallOpsPerSec),
+      f2(r.ratio),
+    ]),
+  );
+}
+
+/** The figures against the goals of issue 7, one row per measure. */
+function summary(R) {
+  const out = [];
+  const v = R.verify?.rows;
+  const ours = find(v, 'psp-sdk verifyWebhook (v2, parsed)');
+  const stripe = find(v, 'stripe constructEvent');
+  out.push([
+    '`verifyWebhook` v2, 2 KB, parsed (ratio to node:crypto HMAC alone)',
+    `limit+parse ${f2(find(v, 'node:crypto HMAC + timingSafeEqual + JSON.parse')?.ratio)}; stripe ${f2(stripe?.ratio)}; standardwebhooks ${f2(find(v, 'standardwebhooks verify')?.ratio)}; @noble ${f2(find(v, '@noble/hashes HMAC + compare')?.ratio)}; WebCrypto ${f2(find(v, 'WebCrypto subtle.verify (key imported once)')?.ratio)}`,
+    f2(ours?.ratio),
+    '>= 0.45 and ahead of stripe',
+    mark(ours && ours.ratio >= 0.45 && ours.ratio > stripe.ratio),
+  ]);
+  const g = R.client?.get;
+  const og = find(g, 'psp-sdk payments.get');
+  const kg = find(g, 'ky (bare)');
+  const sg = find(g, 'stripe-node paymentIntents.retrieve');
+  out.push([
+    '`payments.get` CPU per call, stub fetch (ratio to raw fetch + res.json)',
+    `ky ${f2(kg?.ratio)}; stripe ${f2(sg?.ratio)}; openai ${f2(find(g, 'openai-node models.retrieve')?.ratio)}; openapi-fetch ${f2(find(g, 'openapi-fetch GET')?.ratio)}`,
+    og ? `${f2(og.ratio)} (${f2(og.ratio / kg.ratio)} x ky)` : '-',
+    '>= 0.9 x ky, >= stripe',
+    mark(og && og.ratio >= 0.9 * kg.ratio && og.ratio >= sg.ratio),
+  ]);
+  const c = R.client?.create;
+  const oc = find(c, 'psp-sdk payments.create (signing on)');
+  const kc = find(c, 'ky POST (bare)');
+  out.push([
+    '`payments.create`, signing on (ratio to raw POST)',
+    `ky POST ${f2(kc?.ratio)}; raw POST + HMAC + key ${f2(find(c, 'raw POST + node:crypto signature + idempotency key')?.ratio)}`,
+    oc ? `${f2(oc.ratio)} (${f2(oc.ratio / kc.ratio)} x ky)` : '-',
+    '>= 0.9 x ky POST',
+    mark(oc && oc.ratio >= 0.9 * kc.ratio),
+  ]);
+  const ci = R.cold?.rows;
+  const peersCold = ['stripe', 'openai', 'ky', 'zod/mini', 'standardwebhooks']
+    .map((p) => `${p} ${f1(find(ci, p)?.overMs)}`)
+    .join('; ');
+  const cw = find(ci, 'psp-sdk/webhooks');
+  const cs = find(ci, 'psp-sdk');
+  out.push([
+    'cold import, ms over `node -e 0` (wall; CPU in the detail table)',
+    peersCold,
+    `psp-sdk ${f1(cs?.overMs)}; webhooks ${f1(cw?.overMs)}`,
+    'webhooks <= 10; psp-sdk <= 40',
+    mark(cw && cs ? cw.overMs <= 10 && cs.overMs <= 40 : undefined),
+  ]);
+  const b = R.bundle?.rows;
+  const bw = find(b, 'psp-sdk/webhooks');
+  const bs = find(b, 'psp-sdk');
+  out.push([
+    'bundle, esbuild ESM min + gzip, KB',
+    ['stripe', 'openai', 'svix', 'standardwebhooks', 'ky']
+      .map((p) => `${p} ${kb(find(b, p)?.gzipBytes)}`)
+      .join('; '),
+    `psp-sdk ${kb(bs?.gzipBytes)}; webhooks ${kb(bw?.gzipBytes)}`,
+    'webhooks <= 5; psp-sdk <= 20',
+    mark(bw && bs ? bw.gzipBytes <= 5 * 1024 && bs.gzipBytes <= 20 * 1024 : undefined),
+  ]);
+  for (const [test, label, goal] of [
+    ['get', 'reference GET payment, req/s, 10 connections (ratio to bare node:http)', 0.5],
+    ['create', 'reference POST create payment, req/s (ratio to bare node:http)', 0.4],
+  ]) {
+    const rows = R.http?.[test];
+    const o = find(rows, 'psp-sdk reference');
+    out.push([
+      label,
+      `node:http ${n0(find(rows, 'bare node:http')?.rps)} req/s; hono ${f2(find(rows, 'hono alone')?.ratio)}`,
+      o ? `${f2(o.ratio)} (${n0(o.rps)} req/s; per server CPU-s ${f2(o.cpuRatio)})` : '-',
+      `>= ${goal}`,
+      mark(o ? o.ratio >= goal : undefined),
+    ]);
+  }
+  const s = R.sse;
+  out.push([
+    'reference SSE fan-out, 1,000 streams',
+    '-',
+    s?.ok
+      ? `p99 ${f1(s.p99Ms)} ms to reach a stream, all reached in ${f1(s.allP99Ms)} ms (p99 of events); ${kb(s.bytesPerStream)} KB per stream`
+      : '-',
+    'p99 <= 50 ms; < 20 KB per stream',
+    mark(s?.ok ? s.allP99Ms <= 50 && s.bytesPerStream < 20 * 1024 : undefined),
+  ]);
+  const m = R.memory;
+  out.push([
+    'reference memory per stored payment at 100,000',
+    '-',
+    m?.ok ? `${n0(m.bytesPerPayment)} B` : '-',
+    '< 2 KB',
+    mark(m?.ok ? m.bytesPerPayment < 2048 : undefined),
+  ]);
+  const w = R.delivery;
+  out.push([
+    'reference webhook delivery to a local receiver',
+    '-',
+    w?.ok ? `${n0(w.deliveriesPerSec)} deliveries/s; API GET throughput drop ${f1(w.dropPct)} %` : '-',
+    '>= 5,000/s; drop < 20 %',
+    mark(w?.ok ? w.deliveriesPerSec >= 5000 && w.dropPct < 20 : undefined),
+  ]);
+  return table(['measure', 'limit / peers (same run)', 'psp-sdk', 'goal', 'status'], out);
+}
+
+export async function writeReport({ started, finished, quick, outcomes }) {
+  const R = {
+    verify: load('webhook-verify'),
+    client: load('client'),
+    cold: load('cold-import'),
+    bundle: load('bundle-size'),
+    http: load('http-load'),
+    sse: load('sse-fanout'),
+    memory: load('memory'),
+    delivery: load('webhook-delivery'),
+  };
+  const cpus = os.cpus();
+  const npmV = (() => {
+    try {
+      return execFileSync('npm', ['-v'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    } catch {
+      return '?';
+    }
+  })();
+  const dirty = git('status', '--porcelain', '--', 'src').length > 0;
+  const parts = [];
+  parts.push(`# Benchmarks
+
+Generated by \`npm run bench\` (\`node bench/run.mjs\`) on ${finished.toISOString().slice(0, 16).replace('T', ' ')} UTC${quick ? ' in **--quick** mode (smoke test: too few rounds to trust)' : ''}. Do not edit by hand: the causes and fixes come from \`bench/analysis.md\`.
+Every figure is a ratio to a limit or a peer measured **in the same run, on the same machine**, interleaved round by round.
+
+## Machine and versions
+
+| | |
+|---|---|
+| CPU | ${cpus[0]?.model ?? '?'}, ${cpus.length} cores (shared: other jobs ran during the run) |
+| memory | ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB |
+| load average at the end (1, 5, 15 min) | ${os
+    .loadavg()
+    .map((x) => x.toFixed(1))
+    .join(', ')} |
+| OS | ${os.type()} ${os.release()} ${os.arch()} |
+| Node.js / npm | ${process.version} / ${npmV} |
+| psp-sdk | ${JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version} at commit ${git('rev-parse', '--short', 'HEAD')}${dirty ? ' (src/ had uncommitted changes)' : ''}, built dist/ |
+| peers and tools | ${PEERS.map((p) => `${p} ${version(p)}`).join(', ')} |
+| run | ${started.toISOString().slice(11, 19)}-${finished.toISOString().slice(11, 19)} UTC; ${outcomes.map((o) => `${o.name} ${o.ok ? `${o.seconds.toFixed(0)} s` : 'FAILED'}`).join(', ')} |
+
+## Figures against the goals (issue 7)
+
+${summary(R)}
+`);
+
+  if (R.verify)
+    parts.push(`## verifyWebhook: v2 signature, 2 KB body, parsed
+
+${cpuRows(R.verify.rows, 'node:crypto HMAC + timingSafeEqual')}
+
+Each peer verifies its own header format over the same 2,048-byte body: stripe \`t=..,v1=..\` (HMAC of \`t.body\`,
+the same work as our v2), standardwebhooks \`v1,<base64>\` (HMAC of \`id.t.body\`, pure-JS SHA-256).
+`);
+  if (R.client)
+    parts.push(`## Client overhead per call (stub fetch answering a canned Response)
+
+### payments.get (1.5 KB payment)
+
+${cpuRows(R.client.get, 'raw fetch + res.json()')}
+
+### payments.create, signing on (228-byte body, 1 KB answer)
+
+${cpuRows(R.client.create, 'raw POST + res.json()')}
+
+Every client is given the same stub \`fetch\` (stripe through \`Stripe.createFetchHttpClient(stub)\`, openai and
+openapi-fetch through their \`fetch\` option, ky and psp-sdk through \`fetch\`), so only the client's own work
+is measured: building the request, headers, signing, the idempotency key, the timeout signal, parsing and
+validating the answer. Default options otherwise (retries on, timeouts on).
+`);
+  if (R.cold)
+    parts.push(`## Cold import (whole process)
+
+${table(
+  ['import', 'wall ms (median)', 'spread', 'wall ms over `node -e 0`', 'CPU ms', 'CPU ms over `node -e 0`'],
+  R.cold.rows.map((r) => [
+    `${r.group === 'ours' ? '**' : ''}${r.name}${r.group === 'ours' ? '**' : ''}`,
+    f1(r.ms),
+    `±${f1(r.spreadMs)}`,
+    `${f1(r.overMs)} (IQR ${f1(r.overP25)}..${f1(r.overP75)})`,
+    f1(r.cpuMs),
+    `${f1(r.cpuOverMs)} (IQR ${f1(r.cpuOverP25)}..${f1(r.cpuOverP75)})`,
+  ]),
+)}
+
+${R.cold.rounds} interleaved rounds; "over" is the median of per-round differences to \`node -e 0\` in the same round.
+Each import is an ES module import from \`bench/\` that also touches the export, e.g.
+\`node --input-type=module -e "import Stripe from 'stripe'; new Stripe('sk_test_x')"\`; psp-sdk is imported from
+its built \`dist/\`.
+`);
+  if (R.bundle)
+    parts.push(`## Bundle size (esbuild, ESM, minified, browser platform, gzip -9)
+
+${table(
+  ['bundle', 'minified KB', 'gzip KB', 'largest inputs (bytes in output)'],
+  R.bundle.rows.map((r) => [
+    `${r.group === 'ours' ? '**' : ''}${r.name}${r.group === 'ours' ? '**' : ''}`,
+    kb(r.minBytes),
+    kb(r.gzipBytes),
+    r.biggest
+      .slice(0, 4)
+      .map((x) => `${x.path.replace(/^.*\/(results\/)?dist\//, 'dist/')} ${n0(x.bytes)}`)
+      .join(', '),
+  ]),
+)}
+
+An entry that re-exports the package's whole public surface (\`export * from 'pkg'\`, or the default export for
+class-based SDKs), so nothing a user might call is dropped. zod is measured as used: a namespace import and one
+object schema.
+`);
+  if (R.http) {
+    const h = (rows) =>
+      table(
+        [
+          'server',
+          'req/s (median)',
+          'spread (max-min)/2',
+          'ratio to node:http',
+          'req per server CPU-s',
+          'ratio (CPU)',
+          'p50 / p99 ms',
+          'non-2xx',
+        ],
+        rows.map((r) => [
+          `${r.group === 'ours' ? '**' : ''}${r.name}${r.group === 'ours' ? '**' : ''}`,
+          n0(r.rps),
+          pct(r.spreadPct),
+          f2(r.ratio),
+          n0(r.perCpuSec),
+          f2(r.cpuRatio),
+          `${r.p50} / ${r.p99}`,
+          n0(r.non2xx + r.errors),
+        ]),
+      );
+    parts.push(`## Reference over loopback (autocannon, 10 connections, ${R.http.seconds} s x ${R.http.rounds} rounds)
+
+### GET /api/v1/public/payments/{id}
+
+${h(R.http.get)}
+
+### POST /api/v1/public/payments (228-byte JSON body)
+
+${h(R.http.create)}
+
+Each server runs in its own process; autocannon runs in another. "req per server CPU-s" divides the answered
+requests by the CPU time the server process used meanwhile: it does not fall when a neighbour takes the core.
+The reference runs with its default settings except the merchant's rate limit, lifted through
+\`PATCH /_cabinet/merchants/{id}\` (the test measures throughput, not the limiter).
+`);
+  }
+  if (R.sse) parts.push(`## Reference SSE fan-out\n\n${R.sse.markdown ?? ''}\n`);
+  if (R.memory) parts.push(`## Reference memory per stored payment\n\n${R.memory.markdown ?? ''}\n`);
+  if (R.delivery) parts.push(`## Reference webhook delivery\n\n${R.delivery.markdown ?? ''}\n`);
+
+  parts.push(readFileSync(join(BENCH, 'analysis.md'), 'utf8'));
+  const file = join(ROOT, 'docs', 'benchmarks.md');
+  await writeFile(file, `${parts.join('\n').trimEnd()}\n`);
+  return file;
+}
