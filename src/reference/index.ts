@@ -1,1 +1,50 @@
+/**
+ * `psp-sdk/reference`: the complete Payment Service, in memory. Every endpoint, status and error code of the
+ * spec, with state, plus the control surface of the merchant cabinet and the bank simulator, and one clock
+ * that drives every timed rule.
+ *
+ * - {@link createReference}: the service as a Web-standard `fetch(request)` handler, no sockets. Pair it with
+ *   `psp-sdk/reference/msw` to run the SDK against it inside a test.
+ * - {@link startReference}: the same service on a real HTTP server (Node, Deno), as the `psp-reference` CLI
+ *   runs it.
+ *
+ * @example
+ * ```ts
+ * import { PspClient } from 'psp-sdk';
+ * import { startReference } from 'psp-sdk/reference';
+ *
+ * const ref = await startReference({ port: 0, clock: 'manual' });
+ * const psp = new PspClient({ apiKey: ref.api_key, baseUrl: ref.base_url });
+ * const { payment, payment_url } = await psp.payments.create({ amount: 150_000, order_id: 'A-1' });
+ * // Play the buyer on payment_url, or the bank:
+ * ref.reference.simulator.succeedPayment(payment.id);
+ * await psp.payments.refund(payment.id, { amount: 50_000 });
+ * await ref.close();
+ * ```
+ *
+ * @packageDocumentation
+ */
+
+export type { Clock, Timer, TimerCallback } from './domain/clock.js';
 export { ManualClock, RealClock } from './domain/clock.js';
+export type { PayPagePort, PayPageView } from './http/pay-page.js';
+export type {
+  ApiKeyInfo,
+  BankAdapter,
+  BankAnswer,
+  CabinetApi,
+  CreatedMerchant,
+  DeliveryInfo,
+  MerchantSettings,
+  PaymentOutcome,
+  PayoutOutcome,
+  Reference,
+  ReferenceOptions,
+  RequestInfo,
+  SimulatorApi,
+  StartupFacts,
+  TerminalSettings,
+} from './service.js';
+export { createReference, DEFAULTS, FakeBank, planPaymentOutcome, planPayoutOutcome } from './service.js';
+export type { RunningReference, StartReferenceOptions } from './start.js';
+export { startReference } from './start.js';

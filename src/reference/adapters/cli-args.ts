@@ -1,0 +1,128 @@
+import { parseArgs } from 'node:util';
+import type { RunningReference } from '../start.js';
+
+/** The `psp-reference --help` text. */
+export const USAGE = `Usage: psp-reference [options]
+
+Starts the in-memory reference of the Payment Service Public API: one merchant with a test API key,
+state kept in memory only.
+
+Options:
+  --host <address>      address to bind (default 127.0.0.1; 0.0.0.0 for every interface)
+  --port <number>       port to bind, 0 for a free one (default 4010)
+  --clock <real|manual> service clock: the wall clock, or one that stands still until
+                        POST /_simulator/clock/advance moves it (default real)
+  --public-url <url>    origin to put in payment_url (default: the origin each request used)
+  --trust-proxy         take the client address from X-Forwarded-For for the IP allow-list
+  --json                print the startup facts as one JSON line on stdout; logs go to stderr
+  -h, --help            show this help
+
+Stop it with Ctrl+C (SIGINT) or SIGTERM.`;
+
+/** What the command line asked for, after validation. */
+export interface CliConfig {
+  host: string;
+  port: number;
+  clock: 'real' | 'manual';
+  publicUrl?: string;
+  trustProxy: boolean;
+  json: boolean;
+  help: boolean;
+}
+
+/** A command-line mistake: the CLI prints it with the usage and exits 2. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+/** Parses and validates argv (without the node and script paths). Throws {@link UsageError}. */
+export function parseCliArgs(argv: string[]): CliConfig {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        host: { type: 'string' },
+        port: { type: 'string' },
+        clock: { type: 'string' },
+        'public-url': { type: 'string' },
+        'trust-proxy': { type: 'boolean' },
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (error) {
+    // parseArgs' messages name the flag ("Unknown option '--prot'"); keep them, drop Node's error code.
+    throw new UsageError((error as Error).message);
+  }
+  const port = values.port === undefined ? '4010' : String(values.port);
+  if (!/^\d{1,5}$/.test(port) || Number(port) > 65535) {
+    throw new UsageError(`--port must be an integer from 0 to 65535, got '${port}'`);
+  }
+  const clock = values.clock === undefined ? 'real' : String(values.clock);
+  if (clock !== 'real' && clock !== 'manual') {
+    throw new UsageError(`--clock must be 'real' or 'manual', got '${clock}'`);
+  }
+  const host = values.host === undefined ? '127.0.0.1' : String(values.host);
+  if (host === '') throw new UsageError('--host must not be empty');
+  let publicUrl: string | undefined;
+  if (values['public-url'] !== undefined) {
+    try {
+      const url = new URL(String(values['public-url']));
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http(s)');
+      publicUrl = url.origin;
+    } catch {
+      throw new UsageError(`--public-url must be an http(s) URL, got '${String(values['public-url'])}'`);
+    }
+  }
+  return {
+    host,
+    port: Number(port),
+    clock,
+    publicUrl,
+    trustProxy: values['trust-proxy'] === true,
+    json: values.json === true,
+    help: values.help === true,
+  };
+}
+
+/** The startup facts of the contract, in its key order. */
+export function startupJson(running: RunningReference): string {
+  const { base_url, pay_url, admin_token, merchant_id, shop_id, terminal_id, api_key, signing_secret } =
+    running;
+  return JSON.stringify({
+    base_url,
+    pay_url,
+    admin_token,
+    merchant_id,
+    shop_id,
+    terminal_id,
+    api_key,
+    signing_secret,
+  });
+}
+
+/** The banner a person reads when `--json` is absent. */
+export function banner(running: RunningReference, clock: 'real' | 'manual'): string {
+  const row = (label: string, value: string) => `  ${label.padEnd(16)}${value}`;
+  return [
+    'psp-reference: the in-memory reference of the Payment Service Public API',
+    '',
+    row('API base URL', running.base_url),
+    row("Buyer's page", `${running.pay_url}/{payment_id}`),
+    row('Clock', clock === 'manual' ? 'manual (advance with POST /_simulator/clock/advance)' : 'real'),
+    '',
+    row('API key', running.api_key),
+    row('Signing secret', running.signing_secret),
+    row('Admin token', `${running.admin_token}  (Bearer token for /_cabinet and /_simulator)`),
+    row('Merchant', running.merchant_id),
+    row('Shop', running.shop_id),
+    row('Terminal', running.terminal_id),
+    '',
+    `Try: curl -H 'Authorization: Bearer ${running.api_key}' ${running.base_url}/api/v1/public/banks/sbp`,
+    'Everything lives in memory and is gone when it stops. Press Ctrl+C to stop.',
+    '',
+  ].join('\n');
+}

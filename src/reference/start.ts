@@ -1,0 +1,101 @@
+import { createReference, type Reference, type ReferenceOptions, type StartupFacts } from './service.js';
+
+/** Options of {@link startReference}: the reference's own options plus where to listen. */
+export interface StartReferenceOptions extends ReferenceOptions {
+  /** Address to bind. Default `127.0.0.1` (use `0.0.0.0` or `::` to accept other machines). */
+  host?: string;
+  /** Port to bind; 0 takes a free port. Default `4010`. */
+  port?: number;
+  /**
+   * Let the HTTP adapter swap the global `Request`/`Response` for @hono/node-server's lighter ones: about
+   * twice the throughput, at the price of changing globals for the whole process. The `psp-reference` CLI
+   * turns it on; leave it off inside a test runner or an application. Default: false.
+   */
+  overrideGlobalObjects?: boolean;
+}
+
+/**
+ * A reference serving over HTTP: the startup facts of the control contract (`base_url`, `pay_url`, the
+ * admin token, the first merchant's ids, its test API key and signing secret), the in-process
+ * {@link Reference} behind it, and `close()`.
+ */
+export interface RunningReference extends StartupFacts {
+  /** Where the public API, `/_cabinet` and `/_simulator` live, e.g. `http://127.0.0.1:4010`. */
+  base_url: string;
+  /** The buyer's page (the spec's `{pay_url}`): `${base_url}/pay`; `payment_url` is `${pay_url}/{id}`. */
+  pay_url: string;
+  /** The same service in-process: typed cabinet and simulator methods, the clock, `fetch`. */
+  reference: Reference;
+  /**
+   * Stops the server: ends open SSE streams, closes every socket at once, cancels the reference's timers and
+   * settles in-flight webhook deliveries. Resolves when all of that is done; safe to call twice.
+   */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the reference Payment Service as a real HTTP server (Node, and Deno through its `node:http`), on
+ * `127.0.0.1:4010` by default. Requests reach the service with the socket's address, so the IP allow-list
+ * sees the real peer. The buyer's page is served at `pay_url`.
+ *
+ * @param options Reference options (`clock`, `publicUrl`, `trustProxy`, `webhookFetch`, `logger`) plus
+ *   `host` (default `127.0.0.1`) and `port` (default `4010`; 0 for a free port).
+ * @throws Error when the address cannot be bound (for example, the port is taken); nothing keeps running then.
+ *
+ * @example
+ * ```ts
+ * import { startReference } from 'psp-sdk/reference';
+ * import { PspClient } from 'psp-sdk';
+ *
+ * const ref = await startReference({ port: 0, clock: 'manual' });
+ * const psp = new PspClient({ apiKey: ref.api_key, baseUrl: ref.base_url });
+ * const { payment, payment_url } = await psp.payments.create({ amount: 150_000, order_id: 'A-1' });
+ * ref.reference.simulator.succeedPayment(payment.id); // play the bank (or open payment_url)
+ * await ref.close();
+ * ```
+ */
+export async function startReference(options: StartReferenceOptions = {}): Promise<RunningReference> {
+  const { host = '127.0.0.1', port = 4010, overrideGlobalObjects = false, ...referenceOptions } = options;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new RangeError(`port must be an integer from 0 to 65535, got ${String(port)}`);
+  }
+  // Loaded on demand so that `psp-sdk/reference` itself (createReference, msw) stays free of node: imports.
+  const { listenNode } = await import('./adapters/node-http.js');
+  const reference = createReference(referenceOptions);
+  let server: Awaited<ReturnType<typeof listenNode>>;
+  try {
+    server = await listenNode((request, info) => reference.fetch(request, info), {
+      host,
+      port,
+      overrideGlobalObjects,
+    });
+  } catch (error) {
+    await reference.close();
+    throw error;
+  }
+
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= (async () => {
+      // The reference ends its SSE streams first; one macrotask later their last bytes are on the wire, and
+      // the server drops every socket that is still open. Webhook deliveries settle meanwhile.
+      const referenceClosed = reference.close().then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      await server.close();
+      const error = await referenceClosed;
+      if (error !== undefined) throw error;
+    })();
+    return closing;
+  };
+
+  return {
+    ...reference.facts,
+    base_url: server.url,
+    pay_url: `${server.url}/pay`,
+    reference,
+    close,
+  };
+}

@@ -1,0 +1,158 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const root = join(import.meta.dirname, '..', '..');
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const child of children.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
+
+interface Cli {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  firstLine: Promise<string>;
+}
+
+function cli(args: string[]): Cli {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/reference/cli.ts', ...args], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let out = '';
+  let err = '';
+  let resolveLine: (line: string) => void = () => {};
+  const firstLine = new Promise<string>((resolve) => {
+    resolveLine = resolve;
+  });
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    out += chunk;
+    const nl = out.indexOf('\n');
+    if (nl >= 0) resolveLine(out.slice(0, nl));
+  });
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+    err += chunk;
+  });
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.on('exit', (code, signal) => resolve({ code, signal }));
+  });
+  // A child that dies before printing must fail the test, not hang it.
+  void exit.then(() => resolveLine(out.split('\n')[0] ?? ''));
+  return { child, stdout: () => out, stderr: () => err, exit, firstLine };
+}
+
+const CONTRACT_KEYS = [
+  'base_url',
+  'pay_url',
+  'admin_token',
+  'merchant_id',
+  'shop_id',
+  'terminal_id',
+  'api_key',
+  'signing_secret',
+];
+
+describe('psp-reference CLI', () => {
+  it('--port 0 --json prints the contract JSON line, serves it, logs to stderr only, and exits 0 on SIGTERM', async () => {
+    const run = cli(['--port', '0', '--json']);
+    const facts = JSON.parse(await run.firstLine) as Record<string, string>;
+    expect(Object.keys(facts)).toEqual(CONTRACT_KEYS);
+    expect(facts.base_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(facts.pay_url).toBe(`${facts.base_url}/pay`);
+    expect(facts.api_key).toMatch(/^sk_test_/);
+    expect(facts.signing_secret).toMatch(/^thm_/);
+
+    const banks = await fetch(`${facts.base_url}/api/v1/public/banks/sbp`, {
+      headers: { authorization: `Bearer ${facts.api_key}` },
+    });
+    expect(banks.status).toBe(200);
+    expect(((await banks.json()) as { items: unknown[] }).items).toHaveLength(30);
+    const clock = await fetch(`${facts.base_url}/_simulator/clock`, {
+      headers: { authorization: `Bearer ${facts.admin_token}` },
+    });
+    expect(((await clock.json()) as { mode: string }).mode).toBe('real');
+
+    run.child.kill('SIGTERM');
+    expect(await run.exit).toEqual({ code: 0, signal: null });
+    // stdout held the JSON line and nothing else; request logs went to stderr, with no secret in them.
+    expect(run.stdout()).toBe(`${await run.firstLine}\n`);
+    expect(run.stderr()).toContain('/api/v1/public/banks/sbp');
+    expect(run.stderr()).not.toContain(facts.api_key);
+    expect(run.stderr()).not.toContain(facts.admin_token);
+    await expect(fetch(`${facts.base_url}/api/v1/public/banks/sbp`)).rejects.toThrow();
+  });
+
+  it('exits 0 on SIGINT, also with an SSE stream open', async () => {
+    const run = cli(['--port', '0', '--json', '--clock', 'manual']);
+    const facts = JSON.parse(await run.firstLine) as Record<string, string>;
+    const clock = await fetch(`${facts.base_url}/_simulator/clock`, {
+      headers: { authorization: `Bearer ${facts.admin_token}` },
+    });
+    expect(((await clock.json()) as { mode: string }).mode).toBe('manual');
+    const stream = await fetch(`${facts.base_url}/api/v1/public/events`, {
+      headers: { authorization: `Bearer ${facts.api_key}` },
+    });
+    const reader = stream.body!.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toContain(': connected');
+    const began = Date.now();
+    run.child.kill('SIGINT');
+    expect(await run.exit).toEqual({ code: 0, signal: null });
+    expect(Date.now() - began).toBeLessThan(3000);
+    // The open stream was ended by the server, not left hanging.
+    const ended = (async () => {
+      try {
+        for (;;) if ((await reader.read()).done) return 'ended';
+      } catch {
+        return 'reset';
+      }
+    })();
+    expect(['ended', 'reset']).toContain(await ended);
+    expect(run.stderr()).toContain('SIGINT received');
+  });
+
+  it('prints a readable banner without --json', async () => {
+    const run = cli(['--port', '0']);
+    await run.firstLine;
+    // The banner is several lines; wait for its last one.
+    while (!run.stdout().includes('Ctrl+C')) await new Promise((r) => setTimeout(r, 20));
+    const text = run.stdout();
+    expect(text).toMatch(/API base URL\s+http:\/\/127\.0\.0\.1:\d+/);
+    expect(text).toMatch(/Buyer's page\s+http:\/\/127\.0\.0\.1:\d+\/pay\/\{payment_id\}/);
+    expect(text).toMatch(/API key\s+sk_test_/);
+    expect(text).toMatch(/Admin token\s+\S+/);
+    run.child.kill('SIGTERM');
+    expect(await run.exit, run.stderr()).toEqual({ code: 0, signal: null });
+  });
+
+  it('a bad flag or value exits 2 with the usage on stderr; --help prints it on stdout and exits 0', async () => {
+    // Three processes at once: each only parses its flags, so this stays quick.
+    const [badFlag, badValue, help] = [cli(['--prot', '4010']), cli(['--clock', 'fast']), cli(['--help'])];
+    expect(await badFlag.exit).toEqual({ code: 2, signal: null });
+    expect(badFlag.stdout()).toBe('');
+    expect(badFlag.stderr()).toContain("Unknown option '--prot'");
+    expect(badFlag.stderr()).toContain('Usage: psp-reference');
+
+    expect((await badValue.exit).code).toBe(2);
+    expect(badValue.stderr()).toContain("--clock must be 'real' or 'manual', got 'fast'");
+    expect(badValue.stderr()).toContain('Usage: psp-reference');
+
+    expect((await help.exit).code).toBe(0);
+    expect(help.stdout()).toContain('Usage: psp-reference');
+    expect(help.stdout()).toContain('--clock <real|manual>');
+    expect(help.stderr()).toBe('');
+  });
+
+  it('a taken port exits 1 with a clear message', async () => {
+    const first = cli(['--port', '0', '--json']);
+    const { base_url } = JSON.parse(await first.firstLine) as { base_url: string };
+    const second = cli(['--port', new URL(base_url).port]);
+    expect((await second.exit).code).toBe(1);
+    expect(second.stderr()).toMatch(/port \d+ is already in use/);
+    first.child.kill('SIGTERM');
+    expect((await first.exit).code).toBe(0);
+  });
+});
