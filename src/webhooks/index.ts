@@ -1,1 +1,31 @@
-export { hmacSha256Hex } from './hmac.js';
+/**
+ * `psp-sdk/webhooks`: verify and sign Payment Service webhooks. Light (no zod at run time), synchronous, and the
+ * same in Node, Deno, Bun and edge runtimes.
+ *
+ * @module
+ */
+export { type WebhookVerificationReason, WebhookVerificationError } from './errors.js';
+export { createWebhookHandler, type WebhookHandlerOptions, type WebhookHandlers } from './handler.js';
+export type { RawWebhookBody, WebhookHeaders } from './input.js';
+export {
+  computeSignatureHeader,
+  type SignatureHeaderInput,
+  type SignatureVersion,
+  type SignedWebhook,
+  type SignWebhookOptions,
+  signWebhook,
+} from './sign.js';
+export {
+  isKnownWebhookEvent,
+  type KnownWebhookEvent,
+  type PaymentWebhookEvent,
+  type PaymentWebhookEventName,
+  type PayoutWebhookEvent,
+  type PayoutWebhookEventName,
+  type UnknownWebhookEvent,
+  type UnknownWebhookEventName,
+  type WebhookEvent,
+  type WebhookEventName,
+  type WebhookEventOf,
+} from './types.js';
+export { type VerifyWebhookOptions, verifyWebhook, type WebhookSecret } from './verify.js';

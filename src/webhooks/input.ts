@@ -1,0 +1,51 @@
+import { fail } from './errors.js';
+
+/** The request body exactly as received: a string, or the bytes (Uint8Array, Buffer, ArrayBuffer, any view). */
+export type RawWebhookBody = string | Uint8Array | ArrayBuffer | ArrayBufferView;
+
+/**
+ * Request headers in any common shape: a fetch `Headers`, Node's `IncomingHttpHeaders` (lowercase keys, array
+ * values) or a plain record with any key case.
+ */
+export type WebhookHeaders =
+  | Headers
+  | { get(name: string): string | null | undefined }
+  | Readonly<Record<string, string | readonly string[] | number | undefined | null>>;
+
+const objTag = (v: unknown) => Object.prototype.toString.call(v);
+
+/** The body as a string or a byte view, without copying. */
+export function rawBody(body: unknown): string | Uint8Array {
+  if (typeof body === 'string') return body;
+  if (body instanceof Uint8Array) return body;
+  // isView and the tag check also accept views and buffers made in another realm (vm, iframes, test runners).
+  if (ArrayBuffer.isView(body)) return new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+  if (objTag(body) === '[object ArrayBuffer]') return new Uint8Array(body as ArrayBuffer);
+  return notRaw(body == null ? String(body) : `a parsed ${Array.isArray(body) ? 'array' : typeof body}`);
+}
+
+function notRaw(what: string): never {
+  return fail(
+    'body_not_raw',
+    `Pass the raw body (string, Buffer, Uint8Array, ArrayBuffer) as received, not ${what}: the signature covers the exact bytes; re-serialised JSON differs. ` +
+      'Read it before any JSON parser, e.g. express.raw() or request.text() (docs/webhooks.md).',
+  );
+}
+
+/** One header's value; repeated values are joined with a comma as fetch does. */
+export function header(headers: WebhookHeaders | null | undefined, lowerName: string): string | undefined {
+  if (headers == null || typeof headers !== 'object') return undefined;
+  if (typeof headers.get === 'function') return (headers as Headers).get(lowerName) ?? undefined;
+  const rec = headers as Record<string, unknown>;
+  let v = rec[lowerName];
+  if (v === undefined) {
+    for (const k in rec) {
+      if (k.toLowerCase() === lowerName) {
+        v = rec[k];
+        break;
+      }
+    }
+  }
+  if (Array.isArray(v)) return v.join(',');
+  return v == null ? undefined : String(v);
+}
