@@ -121,6 +121,6 @@ export function simulatorRoutes(deps: AppDeps): Hono<AppEnv> {
     }
     return json(200, await sim.advanceClock(input as { seconds: number }));
   });
-  r.get('/clock', (c) => json(200, sim.getClock()));
+  r.get('/clock', () => json(200, sim.getClock()));
   return r;
 }
