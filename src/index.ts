@@ -48,7 +48,7 @@ export type {
   StatusChangedPayload,
   WebhookEventName,
 } from './schemas/events.js';
-export { SSE_KINDS, WEBHOOK_EVENTS } from './schemas/events.js';
+
 export type { CreatePaymentInput, CreatePayoutInput, CreateRefundInput } from './schemas/inputs.js';
 export type { FieldIssue } from './schemas/issues.js';
 export {

@@ -5,6 +5,9 @@ const INSPECT = Symbol.for('nodejs.util.inspect.custom');
 
 type Inspect = (value: unknown, options?: unknown) => string;
 
+/** The only own fields `toJSON()` and `util.inspect` show (plus allow-listed headers). */
+const SAFE_FIELDS = ['status', 'code', 'requestId', 'idempotencyKey', 'attempts', 'retryAfter', 'issues'];
+
 /**
  * Root of every error the SDK throws. `message`, `stack`, `JSON.stringify(err)` and `util.inspect(err)` never
  * contain an API key, a signing secret or a webhook secret.
@@ -24,6 +27,9 @@ export class PspError extends Error {
   /** The fields safe to log; `JSON.stringify(err)` uses it. */
   toJSON(): Record<string, unknown> {
     const out: Record<string, unknown> = { name: this.name, message: this.message };
+    const self = this as unknown as Record<string, unknown>;
+    for (const k of SAFE_FIELDS) if (self[k] !== undefined) out[k] = self[k];
+    if (self.headers instanceof Headers) out.headers = safeHeaders(self.headers);
     const cause = this.cause;
     if (cause instanceof Error) out.cause = { name: cause.name, message: redactSecrets(cause.message) };
     return out;
@@ -53,9 +59,6 @@ export class PspValidationError extends PspError {
     super(`Invalid ${what}: ${list}`);
     this.issues = issues.map((i) => ({ field: i.field, message: redactSecrets(i.message) }));
   }
-  override toJSON(): Record<string, unknown> {
-    return { ...super.toJSON(), issues: this.issues };
-  }
 }
 
 /**
@@ -74,14 +77,6 @@ export class PspResponseError extends PspError {
   ) {
     super(message);
   }
-  override toJSON(): Record<string, unknown> {
-    return {
-      ...super.toJSON(),
-      status: this.status,
-      issues: this.issues,
-      idempotencyKey: this.idempotencyKey,
-    };
-  }
 }
 
 /**
@@ -95,9 +90,6 @@ export class PspConnectionError extends PspError {
   idempotencyKey?: string;
   /** How many attempts were made (1 = no retry). */
   attempts = 1;
-  override toJSON(): Record<string, unknown> {
-    return { ...super.toJSON(), idempotencyKey: this.idempotencyKey, attempts: this.attempts };
-  }
 }
 
 /**
@@ -117,9 +109,6 @@ export class PspTimeoutError extends PspConnectionError {}
 export class PspAbortError extends PspError {
   idempotencyKey?: string;
   attempts = 1;
-  override toJSON(): Record<string, unknown> {
-    return { ...super.toJSON(), idempotencyKey: this.idempotencyKey, attempts: this.attempts };
-  }
 }
 
 /** What {@link createApiError} and every API error constructor take. */
@@ -187,18 +176,6 @@ export class PspApiError extends PspError {
     const rid = args.headers.get('x-request-id') ?? args.headers.get('request-id') ?? undefined;
     if (rid) this.requestId = rid;
   }
-
-  override toJSON(): Record<string, unknown> {
-    return {
-      ...super.toJSON(),
-      status: this.status,
-      code: this.code,
-      requestId: this.requestId,
-      idempotencyKey: this.idempotencyKey,
-      attempts: this.attempts,
-      headers: safeHeaders(this.headers),
-    };
-  }
 }
 
 /** 400 `bad_request`: the server refused the request as invalid. @example err instanceof BadRequestError */
@@ -229,9 +206,6 @@ export class RateLimitError extends PspApiError {
     super(args);
     const ra = args.retryAfter ?? parseRetryAfter(args.headers.get('retry-after'), Date.now());
     if (ra !== undefined) this.retryAfter = Math.max(0, ra / 1000);
-  }
-  override toJSON(): Record<string, unknown> {
-    return { ...super.toJSON(), retryAfter: this.retryAfter };
   }
 }
 

@@ -1,5 +1,4 @@
 import ky, { HTTPError, type KyInstance, type Options as KyOptions, TimeoutError } from 'ky';
-import { hmacSha256Hex } from '../webhooks/hmac.js';
 import type { ApiResult } from './api-promise.js';
 import {
   createApiError,
@@ -12,6 +11,7 @@ import {
 } from './errors.js';
 import { log, redactSecrets, safeHeaders } from './logger.js';
 import { type RequestOptions, type ResolvedOptions, resolveCallOptions } from './options.js';
+import { createSigner, type Signer } from './sign.js';
 
 /** One API call as the resources describe it. */
 export interface TransportRequest {
@@ -54,10 +54,31 @@ export class Transport {
   readonly #o: ResolvedOptions;
   readonly #ky: KyInstance;
   readonly #auth: string;
+  readonly #sign: Signer | undefined;
+  /** `sha256=<hex>` of the empty body, for body-less requests made outside ky (the event stream). */
+  #emptySignature: string | undefined;
+  #emptySignatureReady: Promise<void> | undefined;
 
   constructor(options: ResolvedOptions) {
     this.#o = options;
     this.#auth = `Bearer ${options.apiKey}`;
+    if (options.signingSecret) {
+      const sign = createSigner(options.signingSecret);
+      this.#sign = sign;
+      const empty = sign('');
+      if (typeof empty === 'string') this.#emptySignature = `sha256=${empty}`;
+      else {
+        this.#emptySignatureReady = empty.then(
+          (hex) => {
+            this.#emptySignature = `sha256=${hex}`;
+            this.#emptySignatureReady = undefined;
+          },
+          () => {
+            this.#emptySignatureReady = undefined;
+          },
+        );
+      }
+    }
     this.#ky = ky.create({
       fetch: options.fetch,
       throwHttpErrors: true,
@@ -86,8 +107,13 @@ export class Transport {
   /** The headers of a GET without body: bearer auth and, when signing, the signature of the empty string. */
   getHeaders(): Record<string, string> {
     const h: Record<string, string> = { authorization: this.#auth };
-    if (this.#o.signingSecret) h['x-psp-signature'] = `sha256=${hmacSha256Hex(this.#o.signingSecret, '')}`;
+    if (this.#emptySignature) h['x-psp-signature'] = this.#emptySignature;
     return h;
+  }
+
+  /** Pending while an async (WebCrypto) signer computes the empty-body signature; undefined once ready. */
+  headersReady(): Promise<void> | undefined {
+    return this.#emptySignatureReady;
   }
 
   /**
@@ -168,21 +194,28 @@ export class Transport {
     };
   }
 
-  #beforeRequest(request: Request, opts: { context: Record<string, unknown> }, retryCount: number): void {
+  #beforeRequest(
+    request: Request,
+    opts: { context: Record<string, unknown> },
+    retryCount: number,
+  ): undefined | Promise<undefined> {
     const state = opts.context.state as CallState;
     state.attempts = retryCount + 1;
+    if (this.#o.logger) this.#logRequest(request, state);
+    if (!this.#sign) return;
     // Per attempt, over the exact text handed to fetch (fetch encodes a string body as UTF-8, as HMAC does).
-    if (this.#o.signingSecret) {
-      request.headers.set('x-psp-signature', `sha256=${hmacSha256Hex(this.#o.signingSecret, state.body)}`);
-    }
-    if (this.#o.logger) {
-      log(this.#o.logger, 'debug', 'psp-sdk: request', {
-        method: request.method,
-        url: request.url,
-        attempt: state.attempts,
-        idempotencyKey: state.idempotencyKey,
-      });
-    }
+    const hex = this.#sign(state.body);
+    if (typeof hex === 'string') request.headers.set('x-psp-signature', `sha256=${hex}`);
+    else return hex.then((h) => void request.headers.set('x-psp-signature', `sha256=${h}`));
+  }
+
+  #logRequest(request: Request, state: CallState): void {
+    log(this.#o.logger, 'debug', 'psp-sdk: request', {
+      method: request.method,
+      url: request.url,
+      attempt: state.attempts,
+      idempotencyKey: state.idempotencyKey,
+    });
   }
 
   #beforeRetry(request: Request, error: Error, retryCount: number): void {

@@ -1,6 +1,10 @@
 import { type StreamEventsOptions, streamEvents } from '../client/event-stream.js';
 import type { Logger } from '../client/logger.js';
 import type { Transport } from '../client/transport.js';
+import type { SseEvent } from '../schemas/events.js';
+
+/** What `client.events.stream()` returns: the events, and `close()`. */
+export type EventStream = AsyncIterable<SseEvent> & { close(): void };
 
 /**
  * The realtime event stream (spec 4.8, 6.2). Reached as `client.events`.
@@ -28,11 +32,29 @@ export class Events {
    * const stream = client.events.stream({ signal: AbortSignal.timeout(60_000) });
    * for await (const ev of stream) console.log(ev.kind, ev.payload.id);
    */
-  stream(options?: StreamEventsOptions) {
+  stream(options?: StreamEventsOptions): EventStream {
     const t = this.#t;
-    return streamEvents(
-      { url: t.url('/events'), fetch: this.#fetch, headers: () => t.getHeaders(), logger: this.#logger },
-      options,
-    );
+    const open = () =>
+      streamEvents(
+        { url: t.url('/events'), fetch: this.#fetch, headers: () => t.getHeaders(), logger: this.#logger },
+        options,
+      );
+    const ready = t.headersReady();
+    if (!ready) return open();
+    // Only where signing is async (WebCrypto): connect once the empty-body signature exists.
+    let inner: EventStream | undefined;
+    let closed = false;
+    return {
+      async *[Symbol.asyncIterator]() {
+        await ready;
+        if (closed) return;
+        inner = open();
+        yield* inner;
+      },
+      close() {
+        closed = true;
+        inner?.close();
+      },
+    };
   }
 }
