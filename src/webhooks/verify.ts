@@ -44,7 +44,8 @@ export function verifyWebhook(
 ): WebhookEvent {
   const secrets = checkSecrets(secret);
   const { tolerance = 300, requireV2 = false } = options;
-  if (!(tolerance >= 0 && tolerance < Infinity)) fail('invalid_options', 'tolerance must be seconds >= 0.');
+  if (!(typeof tolerance === 'number' && tolerance >= 0 && tolerance < Infinity))
+    fail('invalid_options', 'tolerance must be seconds >= 0.');
   const nowMs = nowMillis(options.now);
   const body = toRaw(rawBody);
   const value = header(headers, 'x-psp-signature')?.trim();

@@ -1,0 +1,41 @@
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import { WEBHOOK_EVENTS } from '../../src/schemas/events.js';
+import type { Payout, WebhookPayment } from '../../src/schemas/resources.js';
+import { isKnownWebhookEvent, verifyWebhook, type WebhookEvent } from '../../src/webhooks/index.js';
+import { envelope, NOW_MS, SECRET, v2Headers } from './helpers.js';
+
+describe('webhook event types', () => {
+  it('isKnownWebhookEvent knows exactly the spec names (WEBHOOK_EVENTS)', () => {
+    for (const name of WEBHOOK_EVENTS)
+      expect(isKnownWebhookEvent({ ...envelope(name) } as WebhookEvent)).toBe(true);
+    for (const name of ['payment.created', 'payment.succeeded ', 'payout.refunded', 'PAYMENT.SUCCEEDED', ''])
+      expect(isKnownWebhookEvent({ ...envelope(name) } as WebhookEvent)).toBe(false);
+  });
+
+  it('narrowing on event gives the precise data type', () => {
+    const body = JSON.stringify(envelope());
+    const event = verifyWebhook(body, v2Headers(body), SECRET, { now: NOW_MS });
+    if (event.event === 'payment.succeeded') {
+      expectTypeOf(event.data).toEqualTypeOf<WebhookPayment>();
+      expectTypeOf(event.event).toEqualTypeOf<'payment.succeeded'>();
+    }
+    if (event.event === 'payout.failed') expectTypeOf(event.data).toEqualTypeOf<Payout>();
+    switch (event.event) {
+      case 'payment.refunded':
+        expectTypeOf(event.data.amount_refunded).toEqualTypeOf<number>();
+        break;
+      case 'payment.succeeded':
+      case 'payment.failed':
+      case 'payment.cancelled':
+      case 'payment.expired':
+      case 'payout.succeeded':
+      case 'payout.failed':
+        break;
+      default:
+        // Only the generic variant is left: its data is an open record, its name still a string.
+        expectTypeOf(event.data).toEqualTypeOf<Record<string, unknown>>();
+        expectTypeOf(event.event).toExtend<string>();
+    }
+    expect(event.event).toBe('payment.succeeded');
+  });
+});
