@@ -58,7 +58,10 @@ describe.skipIf(missing !== undefined)(
       await page.emulateMedia({ colorScheme: 'dark' });
       await page.setViewportSize({ width: 360, height: 740 });
       await page.screenshot({ path: join(shots, 'payment-page-dark-phone.png'), fullPage: true });
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      // A string, evaluated in the page: the project's typings have no DOM.
+      const overflow = await page.evaluate<number>(
+        'document.documentElement.scrollWidth - window.innerWidth',
+      );
       expect(overflow).toBeLessThanOrEqual(0);
       await expect(page.locator('#pay').isVisible()).resolves.toBe(true);
 
