@@ -40,6 +40,7 @@ export type {
   PayoutOutcome,
   Reference,
   ReferenceOptions,
+  ReferenceStats,
   RequestInfo,
   SimulatorApi,
   StartupFacts,

@@ -77,6 +77,16 @@ describe('buyer page: GET /pay/{id}', () => {
     expect(html).toContain('&lt;b&gt;');
   });
 
+  it('tags a test payment with its planned outcome, and a live one (no simulator) as the reference', async () => {
+    const test = await (await setup().request(`/pay/${ID}`)).text();
+    expect(test).toContain('Test payment');
+    expect(test).toMatch(/Planned outcome when paid: <strong data-testid="simulator">succeeded<\/strong>/);
+    const live = await (await setup({ simulator: null }).request(`/pay/${ID}`)).text();
+    expect(live).not.toContain('Test payment');
+    expect(live).not.toContain('Planned outcome');
+    expect(live).toContain('id="pay"');
+  });
+
   it('omits missing order and description rows', async () => {
     const { request } = setup({ order_id: null, description: null });
     const html = await (await request(`/pay/${ID}`)).text();

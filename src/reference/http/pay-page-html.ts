@@ -45,6 +45,7 @@ button:hover,.link:hover{filter:brightness(1.08)}
 button:focus-visible,.link:focus-visible{outline:3px solid var(--accent);outline-offset:2px}
 .note{font-size:13px;color:var(--muted);margin:20px 0 0}
 .notice{margin:0 0 20px;padding:12px 14px;border-radius:10px;color:var(--bad);background:var(--bad-bg)}
+@media (max-width:480px){body{padding:12px;align-items:flex-start}main{padding:20px}.amount{font-size:30px}}
 `;
 
 function layout(title: string, body: string, headExtra = ''): string {
@@ -66,7 +67,8 @@ ${body}
 `;
 }
 
-const MODE_TAG = '<p class="mode">Test payment · reference simulator</p>';
+const TEST_TAG = '<p class="mode">Test payment · simulator</p>';
+const REFERENCE_TAG = '<p class="mode">Reference service</p>';
 
 /** The payment page: details, and Pay / Decline while the payment is pending. */
 export function paymentPage(view: PayPageView, notice?: string): string {
@@ -101,7 +103,7 @@ export function paymentPage(view: PayPageView, notice?: string): string {
       : '<p class="note">You can close this page.</p>';
   }
 
-  const body = `${MODE_TAG}
+  const body = `${view.simulator !== null ? TEST_TAG : REFERENCE_TAG}
 ${notice ? `<p class="notice" role="alert" data-testid="notice">${escapeHtml(notice)}</p>\n` : ''}<h1 data-testid="heading">${escapeHtml(statusHeading(view.status))}</h1>
 <p class="amount" data-testid="amount">${escapeHtml(money)}</p>
 <dl>${rows.join('')}</dl>
@@ -115,7 +117,7 @@ ${tail}`;
 export function messagePage(title: string, message: string): string {
   return layout(
     title,
-    `${MODE_TAG}
+    `${REFERENCE_TAG}
 <h1 data-testid="heading">${escapeHtml(title)}</h1>
 <p data-testid="message">${escapeHtml(message)}</p>`,
   );
