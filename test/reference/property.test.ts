@@ -163,3 +163,47 @@ describe('random requests to the public API', () => {
     );
   });
 });
+
+describe('random requests to the control surface', () => {
+  it('never answer 5xx and always carry the error body when refused', async () => {
+    const routes = fc.oneof(
+      fc.constantFrom(
+        ['POST', '/_cabinet/merchants'],
+        ['PATCH', `/_cabinet/merchants/${env.ref.facts.merchant_id}`],
+        ['PATCH', `/_cabinet/terminals/${env.ref.facts.terminal_id}`],
+        ['POST', `/_cabinet/terminals/${env.ref.facts.terminal_id}/api-keys`],
+        ['POST', `/_cabinet/shops/${env.ref.facts.shop_id}/webhook-endpoints`],
+        ['POST', '/_simulator/clock/advance'],
+      ),
+      fc.tuple(
+        fc.constantFrom('GET', 'POST', 'PATCH', 'DELETE'),
+        fc.string({ maxLength: 40 }).map((s) => `/_cabinet/${encodeURIComponent(s)}`),
+      ),
+    );
+    await fc.assert(
+      fc.asyncProperty(routes, body, async ([method, path], raw) => {
+        // Keep the merchant usable for the other property: never let a random PATCH block it or cut its limit.
+        const before = env.ref.cabinet.getMerchant(env.ref.facts.merchant_id);
+        const hasBody = method !== 'GET';
+        const res = await env.ref.fetch(
+          new Request(`http://ref.test${path}`, {
+            method,
+            headers: {
+              authorization: `Bearer ${env.ref.facts.admin_token}`,
+              'content-type': 'application/json',
+            },
+            body: hasBody ? raw : undefined,
+          }),
+        );
+        const text = await res.text();
+        expect(res.status, text).toBeLessThan(500);
+        if (res.status >= 400)
+          expect(responseSchemas(true).ErrorBody.safeParse(JSON.parse(text)).success, text).toBe(true);
+        const { merchant_id: _m, name: _n, ...restore } = before;
+        env.ref.cabinet.updateMerchant(env.ref.facts.merchant_id, restore);
+        env.ref.cabinet.updateTerminal(env.ref.facts.terminal_id, { require_signature: false });
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
