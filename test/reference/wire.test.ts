@@ -20,6 +20,7 @@ describe('routing', () => {
     ['GET', '/payments/4a1f1c55-9b0b-4f43-9b7e-5d0f1f8f0a11/cancel'],
     ['POST', '/banks/sbp'],
     ['PATCH', '/payouts'],
+    ['OPTIONS', '/payments'],
   ])('is 405 method_not_allowed for %s %s, with Allow', async (method, path) => {
     env = setup();
     const r = await env.call(path, { method });
@@ -160,6 +161,14 @@ describe('GET /events', () => {
     expect(text).toContain('event: payment.created');
     await reader.cancel();
     ac.abort();
+  });
+
+  it('answers HEAD with the stream headers and opens no stream', async () => {
+    env = setup();
+    const r = await env.call('/events', { method: 'HEAD' });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toContain('text/event-stream');
+    expect(r.text).toBe('');
   });
 
   it('needs a key like every public route', async () => {
