@@ -176,3 +176,17 @@ describe('GET /events', () => {
     expectError(await env.call('/events', { key: null }), 401, 'unauthorized');
   });
 });
+
+describe('secrets in error messages', () => {
+  it('redacts a key pasted into a path or a field name', async () => {
+    env = setup();
+    const key = env.ref.facts.api_key;
+    const a = await env.call(`/payments/${key}`);
+    expectError(a, 404, 'not_found');
+    expect(a.text).not.toContain(key);
+    const b = await env.call('/payments', { body: { amount: 100, [env.ref.facts.signing_secret]: 1 } });
+    expectError(b, 400, 'bad_request');
+    expect(b.text).not.toContain(env.ref.facts.signing_secret);
+    expect(b.body.error.message).toContain('thm_…');
+  });
+});

@@ -7,14 +7,23 @@ export function json(status: number, body: unknown, headers: Record<string, stri
   return new Response(JSON.stringify(body), { status, headers: { ...JSON_HEADERS, ...headers } });
 }
 
-/** The spec's error body (2.9) for a status and code. */
+// Anything shaped like a secret that reached a message (a key pasted into a path or a field name) is cut to
+// its prefix: error bodies end up in logs.
+const SECRET_RE = /\b(sk_(?:test|live)_|thm_|whs_|adm_)[A-Za-z0-9_]+/g;
+
+/** Cuts secret-shaped substrings down to their prefix. */
+export function redactSecrets(text: string): string {
+  return text.replace(SECRET_RE, '$1…');
+}
+
+/** The spec's error body (2.9) for a status and code. Secret-shaped substrings of the message are redacted. */
 export function errorResponse(
   status: number,
   code: string,
   message: string,
   headers: Record<string, string> = {},
 ): Response {
-  return json(status, { error: { code, message } }, headers);
+  return json(status, { error: { code, message: redactSecrets(message) } }, headers);
 }
 
 /** Maps a thrown value to an answer: a DomainError to its status and body, anything else to a 500 (a bug). */
