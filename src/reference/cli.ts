@@ -33,7 +33,7 @@ async function main(argv: string[]): Promise<void> {
       clock: config.clock,
       publicUrl: config.publicUrl,
       trustProxy: config.trustProxy,
-      logger: log,
+      ...(config.quiet ? {} : { logger: log }),
       // This process is nothing but the server: the faster global Request/Response are safe here.
       overrideGlobalObjects: true,
     });

@@ -11,6 +11,7 @@ describe('psp-reference flags', () => {
       publicUrl: undefined,
       trustProxy: false,
       json: false,
+      quiet: false,
       help: false,
     });
   });
@@ -27,6 +28,7 @@ describe('psp-reference flags', () => {
         '--public-url',
         'https://ref.example:8443/ignored/path',
         '--trust-proxy',
+        '--quiet',
       ]),
     ).toEqual({
       host: '0.0.0.0',
@@ -35,9 +37,11 @@ describe('psp-reference flags', () => {
       publicUrl: 'https://ref.example:8443',
       trustProxy: true,
       json: true,
+      quiet: true,
       help: false,
     });
     expect(parseCliArgs(['-h']).help).toBe(true);
+    expect(parseCliArgs(['-q']).quiet).toBe(true);
     expect(parseCliArgs(['--port', '65535']).port).toBe(65535);
   });
 

@@ -114,8 +114,8 @@ describe('psp-reference CLI', () => {
     expect(run.stderr()).toContain('SIGINT received');
   });
 
-  it('prints a readable banner without --json', async () => {
-    const run = cli(['--port', '0']);
+  it('prints a readable banner without --json; --quiet keeps request logs off stderr', async () => {
+    const run = cli(['--port', '0', '--quiet']);
     await run.firstLine;
     // The banner is several lines; wait for its last one.
     while (!run.stdout().includes('Ctrl+C')) await new Promise((r) => setTimeout(r, 20));
@@ -124,8 +124,15 @@ describe('psp-reference CLI', () => {
     expect(text).toMatch(/Buyer's page\s+http:\/\/127\.0\.0\.1:\d+\/pay\/\{payment_id\}/);
     expect(text).toMatch(/API key\s+sk_test_/);
     expect(text).toMatch(/Admin token\s+\S+/);
+    const baseUrl = /API base URL\s+(\S+)/.exec(text)![1]!;
+    const apiKey = /API key\s+(\S+)/.exec(text)![1]!;
+    const banks = await fetch(`${baseUrl}/api/v1/public/banks/sbp`, {
+      headers: { authorization: `Bearer ${apiKey}` },
+    });
+    expect(banks.status).toBe(200);
     run.child.kill('SIGTERM');
     expect(await run.exit, run.stderr()).toEqual({ code: 0, signal: null });
+    expect(run.stderr()).not.toContain('/api/v1/public/banks/sbp');
   });
 
   it('a bad flag or value exits 2 with the usage on stderr; --help prints it on stdout and exits 0', async () => {

@@ -15,6 +15,7 @@ Options:
   --public-url <url>    origin to put in payment_url (default: the origin each request used)
   --trust-proxy         take the client address from X-Forwarded-For for the IP allow-list
   --json                print the startup facts as one JSON line on stdout; logs go to stderr
+  -q, --quiet           no request or service log lines on stderr
   -h, --help            show this help
 
 Stop it with Ctrl+C (SIGINT) or SIGTERM.`;
@@ -27,6 +28,7 @@ export interface CliConfig {
   publicUrl?: string;
   trustProxy: boolean;
   json: boolean;
+  quiet: boolean;
   help: boolean;
 }
 
@@ -50,6 +52,7 @@ export function parseCliArgs(argv: string[]): CliConfig {
         'public-url': { type: 'string' },
         'trust-proxy': { type: 'boolean' },
         json: { type: 'boolean' },
+        quiet: { type: 'boolean', short: 'q' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -84,6 +87,7 @@ export function parseCliArgs(argv: string[]): CliConfig {
     publicUrl,
     trustProxy: values['trust-proxy'] === true,
     json: values.json === true,
+    quiet: values.quiet === true,
     help: values.help === true,
   };
 }
