@@ -1,82 +1,257 @@
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { SseEvent } from '../schemas/events.js';
+import { createApiError, PspApiError, PspConnectionError, parseRetryAfter } from './errors.js';
+import { type Logger, log } from './logger.js';
+import { type BackoffOptions, backoffDelay, sleep } from './sse/backoff.js';
+import { parseEnvelope } from './sse/envelope.js';
 
-/** Minimal structural logger (matches `Logger` in src/client/logger.ts). */
-export interface EventStreamLogger {
-  debug?(msg: string, meta?: Record<string, unknown>): void;
-  info?(msg: string, meta?: Record<string, unknown>): void;
-  warn?(msg: string, meta?: Record<string, unknown>): void;
-  error?(msg: string, meta?: Record<string, unknown>): void;
-}
-
-/** How the stream reaches `GET /api/v1/public/events`; built by the client. */
+/** How the stream reaches `GET /api/v1/public/events`; the client builds it. */
 export interface EventStreamTransport {
   /** Absolute URL of `GET /api/v1/public/events`. */
   url: string;
   fetch: typeof fetch;
   /** Fresh per connection attempt: Authorization, and X-PSP-Signature of the empty body when signing. */
   headers(): Record<string, string>;
-  logger?: EventStreamLogger;
+  logger?: Logger;
 }
 
-/** Options of {@link streamEvents}. */
+/** Why the stream dropped a connection; reported to `onDisconnect` and `onReconnect`. */
+export type DisconnectReason =
+  | 'network_error'
+  | 'heartbeat_timeout'
+  | 'stream_ended'
+  | 'unexpected_content_type'
+  | 'stream_too_large'
+  | `http_${number}`;
+
+/** Options of {@link streamEvents} (and of `client.events.stream()`). */
 export interface StreamEventsOptions {
+  /** Ends the stream: the iteration finishes cleanly, without an error. */
   signal?: AbortSignal;
+  /**
+   * Called after the stream connected again following a break, before any event of the new connection is
+   * yielded. Events sent while it was away are lost (best-effort channel): reconcile with a GET, or rely on
+   * webhooks. `attempt` is how many tries the reconnection took; `reason` why the previous connection ended.
+   */
   onReconnect?: (info: { attempt: number; reason: string }) => void;
+  /** Called when a connection is lost and a reconnection is scheduled in `delayMs`. */
+  onDisconnect?: (info: { attempt: number; reason: DisconnectReason; delayMs: number }) => void;
+  /**
+   * Called once when the stream ends for good: `replaced` (another connection with the same key took over;
+   * spec: one connection per key, so it does not reconnect), `closed` (`close()`), or `aborted` (the signal).
+   */
+  onEnd?: (info: { reason: 'replaced' | 'closed' | 'aborted' }) => void;
+  /**
+   * Silence, in ms, after which the connection counts as dead and is replaced: no byte (not even the 25 s
+   * `: ping`) for this long. Default 62 500 (2.5 heartbeats).
+   */
+  heartbeatTimeoutMs?: number;
+  /** Reconnection delays: exponential from `initialDelayMs` (default 1000) to `maxDelayMs` (default 30 000), jittered. */
+  backoff?: BackoffOptions;
+  /** Consecutive failed attempts before the stream gives up with a `PspConnectionError`. Default: never. */
+  maxRetries?: number;
+  /** Source of jitter in [0, 1); for tests. Default `Math.random`. */
+  random?: () => number;
 }
+
+const WATCHDOG = 'heartbeat_timeout';
+const MAX_BUFFER = 1 << 20;
+// 408 and 429 are "later, please"; 5xx are the server's trouble. Any other 4xx will not heal by retrying.
+const retryable = (status: number) => status >= 500 || status === 408 || status === 429;
 
 /**
- * Opens the realtime event stream (work in progress: full reconnection follows).
+ * The realtime event stream (spec 4.8, 6.2) as an async iterable of envelopes `{ kind, payload, at }`. It
+ * reconnects by itself with jittered exponential backoff after a network break, a 5xx/429 (honouring
+ * `Retry-After`), an ended stream, or heartbeat silence; it stops on `: replaced`, on `close()` and on the
+ * signal (the loop just ends), and throws the typed API error on 401, 403 and other 4xx answers. A malformed
+ * message is logged and skipped; kinds newer than this SDK pass through (handle them in a `default` branch).
+ * Never more than one connection at a time; the iterable can be iterated once.
  *
  * @example
- * for await (const ev of streamEvents(transport)) console.log(ev.kind);
+ * const stream = streamEvents(transport, { onReconnect: () => void reconcile() });
+ * for await (const ev of stream) {
+ *   if (ev.kind === 'payment.status_changed') console.log(ev.payload.id, ev.payload.status);
+ * }
  */
 export function streamEvents(
   transport: EventStreamTransport,
   options: StreamEventsOptions = {},
 ): AsyncIterable<SseEvent> & { close(): void } {
-  const controller = new AbortController();
-  options.signal?.addEventListener('abort', () => controller.abort(), { once: true });
-  async function* run(): AsyncGenerator<SseEvent> {
-    const res = await transport.fetch(transport.url, {
-      headers: { accept: 'text/event-stream', ...transport.headers() },
-      signal: controller.signal,
-    });
-    if (!res.body) return;
-    const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
-    let buf = '';
+  const stop = new AbortController();
+  let endReason: 'replaced' | 'closed' | 'aborted' | undefined;
+  let started = false;
+  const end = (reason: 'replaced' | 'closed' | 'aborted') => {
+    if (endReason) return;
+    endReason = reason;
+    stop.abort();
+    safely(() => options.onEnd?.({ reason }));
+  };
+  const onAbort = () => end('aborted');
+  if (options.signal?.aborted) end('aborted');
+  else options.signal?.addEventListener('abort', onAbort, { once: true });
+
+  async function* run(): AsyncGenerator<SseEvent, void, undefined> {
+    const logger = transport.logger;
+    let failures = 0;
+    let reconnectReason: string | undefined;
+    let serverRetryMs: number | undefined;
+    let failed = false;
     try {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) return;
-        buf += value;
-        let idx = buf.indexOf('\n\n');
-        while (idx >= 0) {
-          const block = buf.slice(0, idx);
-          buf = buf.slice(idx + 2);
-          const data = block
-            .split('\n')
-            .filter((l) => l.startsWith('data:'))
-            .map((l) => l.slice(5).trimStart())
-            .join('\n');
-          if (data) {
-            try {
-              yield JSON.parse(data) as SseEvent;
-            } catch {
-              transport.logger?.warn?.('psp-sdk: skipped a malformed event');
+      while (!stop.signal.aborted) {
+        const conn = new AbortController();
+        const abortConn = () => conn.abort('stopped');
+        stop.signal.addEventListener('abort', abortConn, { once: true });
+        let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+        conn.signal.addEventListener('abort', () => void reader?.cancel().catch(() => {}), { once: true });
+        let watchdog: ReturnType<typeof setTimeout> | undefined;
+        const arm = () => {
+          clearTimeout(watchdog);
+          watchdog = setTimeout(() => conn.abort(WATCHDOG), options.heartbeatTimeoutMs ?? 62_500);
+        };
+        let reason: DisconnectReason = 'stream_ended';
+        let retryAfterMs: number | undefined;
+        const headers = { accept: 'text/event-stream', 'cache-control': 'no-cache', ...transport.headers() };
+        try {
+          arm();
+          const res = await transport.fetch(transport.url, { method: 'GET', headers, signal: conn.signal });
+          if (!res.ok) {
+            const body = await readBody(res);
+            if (!retryable(res.status))
+              throw createApiError({
+                status: res.status,
+                body,
+                headers: res.headers,
+                attempts: failures + 1,
+              });
+            reason = `http_${res.status}`;
+            retryAfterMs = parseRetryAfter(res.headers.get('retry-after'), Date.now());
+          } else if (!res.body || !/^text\/event-stream/i.test(res.headers.get('content-type') ?? '')) {
+            await res.body?.cancel().catch(() => {});
+            reason = 'unexpected_content_type';
+          } else {
+            if (reconnectReason !== undefined) {
+              const info = { attempt: failures, reason: reconnectReason };
+              log(logger, 'info', 'psp-sdk: event stream reconnected', info);
+              safely(() => options.onReconnect?.(info));
             }
+            reader = res.body.getReader();
+            const queue: SseEvent[] = [];
+            let replaced = false;
+            let overflow = false;
+            const parser = createParser({
+              maxBufferSize: MAX_BUFFER,
+              onEvent: (msg: EventSourceMessage) => {
+                const ev = parseEnvelope(msg.event, msg.data);
+                if (ev) queue.push(ev);
+                else
+                  log(logger, 'warn', 'psp-sdk: skipped a malformed event', {
+                    event: msg.event,
+                    bytes: msg.data.length,
+                  });
+              },
+              onComment: (comment) => {
+                if (comment.trim() === 'connected') failures = 0;
+                else if (comment.trim() === 'replaced') replaced = true;
+              },
+              onRetry: (ms) => {
+                serverRetryMs = ms;
+              },
+              onError: (err) => {
+                if (err.type === 'max-buffer-size-exceeded') overflow = true;
+              },
+            });
+            const decoder = new TextDecoder();
+            for (;;) {
+              arm();
+              const { value, done } = await reader.read();
+              clearTimeout(watchdog);
+              if (done) break;
+              parser.feed(decoder.decode(value, { stream: true }));
+              if (queue.length) failures = 0;
+              // Watchdog paused while the app handles events: a slow consumer is not a silent server.
+              while (queue.length && !stop.signal.aborted) yield queue.shift()!;
+              if (replaced) {
+                log(logger, 'warn', 'psp-sdk: event stream replaced by another connection with the same key');
+                end('replaced');
+              }
+              if (overflow) {
+                reason = 'stream_too_large';
+                break;
+              }
+              if (stop.signal.aborted) return;
+            }
+            if (conn.signal.reason === WATCHDOG) reason = 'heartbeat_timeout';
           }
-          idx = buf.indexOf('\n\n');
+        } catch (err) {
+          if (stop.signal.aborted) return;
+          if (err instanceof PspApiError) throw err;
+          reason = conn.signal.reason === WATCHDOG ? 'heartbeat_timeout' : 'network_error';
+          log(logger, 'debug', 'psp-sdk: event stream connection failed', { error: errorName(err) });
+        } finally {
+          clearTimeout(watchdog);
+          stop.signal.removeEventListener('abort', abortConn);
+          // Close this connection before any other opens: never two at once.
+          conn.abort('done');
+          await reader?.cancel().catch(() => {});
         }
+        if (stop.signal.aborted) return;
+        failures++;
+        if (options.maxRetries !== undefined && failures > options.maxRetries)
+          throw new PspConnectionError(`Event stream gave up after ${failures} failed attempts (${reason}).`);
+        const backoff = { ...options.backoff };
+        if (serverRetryMs !== undefined && options.backoff?.initialDelayMs === undefined)
+          backoff.initialDelayMs = serverRetryMs;
+        const delayMs = retryAfterMs ?? backoffDelay(failures, backoff, options.random);
+        log(logger, 'warn', 'psp-sdk: event stream disconnected, reconnecting', {
+          reason,
+          attempt: failures,
+          delayMs,
+        });
+        safely(() => options.onDisconnect?.({ attempt: failures, reason, delayMs }));
+        reconnectReason = reason;
+        await sleep(delayMs, stop.signal);
       }
     } catch (err) {
-      if (controller.signal.aborted) return;
+      failed = true;
       throw err;
     } finally {
-      controller.abort();
+      options.signal?.removeEventListener('abort', onAbort);
+      // An error ends the stream too, but it is the error the app sees, not onEnd.
+      if (failed) stop.abort();
+      else end('closed');
     }
   }
+
   return {
-    [Symbol.asyncIterator]: () => run(),
-    close: () => controller.abort(),
+    [Symbol.asyncIterator]() {
+      if (started)
+        throw new TypeError('This event stream is already being iterated; open another with stream().');
+      started = true;
+      return run();
+    },
+    close() {
+      end('closed');
+    },
   };
+}
+
+function errorName(err: unknown): string {
+  return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+}
+
+async function readBody(res: Response): Promise<unknown> {
+  const text = await res.text().catch(() => '');
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function safely(fn: () => void): void {
+  try {
+    fn();
+  } catch {
+    // An app callback that throws must not kill the stream.
+  }
 }
