@@ -4,7 +4,7 @@ import { Domain } from './domain/core.js';
 import { randomToken } from './domain/ids.js';
 import type { BankAdapter } from './domain/bank.js';
 import { createApp } from './http/app.js';
-import { toResponse } from './http/errors.js';
+import { redactSecrets, toResponse } from './http/errors.js';
 import { createEventStreamHub } from './sse/index.js';
 import { createWebhookService } from './webhooks/index.js';
 
@@ -152,8 +152,10 @@ export function createReference(options: ReferenceOptions = {}): Reference {
         // A Response with immutable headers (a passed-through fetch) keeps them as they are.
       }
       if (log) {
-        const path = new URL(request.url).pathname;
-        log(`${request.method} ${path} ${res.status} ${Date.now() - started}ms`);
+        const path = redactSecrets(new URL(request.url).pathname);
+        log(
+          `${request.method} ${path.length > 200 ? `${path.slice(0, 200)}…` : path} ${res.status} ${Date.now() - started}ms`,
+        );
       }
       return res;
     },

@@ -190,3 +190,18 @@ describe('secrets in error messages', () => {
     expect(b.body.error.message).toContain('thm_…');
   });
 });
+
+describe('the request log', () => {
+  it('writes one line per request and never a secret', async () => {
+    const lines: string[] = [];
+    env = setup({ logger: (l) => lines.push(l) });
+    await env.call('/payments', { body: { amount: 100 } });
+    await env.call(`/payments/${env.ref.facts.api_key}`);
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/^POST \/api\/v1\/public\/payments 201 \d+ms$/);
+    for (const l of lines) {
+      expect(l).not.toContain(env.ref.facts.api_key);
+      expect(l).not.toContain(env.ref.facts.admin_token);
+    }
+  });
+});

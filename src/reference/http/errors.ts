@@ -29,7 +29,7 @@ export function errorResponse(
 /** Maps a thrown value to an answer: a DomainError to its status and body, anything else to a 500 (a bug). */
 export function toResponse(err: unknown, log?: (line: string) => void): Response {
   if (err instanceof DomainError) return errorResponse(err.status, err.code, err.message, err.headers);
-  log?.(`internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+  log?.(redactSecrets(`internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`));
   return errorResponse(500, 'internal_error', 'The reference failed to answer this request.');
 }
 
