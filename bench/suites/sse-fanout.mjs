@@ -1,0 +1,156 @@
+// Reference SSE fan-out: 1,000 open event streams of one merchant (one API key each: the spec allows one stream
+// per key), then payments created one at a time; for each, the time from sending the create to the
+// `payment.created` frame arriving on every stream. Memory per stream is the server's heap + external growth
+// (after full GCs) from before the streams opened to when all are open.
+
+import http from 'node:http';
+import { performance } from 'node:perf_hooks';
+import { CREATE_INPUT_JSON } from '../lib/fixtures.mjs';
+import { emit, quantile } from '../lib/harness.mjs';
+import { existsSync } from 'node:fs';
+import { distFile } from '../lib/sdk.mjs';
+import { ask, startServer } from '../servers/spawn.mjs';
+
+const quick = process.argv.includes('--quick');
+const STREAMS = quick ? 200 : 1000;
+const EVENTS = quick ? 10 : 40;
+
+if (!existsSync(distFile('psp-sdk/reference'))) {
+  await emit('sse-fanout', { ok: false, reason: 'no psp-sdk/reference build' });
+  process.exit(0);
+}
+const server = await startServer('reference.mjs', ['{}']);
+const { facts } = server;
+const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
+
+function call(method, path, token, body) {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      `${facts.base_url}${path}`,
+      { method, agent, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c) => {
+          text += c;
+        });
+        res.on('end', () =>
+          res.statusCode < 300
+            ? resolve(text ? JSON.parse(text) : undefined)
+            : reject(new Error(`${path}: ${res.statusCode} ${text}`)),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const streams = [];
+let result;
+try {
+  const keys = [];
+  for (let i = 0; i < STREAMS; i++) {
+    const k = await call(
+      'POST',
+      `/_cabinet/terminals/${facts.terminal_id}/api-keys`,
+      facts.admin_token,
+      '{"mode":"test"}',
+    );
+    keys.push(k.api_key);
+  }
+  const memBefore = await ask(server.child, { cmd: 'memory' }, 'memory');
+
+  let waiting = null; // { t0, arrivals: number[], remaining, done }
+  await Promise.all(
+    keys.map(
+      (key) =>
+        new Promise((resolve, reject) => {
+          const req = http.request(`${facts.base_url}/api/v1/public/events`, {
+            headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' },
+          });
+          req.on('response', (res) => {
+            if (res.statusCode !== 200) return reject(new Error(`stream answered ${res.statusCode}`));
+            res.setEncoding('utf8');
+            const s = { res, seen: 0 };
+            streams.push(s);
+            let connected = false;
+            res.on('data', (chunk) => {
+              if (!connected && chunk.includes(': connected')) {
+                connected = true;
+                resolve();
+              }
+              if (chunk.includes('event: payment.created') && waiting) {
+                const now = performance.now();
+                s.seen++;
+                if (s.seen === waiting.index) {
+                  waiting.arrivals.push(now - waiting.t0);
+                  if (--waiting.remaining === 0) waiting.done();
+                }
+              }
+            });
+          });
+          req.on('error', reject);
+          req.end();
+        }),
+    ),
+  );
+  const memOpen = await ask(server.child, { cmd: 'memory' }, 'memory');
+
+  const all = [];
+  const reachAll = [];
+  let missed = 0;
+  for (let e = 1; e <= EVENTS; e++) {
+    const arrivals = [];
+    const finished = new Promise((done) => {
+      waiting = { index: e, t0: performance.now(), arrivals, remaining: streams.length, done };
+    });
+    const timeout = new Promise((r) => setTimeout(r, 5000, 'timeout'));
+    await call('POST', '/api/v1/public/payments', facts.api_key, CREATE_INPUT_JSON);
+    const outcome = await Promise.race([finished, timeout]);
+    if (outcome === 'timeout') {
+      missed += streams.length - arrivals.length;
+      for (const s of streams) s.seen = e; // realign the counters for the next event
+    }
+    all.push(...arrivals);
+    reachAll.push(arrivals.length === streams.length ? Math.max(...arrivals) : Number.POSITIVE_INFINITY);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  all.sort((a, b) => a - b);
+  reachAll.sort((a, b) => a - b);
+  const heapDelta = memOpen.heapUsed - memBefore.heapUsed;
+  const extDelta = memOpen.external + memOpen.arrayBuffers - memBefore.external - memBefore.arrayBuffers;
+  const bytesPerStream = (heapDelta + Math.max(0, extDelta)) / STREAMS;
+  const rssPerStream = (memOpen.rss - memBefore.rss) / STREAMS;
+  result = {
+    ok: true,
+    streams: STREAMS,
+    events: EVENTS,
+    missed,
+    p50Ms: quantile(all, 0.5),
+    p99Ms: quantile(all, 0.99),
+    maxMs: all[all.length - 1],
+    allP50Ms: quantile(reachAll, 0.5),
+    allP99Ms: quantile(reachAll, 0.99),
+    bytesPerStream,
+    rssPerStream,
+  };
+  const f = (x) => (Number.isFinite(x) ? x.toFixed(1) : 'never');
+  result.markdown = `| streams | events | arrival p50 / p99 / max | all streams reached, p50 / p99 of events | missed frames | heap + external per stream | RSS per stream |
+|---|---|---|---|---|---|---|
+| ${STREAMS.toLocaleString('en-US')} | ${EVENTS} | ${f(result.p50Ms)} / ${f(result.p99Ms)} / ${f(result.maxMs)} ms | ${f(result.allP50Ms)} / ${f(result.allP99Ms)} ms | ${missed} | ${(bytesPerStream / 1024).toFixed(1)} KB | ${(rssPerStream / 1024).toFixed(1)} KB |
+
+The reference runs in its own process (\`startReference\`); ${STREAMS.toLocaleString('en-US')} API keys are made
+through \`POST /_cabinet/terminals/{id}/api-keys\` and each opens \`GET /api/v1/public/events\` on its own socket
+from this process. Payments are then created one at a time; a frame's latency runs from sending the create to
+the \`event: payment.created\` frame reaching a stream. The clients' own parsing of ${STREAMS.toLocaleString('en-US')}
+sockets in one process is inside the figure, so it is an upper bound.`;
+  console.error(
+    `\nSSE ${STREAMS} streams: arrival p99 ${f(result.p99Ms)} ms, all reached p99 ${f(result.allP99Ms)} ms, missed ${missed}, ${(bytesPerStream / 1024).toFixed(1)} KB/stream (rss ${(rssPerStream / 1024).toFixed(1)} KB)`,
+  );
+} finally {
+  for (const s of streams) s.res.destroy();
+  agent.destroy();
+  await server.stop();
+}
+await emit('sse-fanout', result);

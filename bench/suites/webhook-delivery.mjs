@@ -1,0 +1,165 @@
+// Reference webhook delivery: how fast the reference delivers signed webhooks to a local receiver, and how much
+// its public API slows down meanwhile.
+//
+// A backlog is built first with the service clock stopped (`clock: 'manual'`): N payments are created and
+// succeeded, each sends `payment.succeeded`, and the receiver answers 503 so every delivery waits for its 10 s
+// retry. Then, with autocannon reading GET /payments/{id} on 10 connections, the receiver starts accepting and the
+// clock is advanced 11 s: the whole backlog falls due at once. The delivery rate is N over the time from the first
+// to the last accepted delivery (each one's v2 signature checked by the receiver); the API's throughput in that
+// window is compared with its throughput just before, in the same run.
+
+import http from 'node:http';
+import { existsSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import autocannon from 'autocannon';
+import { CREATE_INPUT_JSON } from '../lib/fixtures.mjs';
+import { emit } from '../lib/harness.mjs';
+import { distFile } from '../lib/sdk.mjs';
+import { ask, startServer } from '../servers/spawn.mjs';
+
+const quick = process.argv.includes('--quick');
+const N = quick ? 3000 : 8000;
+
+if (!existsSync(distFile('psp-sdk/reference'))) {
+  await emit('webhook-delivery', { ok: false, reason: 'no psp-sdk/reference build' });
+  process.exit(0);
+}
+const server = await startServer('reference.mjs', ['{"clock":"manual"}']);
+const receiver = await startServer('receiver.mjs');
+const { facts } = server;
+const agent = new http.Agent({ keepAlive: true, maxSockets: 10 });
+
+function call(method, path, token, body) {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      `${facts.base_url}${path}`,
+      { method, agent, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c) => {
+          text += c;
+        });
+        res.on('end', () =>
+          res.statusCode < 300
+            ? resolve(text ? JSON.parse(text) : undefined)
+            : reject(new Error(`${method} ${path}: ${res.statusCode} ${text}`)),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Runs `task(i)` for i in [0, n) with `width` in flight. */
+async function pool(n, width, task) {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < n) await task(next++);
+    }),
+  );
+}
+
+/** autocannon GET on 10 connections for `seconds`, counting answers in 100 ms buckets of this process's clock. */
+function readLoad(seconds) {
+  const buckets = new Map();
+  const started = performance.now();
+  const inst = autocannon({
+    url: `${facts.base_url}/api/v1/public/payments/${facts.payment_id}`,
+    headers: { authorization: `Bearer ${facts.api_key}` },
+    connections: 10,
+    duration: seconds,
+  });
+  inst.on('response', (_c, status) => {
+    if (status !== 200) return;
+    const b = Math.floor(performance.now() / 100);
+    buckets.set(b, (buckets.get(b) ?? 0) + 1);
+  });
+  const done = new Promise((resolve) => inst.on('done', resolve));
+  /** Answers per second between two instants of this process's clock. */
+  const rate = (from, to) => {
+    let n = 0;
+    for (const [b, c] of buckets) if (b * 100 >= from && (b + 1) * 100 <= to) n += c;
+    const span = Math.floor(to / 100) * 100 - Math.ceil(from / 100) * 100;
+    return span > 0 ? (n * 1000) / span : Number.NaN;
+  };
+  return { done, rate, started };
+}
+
+let result;
+try {
+  const endpoint = await call(
+    'POST',
+    `/_cabinet/shops/${facts.shop_id}/webhook-endpoints`,
+    facts.admin_token,
+    JSON.stringify({
+      url: `http://127.0.0.1:${receiver.facts.port}/webhooks`,
+      events: ['payment.succeeded'],
+    }),
+  );
+  await ask(receiver.child, { cmd: 'secret', secret: endpoint.secret }, 'secretSet');
+
+  const t0 = performance.now();
+  await pool(N, 10, async () => {
+    const { payment } = await call('POST', '/api/v1/public/payments', facts.api_key, CREATE_INPUT_JSON);
+    await call('POST', `/_simulator/payments/${payment.id}/succeed`, facts.admin_token);
+  });
+  // Every first attempt must have been answered (503) before the burst, or the burst would mix with them.
+  for (let i = 0; i < 600; i++) {
+    const s = await ask(receiver.child, { cmd: 'stats' }, 'stats');
+    if (s.failed >= N) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const setupSeconds = (performance.now() - t0) / 1000;
+
+  const load = readLoad(quick ? 6 : 10);
+  await new Promise((r) => setTimeout(r, quick ? 2000 : 3000));
+  await ask(receiver.child, { cmd: 'accept' }, 'accepting');
+  const burstAt = performance.now();
+  await call('POST', '/_simulator/clock/advance', facts.admin_token, '{"seconds":11}');
+  let stats;
+  for (;;) {
+    stats = await ask(receiver.child, { cmd: 'stats' }, 'stats');
+    if (stats.accepted >= N || performance.now() - burstAt > 60_000) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const burstEnd = performance.now();
+  await load.done;
+  const before = load.rate(load.started + 1000, burstAt);
+  const during = load.rate(burstAt, burstEnd);
+  const deliverySeconds = (stats.lastAt - stats.firstAt) / 1000;
+  const deliveriesPerSec = stats.accepted / deliverySeconds;
+  const dropPct = (1 - during / before) * 100;
+  result = {
+    ok: stats.accepted >= N,
+    count: N,
+    accepted: stats.accepted,
+    badSignature: stats.badSignature,
+    deliveriesPerSec,
+    deliverySeconds,
+    apiRpsBefore: before,
+    apiRpsDuring: during,
+    dropPct,
+    setupSeconds,
+  };
+  const n0 = (x) => (Number.isFinite(x) ? Math.round(x).toLocaleString('en-US') : '-');
+  result.markdown = `| backlog | delivered | bad signatures | deliveries/s | API GET req/s before | during delivery | drop |
+|---|---|---|---|---|---|---|
+| ${n0(N)} | ${n0(stats.accepted)} in ${deliverySeconds.toFixed(2)} s | ${stats.badSignature} | ${n0(deliveriesPerSec)} | ${n0(before)} | ${n0(during)} | ${Number.isFinite(dropPct) ? dropPct.toFixed(1) : '-'} % |
+
+The reference (\`startReference({ clock: 'manual' })\`), the receiver (node:http, checks each v2 signature with
+node:crypto) and autocannon (GET /payments/{id}, 10 connections) each run in their own process, so on 2 cores
+they share the CPU: the drop includes the receiver's and autocannon's own work, an upper bound of what the
+reference's delivery costs the API. The backlog is made of ${n0(N)} payments created and succeeded while the
+receiver answered 503 (each delivery then waits for its 10 s retry), released at once by advancing the
+service clock 11 s.`;
+  console.error(
+    `\nwebhooks: ${n0(stats.accepted)}/${n0(N)} in ${deliverySeconds.toFixed(2)} s = ${n0(deliveriesPerSec)}/s; API ${n0(before)} -> ${n0(during)} req/s (${dropPct.toFixed(1)} % drop); bad signatures ${stats.badSignature}; setup ${setupSeconds.toFixed(0)} s`,
+  );
+} finally {
+  agent.destroy();
+  await Promise.all([server.stop(), receiver.stop()]);
+}
+await emit('webhook-delivery', result);
