@@ -58,6 +58,13 @@ export type DeliveryInfo = ReturnType<WebhookService['deliveries']>[number];
 /**
  * The cabinet's operations as typed methods: each is what one `/_cabinet` route does (same validation, same
  * DomainErrors). Inputs are validated, so a method may be handed untrusted data.
+ *
+ * @example
+ * ```ts
+ * const ref = createReference();
+ * ref.cabinet.updateMerchant(ref.facts.merchant_id, { live_enabled: true, ip_allow_list: ['10.0.0.0/8'] });
+ * const { api_key } = ref.cabinet.createApiKey(ref.facts.terminal_id, { mode: 'live' });
+ * ```
  */
 export interface CabinetApi {
   /** `POST /_cabinet/merchants`. */
@@ -88,7 +95,18 @@ export interface CabinetApi {
   resendEvent(eventId: string): void;
 }
 
-/** The simulator's operations as typed methods: what the bank, the buyer and the clock do. */
+/**
+ * The simulator's operations as typed methods: what the bank, the buyer and the clock do. Each move has the same
+ * effects (webhooks, SSE events) as when the bank causes it; a move the state machine forbids throws a
+ * DomainError 409 `invalid_transition`.
+ *
+ * @example
+ * ```ts
+ * const ref = createReference({ clock: 'manual' });
+ * ref.simulator.succeedPayment(paymentId); // the bank confirms
+ * await ref.simulator.advanceClock(5); // payouts reach their planned outcome
+ * ```
+ */
 export interface SimulatorApi {
   /** `POST /_simulator/payments/{id}/succeed`: 409 `invalid_transition` where not allowed. */
   succeedPayment(paymentId: string): Payment;

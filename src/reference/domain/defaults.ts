@@ -1,6 +1,9 @@
 /**
  * Defaults of the rules the spec leaves open (section 8: "not shown"). Each is explained in
  * docs/spec-decisions.md; the cabinet can change the rate limit per merchant.
+ *
+ * @example
+ * await ref.simulator.advanceClock(DEFAULTS.linkLifetimeMs / 1000); // every pending payment link has expired
  */
 export const DEFAULTS = {
   /** Requests per merchant per window (fixed window on the service clock). */
