@@ -25,6 +25,9 @@ async function main(argv: string[]): Promise<void> {
   const log = (line: string) => {
     process.stderr.write(`${line}\n`);
   };
+  // stdout carries the startup facts only: anything a dependency prints through console goes to stderr.
+  for (const method of ['log', 'info', 'debug'] as const) console[method] = console.error;
+
   let running: RunningReference;
   try {
     running = await startReference({

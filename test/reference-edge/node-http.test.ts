@@ -244,3 +244,52 @@ describe('address helpers', () => {
     expect(connectableUrl('10.0.0.5', 4)).toBe('http://10.0.0.5:4');
   });
 });
+
+describe('what the HTTP parser refuses', () => {
+  async function raw(port: number, payload: string): Promise<string> {
+    const { connect } = await import('node:net');
+    return new Promise<string>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () => socket.write(payload));
+      let text = '';
+      socket.setEncoding('utf8').on('data', (d: string) => {
+        text += d;
+      });
+      socket.on('close', () => resolve(text));
+      socket.on('error', (e: NodeJS.ErrnoException) => (e.code === 'ECONNRESET' ? resolve(text) : reject(e)));
+    });
+  }
+
+  it('answers oversized headers with 431 and the error body', async () => {
+    let called = false;
+    const server = await serve(() => {
+      called = true;
+      return new Response('no');
+    });
+    const answer = await raw(
+      server.port,
+      `GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+    );
+    expect(answer).toMatch(/^HTTP\/1\.1 431 /);
+    expect(answer).toContain('content-type: application/json');
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({
+      error: { code: 'headers_too_large', message: 'The request headers are too large.' },
+    });
+    expect(called).toBe(false);
+  });
+
+  it('answers a Host header that makes no URL with 400 and the error body', async () => {
+    const server = await serve(() => new Response('no'));
+    const answer = await raw(server.port, 'GET /x HTTP/1.1\r\nHost: a b\r\nConnection: close\r\n\r\n');
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({
+      error: { code: 'bad_request', message: 'The request target or Host header is malformed.' },
+    });
+  });
+
+  it('answers a malformed request line with 400 and the error body', async () => {
+    const server = await serve(() => new Response('no'));
+    const answer = await raw(server.port, 'THIS IS NOT HTTP\r\n\r\n');
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)).error.code).toBe('bad_request');
+  });
+});

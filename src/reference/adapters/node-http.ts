@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 
 /**
@@ -89,6 +89,50 @@ export function createNodeListener(
   return listener as (incoming: IncomingMessage, outgoing: ServerResponse) => Promise<void>;
 }
 
+const CLIENT_ERRORS: Record<string, [number, string, string, string]> = {
+  HPE_HEADER_OVERFLOW: [
+    431,
+    'Request Header Fields Too Large',
+    'headers_too_large',
+    'The request headers are too large.',
+  ],
+  ERR_HTTP_REQUEST_TIMEOUT: [
+    408,
+    'Request Timeout',
+    'request_timeout',
+    'The request took too long to arrive.',
+  ],
+  ERR_HTTP_HEADERS_TIMEOUT: [
+    408,
+    'Request Timeout',
+    'request_timeout',
+    'The request headers took too long to arrive.',
+  ],
+};
+
+/**
+ * Answers what node's HTTP parser refuses before any handler runs (oversized headers, a malformed request
+ * line, a stalled request) with the spec's error body instead of node's bare status line, then closes.
+ */
+export function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const [status, reason, code, message] = CLIENT_ERRORS[error.code ?? ''] ?? [
+    400,
+    'Bad Request',
+    'bad_request',
+    'The request is not valid HTTP/1.1.',
+  ];
+  const body = JSON.stringify({ error: { code, message } });
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
+}
+
 /** A running `node:http` server of {@link listenNode}. */
 export interface NodeServer {
   readonly server: Server;
@@ -137,6 +181,7 @@ export function listenNode(handler: FetchHandler, options: ListenOptions = {}): 
   const port = options.port ?? 0;
   const listenerOptions: NodeListenerOptions = { ...options };
   const server = createServer(createNodeListener(handler, listenerOptions));
+  server.on('clientError', answerClientError);
   return new Promise<NodeServer>((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException) => {
       server.close();
