@@ -22,7 +22,11 @@ export { DEFAULTS } from './domain/defaults.js';
 export { planPaymentOutcome, planPayoutOutcome } from './domain/outcomes.js';
 export type { PaymentOutcome, PayoutOutcome } from './domain/outcomes.js';
 
-/** Options of {@link createReference}. */
+/**
+ * Options of {@link createReference}; every field is optional.
+ *
+ * @example createReference({ clock: 'manual', publicUrl: 'https://pay.example.test' })
+ */
 export interface ReferenceOptions {
   /** The service clock. Default `'real'`; `'manual'` starts at `Date.now()` and stands still until advanced. */
   clock?: Clock | 'real' | 'manual';
@@ -54,7 +58,11 @@ export interface StartupFacts {
   signing_secret: string;
 }
 
-/** Counts of what the reference holds, for tests and benchmarks. */
+/**
+ * Counts of what the reference holds, for tests and benchmarks.
+ *
+ * @example ref.stats().payments // 0 at start
+ */
 export interface ReferenceStats {
   merchants: number;
   payments: number;
@@ -64,7 +72,14 @@ export interface ReferenceStats {
   scheduled_deadlines: number;
 }
 
-/** A running in-memory Payment Service. */
+/**
+ * A running in-memory Payment Service, made by {@link createReference}.
+ *
+ * @example
+ * const res = await ref.fetch(new Request(`http://ref.test/api/v1/public/banks/sbp`, {
+ *   headers: { authorization: `Bearer ${ref.facts.api_key}` },
+ * }));
+ */
 export interface Reference {
   /** The whole service: public API, `/_cabinet`, `/_simulator` and the buyer's page at `/pay`. */
   fetch(request: Request, info?: RequestInfo): Promise<Response>;

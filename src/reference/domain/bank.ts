@@ -21,6 +21,14 @@ export interface BankAnswer<O> {
 /**
  * The bank a live key talks to. Synchronous by design: the domain registers an operation and commits it in one
  * step, so no request can interleave between the bank's answer and the store.
+ *
+ * @example
+ * const bank: BankAdapter = {
+ *   name: 'My Bank',
+ *   registerPayment: (p) => ({ bank: 'My Bank', bankRef: `P-${p.id}`, outcome: 'succeeded' }),
+ *   registerPayout: (p) => ({ bank: 'My Bank', bankRef: `O-${p.id}`, outcome: 'succeeded' }),
+ * };
+ * createReference({ bank });
  */
 export interface BankAdapter {
   readonly name: string;
