@@ -86,13 +86,48 @@ describe('psp-reference CLI', () => {
     await expect(fetch(`${facts.base_url}/api/v1/public/banks/sbp`)).rejects.toThrow();
   });
 
-  it('exits 0 on SIGINT, also with an SSE stream open', async () => {
-    const run = cli(['--port', '0', '--json', '--clock', 'manual']);
+  it('honours --clock manual, --public-url and --trust-proxy, and exits 0 on SIGINT with an SSE stream open', async () => {
+    const run = cli([
+      '--port',
+      '0',
+      '--json',
+      '--clock',
+      'manual',
+      '--public-url',
+      'https://pay.example.test',
+      '--trust-proxy',
+    ]);
     const facts = JSON.parse(await run.firstLine) as Record<string, string>;
-    const clock = await fetch(`${facts.base_url}/_simulator/clock`, {
-      headers: { authorization: `Bearer ${facts.admin_token}` },
-    });
+    const admin = { authorization: `Bearer ${facts.admin_token}`, 'content-type': 'application/json' };
+    const clock = await fetch(`${facts.base_url}/_simulator/clock`, { headers: admin });
     expect(((await clock.json()) as { mode: string }).mode).toBe('manual');
+
+    const key = { authorization: `Bearer ${facts.api_key}`, 'content-type': 'application/json' };
+    const created = await fetch(`${facts.base_url}/api/v1/public/payments`, {
+      method: 'POST',
+      headers: key,
+      body: '{"amount":100}',
+    });
+    const { payment, payment_url } = (await created.json()) as {
+      payment: { id: string };
+      payment_url: string;
+    };
+    expect(payment_url).toBe(`https://pay.example.test/pay/${payment.id}`);
+
+    const patched = await fetch(`${facts.base_url}/_cabinet/merchants/${facts.merchant_id}`, {
+      method: 'PATCH',
+      headers: admin,
+      body: JSON.stringify({ ip_allow_list: ['10.0.0.0/8'] }),
+    });
+    expect(patched.status).toBe(200);
+    const banks = `${facts.base_url}/api/v1/public/banks/sbp`;
+    expect((await fetch(banks, { headers: key })).status).toBe(403);
+    expect((await fetch(banks, { headers: { ...key, 'x-forwarded-for': '10.9.8.7' } })).status).toBe(200);
+    await fetch(`${facts.base_url}/_cabinet/merchants/${facts.merchant_id}`, {
+      method: 'PATCH',
+      headers: admin,
+      body: JSON.stringify({ ip_allow_list: [] }),
+    });
     const stream = await fetch(`${facts.base_url}/api/v1/public/events`, {
       headers: { authorization: `Bearer ${facts.api_key}` },
     });

@@ -103,6 +103,16 @@ describe('buyer page: GET /pay/{id}', () => {
     expect(html).toContain('href="https://shop.example/thanks?o=1&amp;b=2"');
   });
 
+  it('a processing payment refreshes itself (no JavaScript) and offers no buttons', async () => {
+    const { request } = setup({ status: 'processing' });
+    const html = await (await request(`/pay/${ID}`)).text();
+    expect(html).toContain('<meta http-equiv="refresh" content="3">');
+    expect(html).toContain('being processed');
+    expect(html).not.toContain('id="pay"');
+    const pending = await (await setup().request(`/pay/${ID}`)).text();
+    expect(pending).not.toContain('http-equiv="refresh"');
+  });
+
   it('never links a javascript: return_url', async () => {
     const { request } = setup({ status: 'failed', return_url: 'javascript:alert(1)' });
     const html = await (await request(`/pay/${ID}`)).text();

@@ -131,6 +131,24 @@ describe('startReference', () => {
     expect((await api(ref, '/api/v1/public/banks/sbp')).status).toBe(200);
   });
 
+  it('trusts X-Forwarded-For only when trustProxy is on', async () => {
+    const ref = await start({ trustProxy: true });
+    ref.reference.cabinet.updateMerchant(ref.merchant_id, { ip_allow_list: ['10.0.0.0/8'] });
+    expect((await api(ref, '/api/v1/public/banks/sbp')).status).toBe(403);
+    const forwarded = await api(ref, '/api/v1/public/banks/sbp', {
+      headers: { 'x-forwarded-for': '10.1.2.3' },
+    });
+    expect(forwarded.status).toBe(200);
+  });
+
+  it('puts publicUrl into payment_url when given', async () => {
+    const ref = await start({ publicUrl: 'https://checkout.example.test' });
+    const { payment, payment_url } = (await (
+      await api(ref, '/api/v1/public/payments', { method: 'POST', body: '{"amount":100}' })
+    ).json()) as { payment: { id: string }; payment_url: string };
+    expect(payment_url).toBe(`https://checkout.example.test/pay/${payment.id}`);
+  });
+
   it('hands IPv4 clients of a dual-stack listener to the allow-list as plain IPv4, and IPv6 ones as IPv6', async () => {
     const ref = await start({ host: '::' });
     expect(ref.base_url).toMatch(/^http:\/\/\[::1\]:\d+$/);
