@@ -1,5 +1,7 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { SseEvent } from '../schemas/events.js';
+
+export type { SseEvent } from '../schemas/events.js';
 import { createApiError, PspApiError, PspConnectionError, parseRetryAfter } from './errors.js';
 import { type Logger, log } from './logger.js';
 import { type BackoffOptions, backoffDelay, sleep } from './sse/backoff.js';
@@ -129,6 +131,7 @@ export function streamEvents(
             await res.body?.cancel().catch(() => {});
             reason = 'unexpected_content_type';
           } else {
+            log(logger, 'debug', 'psp-sdk: event stream connected', { attempt: failures + 1 });
             if (reconnectReason !== undefined) {
               const info = { attempt: failures, reason: reconnectReason };
               log(logger, 'info', 'psp-sdk: event stream reconnected', info);

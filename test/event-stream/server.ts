@@ -1,0 +1,119 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import type { EventStreamTransport } from '../../src/client/event-stream.js';
+
+export type Script = (req: IncomingMessage, res: ServerResponse, index: number) => void;
+
+/** A scriptable SSE server on 127.0.0.1 that counts connections and the most ever open at once. */
+export interface TestServer {
+  url: string;
+  port: number;
+  connections: number;
+  open: number;
+  maxOpen: number;
+  requests: IncomingMessage[];
+  /** Resolves when connection number `n` (1-based) has arrived. */
+  connected(n: number): Promise<void>;
+  /** Resolves when no connection is open. */
+  drained(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startServer(script: Script, port = 0): Promise<TestServer> {
+  const sockets = new Set<Socket>();
+  const waiters: Array<{ n: number; resolve: () => void }> = [];
+  let drainWaiters: Array<() => void> = [];
+  const state: TestServer = {
+    url: '',
+    port: 0,
+    connections: 0,
+    open: 0,
+    maxOpen: 0,
+    requests: [],
+    connected: (n) =>
+      new Promise((resolve) => {
+        if (state.connections >= n) resolve();
+        else waiters.push({ n, resolve });
+      }),
+    drained: () =>
+      new Promise((resolve) => {
+        if (state.open === 0) resolve();
+        else drainWaiters.push(resolve);
+      }),
+    close: () =>
+      new Promise((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+  const server: Server = createServer((req, res) => {
+    state.connections++;
+    state.open++;
+    state.maxOpen = Math.max(state.maxOpen, state.open);
+    state.requests.push(req);
+    res.on('close', () => {
+      state.open--;
+      if (state.open === 0) {
+        for (const w of drainWaiters) w();
+        drainWaiters = [];
+      }
+    });
+    script(req, res, state.connections);
+    for (const w of waiters.filter((w) => state.connections >= w.n)) {
+      waiters.splice(waiters.indexOf(w), 1);
+      w.resolve();
+    }
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  state.port = (server.address() as AddressInfo).port;
+  state.url = `http://127.0.0.1:${state.port}/api/v1/public/events`;
+  return state;
+}
+
+export const sseHead = (res: ServerResponse) => {
+  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
+  res.flushHeaders();
+};
+
+export const frame = (kind: string, payload: object, at = '2025-11-21T04:40:00Z') =>
+  `event: ${kind}\ndata: ${JSON.stringify({ kind, payload, at })}\n\n`;
+
+export function transport(url: string, extra: Partial<EventStreamTransport> = {}): EventStreamTransport {
+  return {
+    url,
+    fetch: globalThis.fetch,
+    headers: () => ({ authorization: 'Bearer sk_test_abcdef_secret' }),
+    ...extra,
+  };
+}
+
+/** Collects `n` events (or all until the stream ends). */
+export async function take<T>(it: AsyncIterable<T>, n = Number.POSITIVE_INFINITY): Promise<T[]> {
+  const out: T[] = [];
+  if (n <= 0) return out;
+  for await (const ev of it) {
+    out.push(ev);
+    if (out.length >= n) break;
+  }
+  return out;
+}
+
+/**
+ * Waits, in real event-loop turns (setImmediate is never faked here), until `check` stops throwing. Unlike
+ * vi.waitFor it does not move fake time, so timer-driven assertions stay exact.
+ */
+export async function until(check: () => void, turns = 20_000): Promise<void> {
+  for (let i = 0; ; i++) {
+    try {
+      check();
+      return;
+    } catch (e) {
+      if (i >= turns) throw e;
+      await new Promise((r) => setImmediate(r));
+    }
+  }
+}
