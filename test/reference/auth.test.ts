@@ -56,6 +56,9 @@ describe('API keys (spec 5.1, 5.2)', () => {
     expect(r.body.bank_ref).toMatch(/^PAY-[0-9A-F]{16}$/);
     const again = await env.call(`/payments/${r.body.payment.id}`, { key: live.api_key });
     expect(again.status).toBe(200);
+    const refused = await env.call('/payments', { key: live.api_key, body: { amount: 10_902 } });
+    expect(refused.body).toMatchObject({ mode: 'live', failure_code: 'payment_declined' });
+    expect(refused.body.payment.status).toBe('failed');
     const out = await env.call('/payouts', { key: live.api_key, body: payoutInput() });
     expect(out.body).toMatchObject({ mode: 'live', bank: 'Reference Acquiring Bank' });
     expect(out.body.bank_ref).toMatch(/^OUT-/);

@@ -18,6 +18,21 @@ describe('Idempotency-Key (spec 5.6)', () => {
     expect(b.body.simulator).toBe(a.body.simulator);
   });
 
+  it('replays a synchronous refusal with its failure_code', async () => {
+    env = setup();
+    const h = { 'idempotency-key': 'refused' };
+    const a = await env.call('/payments', { body: { amount: 902 }, headers: h });
+    const b = await env.call('/payments', { body: { amount: 902 }, headers: h });
+    expect(a.status).toBe(201);
+    expect(b.status).toBe(200);
+    expect(b.body).toMatchObject({
+      idempotent: true,
+      failure_code: 'payment_declined',
+      simulator: 'refused',
+    });
+    expect(b.body.failure_message).toBe(a.body.failure_message);
+  });
+
   it('shows the object as it is now on a replay', async () => {
     env = setup();
     const h = { 'idempotency-key': 'k' };
