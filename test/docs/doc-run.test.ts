@@ -1,0 +1,132 @@
+import { execFile } from 'node:child_process';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { type RunningReference, startReference } from '../../src/reference/index.js';
+import { type DocBlock, extractTsBlocks } from './extract.js';
+
+/**
+ * Executes the docs' code blocks, so that what they print in comments (`// succeeded`) is what happens. The
+ * guides written for this test run every block unless it says ```ts norun; other docs opt in with ```ts run.
+ * Blocks that read PSP_API_KEY / PSP_BASE_URL get a reference service started here.
+ * Blocks that are vitest tests themselves run in a nested vitest, one file each, so that their hooks (an msw
+ * server intercepting every fetch) cannot leak into each other.
+ */
+const root = join(import.meta.dirname, '..', '..');
+const outDir = join(root, 'test-output', 'doc-run');
+const RUN_BY_DEFAULT = [
+  'README.md',
+  'docs/getting-started.md',
+  'docs/authentication.md',
+  'docs/idempotency-and-retries.md',
+  'docs/errors.md',
+  'docs/payouts.md',
+  'docs/testing.md',
+];
+const OPT_IN = ['docs/webhooks.md', 'docs/events.md', 'docs/reference.md'];
+
+const ENTRIES: Record<string, string> = {
+  'psp-sdk': 'src/index.ts',
+  'psp-sdk/webhooks': 'src/webhooks/index.ts',
+  'psp-sdk/reference': 'src/reference/index.ts',
+  'psp-sdk/reference/msw': 'src/reference/msw.ts',
+};
+
+function runnable(block: DocBlock): boolean {
+  if (block.flags.includes('norun')) return false;
+  return RUN_BY_DEFAULT.includes(block.file) || block.flags.includes('run');
+}
+
+/** The block with the package's entry points pointed at the sources. */
+function localise(code: string): string {
+  return code.replace(/from '(psp-sdk(?:\/[\w/]+)?)'/g, (whole, spec: string) => {
+    const target = ENTRIES[spec];
+    return target ? `from '${pathToFileURL(join(root, target)).href}'` : whole;
+  });
+}
+
+const name = (b: DocBlock) => `${b.file.replace(/\.md$/, '').replace(/[^\w]+/g, '-')}-L${b.line}`;
+
+const blocks: DocBlock[] = [];
+for (const file of [...RUN_BY_DEFAULT, ...OPT_IN]) {
+  const text = await readFile(join(root, file), 'utf8').catch(() => undefined);
+  if (text !== undefined) blocks.push(...extractTsBlocks(file, text).filter(runnable));
+}
+const isTestBlock = (b: DocBlock) => /from 'vitest'/.test(b.code);
+const plain = blocks.filter((b) => !isTestBlock(b));
+const tests = blocks.filter(isTestBlock);
+
+describe('code blocks of README.md and docs/ run', () => {
+  let ref: RunningReference;
+  const saved: Record<string, string | undefined> = {};
+
+  beforeAll(async () => {
+    await rm(outDir, { recursive: true, force: true });
+    await mkdir(join(outDir, 'tests'), { recursive: true });
+    ref = await startReference({ port: 0 });
+    // Not PSP_SIGNING_SECRET: blocks that start their own reference would sign with this one's secret.
+    const env = { PSP_API_KEY: ref.api_key, PSP_BASE_URL: ref.base_url, PSP_SIGNING_SECRET: undefined };
+    for (const [k, v] of Object.entries(env)) {
+      saved[k] = process.env[k];
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  });
+  afterAll(async () => {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+    await ref?.close();
+  });
+
+  it('finds the guides’ blocks', () => {
+    expect(plain.length).toBeGreaterThan(10);
+    expect(tests.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it.each(plain.map((b) => [`${b.file}:${b.line}`, b] as const))('%s', async (_where, block) => {
+    const file = join(outDir, `${name(block)}.ts`);
+    await writeFile(file, `${localise(block.code)}\nexport {};\n`);
+    const log = vi.spyOn(console, 'log').mockImplementation(() => {});
+    try {
+      await import(pathToFileURL(file).href);
+    } finally {
+      log.mockRestore();
+    }
+  });
+
+  it('blocks that are vitest tests pass in their own files', { timeout: 120_000 }, async () => {
+    await Promise.all(
+      tests.map((b) => writeFile(join(outDir, 'tests', `${name(b)}.test.ts`), `${localise(b.code)}\n`)),
+    );
+    const config = join(outDir, 'vitest.config.mjs');
+    await writeFile(
+      config,
+      `export default { test: { root: ${JSON.stringify(root)}, include: ['test-output/doc-run/tests/*.test.ts'], testTimeout: 30000 } };\n`,
+    );
+    const vitest = join(root, 'node_modules', 'vitest', 'vitest.mjs');
+    const result = await promisify(execFile)(
+      process.execPath,
+      [vitest, 'run', '--config', config, '--reporter', 'dot'],
+      {
+        cwd: root,
+        // Not the PSP_* variables set above for the plain blocks: the client would pick them up.
+        env: {
+          ...process.env,
+          ...Object.fromEntries(Object.keys(saved).map((k) => [k, saved[k]])),
+          NO_COLOR: '1',
+          FORCE_COLOR: '0',
+        },
+        maxBuffer: 16 * 1024 * 1024,
+      },
+    ).then(
+      (r) => ({ ok: true, out: r.stdout + r.stderr }),
+      (e: { stdout?: string; stderr?: string }) => ({ ok: false, out: `${e.stdout ?? ''}${e.stderr ?? ''}` }),
+    );
+    expect(result.ok, result.out).toBe(true);
+    expect(result.out).toMatch(new RegExp(`Test Files\\s+${tests.length} passed`));
+  });
+});
