@@ -124,3 +124,35 @@ describe('link lifetime on the manual clock', () => {
     for (const id of ids) expect((await status(id)).status).toBe('expired');
   });
 });
+
+describe('the real clock', () => {
+  it('expires links and settles payouts on wall-clock timers (fake timers here)', async () => {
+    const { vi } = await import('vitest');
+    vi.useFakeTimers({ now: Date.parse('2026-05-06T10:00:00.000Z') });
+    try {
+      const { createReference } = await import('../../src/reference/service.js');
+      const ref = createReference();
+      const call = (path: string, init: RequestInit = {}) =>
+        ref.fetch(
+          new Request(`http://ref.test/api/v1/public${path}`, {
+            ...init,
+            headers: { authorization: `Bearer ${ref.facts.api_key}`, 'content-type': 'application/json' },
+          }),
+        );
+      const created = await (await call('/payments', { method: 'POST', body: '{"amount":100}' })).json();
+      const payout = await (
+        await call('/payouts', {
+          method: 'POST',
+          body: '{"amount":100,"phone":"+79990000000","bank_id":"100000000111"}',
+        })
+      ).json();
+      await vi.advanceTimersByTimeAsync(5_000);
+      expect((await (await call(`/payouts/${payout.payout.id}`)).json()).status).toBe('succeeded');
+      await vi.advanceTimersByTimeAsync(30 * 60_000 - 5_000);
+      expect((await (await call(`/payments/${created.payment.id}`)).json()).status).toBe('expired');
+      await ref.close();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
