@@ -132,24 +132,24 @@ describe('the real clock', () => {
     try {
       const { createReference } = await import('../../src/reference/service.js');
       const ref = createReference();
-      const call = (path: string, init: RequestInit = {}) =>
-        ref.fetch(
+      const call = async (path: string, init: RequestInit = {}): Promise<any> => {
+        const res = await ref.fetch(
           new Request(`http://ref.test/api/v1/public${path}`, {
             ...init,
             headers: { authorization: `Bearer ${ref.facts.api_key}`, 'content-type': 'application/json' },
           }),
         );
-      const created = await (await call('/payments', { method: 'POST', body: '{"amount":100}' })).json();
-      const payout = await (
-        await call('/payouts', {
-          method: 'POST',
-          body: '{"amount":100,"phone":"+79990000000","bank_id":"100000000111"}',
-        })
-      ).json();
+        return res.json();
+      };
+      const created = await call('/payments', { method: 'POST', body: '{"amount":100}' });
+      const payout = await call('/payouts', {
+        method: 'POST',
+        body: '{"amount":100,"phone":"+79990000000","bank_id":"100000000111"}',
+      });
       await vi.advanceTimersByTimeAsync(5_000);
-      expect((await (await call(`/payouts/${payout.payout.id}`)).json()).status).toBe('succeeded');
+      expect((await call(`/payouts/${payout.payout.id}`)).status).toBe('succeeded');
       await vi.advanceTimersByTimeAsync(30 * 60_000 - 5_000);
-      expect((await (await call(`/payments/${created.payment.id}`)).json()).status).toBe('expired');
+      expect((await call(`/payments/${created.payment.id}`)).status).toBe('expired');
       await ref.close();
     } finally {
       vi.useRealTimers();
