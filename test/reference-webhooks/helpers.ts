@@ -128,7 +128,9 @@ export function stubFetch(
     new Headers(init?.headers).forEach((v, k) => {
       headers[k] = v;
     });
-    const req: Seen = { url: String(input), headers, body: String(init?.body ?? '') };
+    const raw = init?.body;
+    const body = raw instanceof Uint8Array ? new TextDecoder().decode(raw) : String(raw ?? '');
+    const req: Seen = { url: String(input), headers, body };
     seen.push(req);
     return answer(req, seen.length - 1);
   }) as typeof fetch;

@@ -1,6 +1,6 @@
 import { createServer as createNetServer, type Server as NetServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, test, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import { ManualClock } from '../../src/reference/domain/clock.js';
 import { EventBus } from '../../src/reference/domain/events.js';
 import { createWebhookService, type WebhookService } from '../../src/reference/webhooks/index.js';
@@ -39,8 +39,11 @@ function service(options: { deadlineMs?: number; maxInFlight?: number; fetch?: t
   return { bus, clock, svc };
 }
 
+/** Which transport the hostile-receiver tests go through: the default (node:http) or an injected fetch. */
+let viaFetch: typeof fetch | undefined;
+
 async function oneAttempt(url: string, options: { deadlineMs?: number } = {}) {
-  const { bus, clock, svc } = service(options);
+  const { bus, clock, svc } = service({ ...options, ...(viaFetch ? { fetch: viaFetch } : {}) });
   const ep = svc.createEndpoint(SHOP_A, { url });
   bus.publish(succeeded());
   await svc.idle();
@@ -50,7 +53,14 @@ async function oneAttempt(url: string, options: { deadlineMs?: number } = {}) {
   return { entry: entry!, clock, svc, ep };
 }
 
-describe('receivers that misbehave', () => {
+describe.each([
+  ['the default transport (node:http)', undefined],
+  ['an injected fetch', (input: string | URL | Request, init?: RequestInit) => fetch(input, init)],
+])('receivers that misbehave, through %s', (_name, transport) => {
+  beforeEach(() => {
+    viaFetch = transport as typeof fetch | undefined;
+  });
+
   test('a receiver that never answers fails at the deadline, and the service keeps working', async () => {
     const rx = await rxFor(() => {}); // reads the request, never answers
     const started = performance.now();
@@ -64,31 +74,6 @@ describe('receivers that misbehave', () => {
     const { entry } = await oneAttempt(rx.url, { deadlineMs: 100 });
     expect(entry.status_code).toBeNull();
     expect(entry.error).toMatch(/^timeout/);
-  });
-
-  test('the default deadline is 15 s of real time (fake timers)', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-    let aborted = false;
-    const neverAnswers: typeof fetch = (_input, init) =>
-      new Promise((_resolve, reject) => {
-        init?.signal?.addEventListener('abort', () => {
-          aborted = true;
-          reject(init.signal!.reason);
-        });
-      });
-    const { bus, svc } = service({ fetch: neverAnswers });
-    const ep = svc.createEndpoint(SHOP_A, { url: 'https://shop.example/hooks' });
-    bus.publish(succeeded());
-    await vi.advanceTimersByTimeAsync(14_999);
-    expect(aborted).toBe(false);
-    expect(svc.deliveries(ep.id)).toHaveLength(0);
-    await vi.advanceTimersByTimeAsync(1);
-    await svc.idle();
-    expect(aborted).toBe(true);
-    expect(svc.deliveries(ep.id)[0]).toMatchObject({
-      status_code: null,
-      error: 'timeout: no answer within 15 s',
-    });
   });
 
   test('a receiver that resets the connection is a failed attempt', async () => {
@@ -138,6 +123,31 @@ describe('receivers that misbehave', () => {
 });
 
 describe('flow control', () => {
+  test('the default deadline is 15 s of real time (fake timers)', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    let aborted = false;
+    const neverAnswers: typeof fetch = (_input, init) =>
+      new Promise((_resolve, reject) => {
+        init?.signal?.addEventListener('abort', () => {
+          aborted = true;
+          reject(init.signal!.reason);
+        });
+      });
+    const { bus, svc } = service({ fetch: neverAnswers });
+    const ep = svc.createEndpoint(SHOP_A, { url: 'https://shop.example/hooks' });
+    bus.publish(succeeded());
+    await vi.advanceTimersByTimeAsync(14_999);
+    expect(aborted).toBe(false);
+    expect(svc.deliveries(ep.id)).toHaveLength(0);
+    await vi.advanceTimersByTimeAsync(1);
+    await svc.idle();
+    expect(aborted).toBe(true);
+    expect(svc.deliveries(ep.id)[0]).toMatchObject({
+      status_code: null,
+      error: 'timeout: no answer within 15 s',
+    });
+  });
+
   test('publishing returns before any request starts, even when the receiver hangs', async () => {
     const rx = await rxFor(() => {});
     const { bus, svc } = service({ deadlineMs: 5_000 });

@@ -2,6 +2,7 @@ import type { Clock, Timer } from '../domain/clock.js';
 import { accepts, type EndpointRegistry } from './endpoints.js';
 import type { WebhookEvent } from './events.js';
 import { post } from './post.js';
+import { Abort, type Transport } from './transport.js';
 import { signedHeaders } from './sign.js';
 
 /** Delays before retries 1..8 (spec 6.1): 9 attempts in all, about 3.5 days. */
@@ -28,7 +29,7 @@ interface Job {
 
 export interface DispatcherOptions {
   clock: Clock;
-  fetch: typeof fetch;
+  transport: Transport;
   registry: EndpointRegistry;
   logger: ((line: string) => void) | undefined;
   maxInFlight: number;
@@ -44,7 +45,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 export class Dispatcher {
   readonly #o: DispatcherOptions;
   readonly #active = new Map<string, Delivery>();
-  readonly #controllers = new Set<AbortController>();
+  readonly #aborts = new Set<Abort>();
   #queue: Job[] = [];
   #head = 0;
   #inFlight = 0;
@@ -102,12 +103,13 @@ export class Dispatcher {
   async close(): Promise<void> {
     this.#closed = true;
     for (const d of this.#active.values()) this.#cancel(d);
-    for (const c of this.#controllers) c.abort(new Error('the webhook service closed'));
+    for (const a of this.#aborts) a.abort(new Error('the webhook service closed'));
     for (let i = this.#head; i < this.#queue.length; i++) this.#queue[i]?.done?.();
     this.#queue = [];
     this.#head = 0;
     this.#notifyIdle();
     await this.idle();
+    this.#o.transport.close();
   }
 
   #start(event: WebhookEvent, endpointId: string | undefined): void {
@@ -190,10 +192,10 @@ export class Dispatcher {
     d.attempt++;
     const at = clock.now();
     const headers = signedHeaders(event, endpoint.secret, endpoint.signatureVersion, at);
-    const controller = new AbortController();
-    this.#controllers.add(controller);
-    const result = await post(this.#o.fetch, url, event.body, headers, controller, this.#o.deadlineMs);
-    this.#controllers.delete(controller);
+    const abort = new Abort();
+    this.#aborts.add(abort);
+    const result = await post(this.#o.transport.send, url, event.body, headers, abort, this.#o.deadlineMs);
+    this.#aborts.delete(abort);
 
     let next: number | null = null;
     if (result.error === null || d.cancelled || this.#closed || d.attempt >= MAX_ATTEMPTS) {
@@ -204,13 +206,13 @@ export class Dispatcher {
       d.timer = clock.setTimer(delay, () => new Promise<void>((resolve) => this.#enqueue(d, resolve)));
     }
     endpoint.log.add({
-      event_id: event.id,
+      eventId: event.id,
       event: event.event,
       attempt: d.attempt,
-      status_code: result.status,
+      status: result.status,
       error: result.error,
-      at: iso(at),
-      next_attempt_at: next === null ? null : iso(next),
+      at,
+      next,
     });
     if (logger) {
       const target = d.endpointId === undefined ? `webhook_url of ${endpoint.id}` : `endpoint ${endpoint.id}`;

@@ -61,7 +61,7 @@ function parseUrl(value: unknown): string {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw bad('`url` must be an absolute http or https URL.');
-  // fetch refuses URLs with credentials, so such an endpoint could never receive anything.
+  // Credentials in the URL would leak into the delivery log and logs, and fetch refuses such URLs outright.
   if (url.username || url.password) throw bad('`url` must not contain a user name or password.');
   return url.href;
 }

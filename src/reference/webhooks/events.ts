@@ -12,9 +12,11 @@ export interface WebhookEvent {
   readonly shopId: string;
   /** The payment's `webhook_url`, which replaces the shop's endpoints as the target. */
   readonly webhookUrl: string | null;
-  /** The raw JSON body. */
-  readonly body: string;
+  /** The raw JSON body as UTF-8, encoded once: signed and sent as these exact bytes. */
+  readonly body: Uint8Array;
 }
+
+const encoder = new TextEncoder();
 
 const PAYMENT_EVENTS: Partial<Record<string, WebhookEventName>> = {
   succeeded: 'payment.succeeded',
@@ -33,15 +35,24 @@ export function newEventId(): string {
   return `evt_${crypto.randomUUID().replaceAll('-', '')}`;
 }
 
+/** `json` (a serialised object) with `"shop_id"` appended, without copying the object first. */
+function withShopId(json: string, shopId: string): string {
+  const field = `"shop_id":${JSON.stringify(shopId)}`;
+  return json === '{}' ? `{${field}}` : `${json.slice(0, -1)},${field}}`;
+}
+
 function make(
   name: WebhookEventName,
   source: DomainEvent,
-  data: unknown,
+  data: string,
   webhookUrl: string | null,
 ): WebhookEvent {
   const id = newEventId();
-  const envelope = { id, event: name, created_at: new Date(source.at).toISOString(), data };
-  return { id, event: name, shopId: source.shopId, webhookUrl, body: JSON.stringify(envelope) };
+  // The envelope is assembled as text: every part but `data` is ASCII with nothing to escape, and `data` is
+  // serialised once. Same bytes as JSON.stringify({ id, event, created_at, data }) for a fraction of the work.
+  const created = new Date(source.at).toISOString();
+  const json = `{"id":"${id}","event":"${name}","created_at":"${created}","data":${data}}`;
+  return { id, event: name, shopId: source.shopId, webhookUrl, body: encoder.encode(json) };
 }
 
 /**
@@ -53,13 +64,13 @@ export function toWebhookEvent(e: DomainEvent): WebhookEvent | undefined {
   switch (e.type) {
     case 'payment.status_changed': {
       const name = PAYMENT_EVENTS[e.to];
-      return name && make(name, e, { ...e.payment, shop_id: e.shopId }, e.webhookUrl);
+      return name && make(name, e, withShopId(JSON.stringify(e.payment), e.shopId), e.webhookUrl);
     }
     case 'refund.created':
-      return make('payment.refunded', e, { ...e.payment, shop_id: e.shopId }, e.webhookUrl);
+      return make('payment.refunded', e, withShopId(JSON.stringify(e.payment), e.shopId), e.webhookUrl);
     case 'payout.status_changed': {
       const name = PAYOUT_EVENTS[e.to];
-      return name && make(name, e, e.payout, null);
+      return name && make(name, e, JSON.stringify(e.payout), null);
     }
     default:
       return undefined;

@@ -5,6 +5,7 @@ import { Dispatcher } from './dispatcher.js';
 import { describe, EndpointRegistry, newWebhookSecret } from './endpoints.js';
 import { toWebhookEvent, type WebhookEvent } from './events.js';
 import type { DeliveryAttempt } from './log.js';
+import { fetchTransport, nodeTransport } from './transport.js';
 
 export { MAX_ATTEMPTS, RETRY_DELAYS_MS } from './dispatcher.js';
 export type { CreatedEndpoint, SignatureVersion } from './endpoints.js';
@@ -16,7 +17,10 @@ export interface WebhookServiceDeps {
   bus: EventBus;
   /** The service clock: retry delays, `created_at`, v2 timestamps and delivery-log times follow it. */
   clock: Clock;
-  /** What sends the POSTs. Default: `globalThis.fetch`. */
+  /**
+   * What sends the POSTs. Default: keep-alive node:http/https agents where the runtime has them (several times
+   * faster than Node's fetch), else `globalThis.fetch`.
+   */
   fetch?: typeof fetch;
   /** A line per attempt and per event that cannot be delivered. Default: silent. Never given a secret. */
   logger?: (line: string) => void;
@@ -77,12 +81,21 @@ export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
   const registry = new EndpointRegistry(deps.logLimit ?? 1_000);
   const historyLimit = Math.max(1, deps.historyLimit ?? 10_000);
   const history = new Map<string, WebhookEvent>();
+  // Insertion order of `history` as a ring: evicting by key is O(1), where taking the first key of a Map that
+  // has seen many deletions walks over their holes.
+  const order: string[] = [];
+  let oldest = 0;
+  const maxInFlight = Math.max(1, deps.maxInFlight ?? 64);
+  const transport =
+    (deps.fetch && fetchTransport(deps.fetch)) ??
+    nodeTransport(maxInFlight) ??
+    fetchTransport((input, init) => globalThis.fetch(input, init));
   const dispatcher = new Dispatcher({
     clock: deps.clock,
-    fetch: deps.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+    transport,
     registry,
     logger: deps.logger,
-    maxInFlight: Math.max(1, deps.maxInFlight ?? 64),
+    maxInFlight,
     deadlineMs: deps.deadlineMs ?? 15_000,
   });
 
@@ -90,7 +103,12 @@ export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
     const event = toWebhookEvent(domainEvent);
     if (!event) return;
     history.set(event.id, event);
-    if (history.size > historyLimit) history.delete(history.keys().next().value!);
+    if (order.length < historyLimit) order.push(event.id);
+    else {
+      history.delete(order[oldest]!);
+      order[oldest] = event.id;
+      oldest = (oldest + 1) % historyLimit;
+    }
     dispatcher.dispatch(event);
   });
 

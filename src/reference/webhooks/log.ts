@@ -14,20 +14,33 @@ export interface DeliveryAttempt {
   next_attempt_at: string | null;
 }
 
+/** An attempt as kept: times stay numbers until someone asks for the log. */
+export interface AttemptRecord {
+  eventId: string;
+  event: string;
+  attempt: number;
+  status: number | null;
+  error: string | null;
+  at: number;
+  next: number | null;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
 /**
  * The newest `limit` attempts of one endpoint, oldest first. A ring buffer: a busy endpoint costs a fixed amount of
  * memory however many events it receives.
  */
 export class DeliveryLog {
   readonly #limit: number;
-  #items: DeliveryAttempt[] = [];
+  #items: AttemptRecord[] = [];
   #start = 0;
 
   constructor(limit: number) {
     this.#limit = Math.max(1, Math.floor(limit));
   }
 
-  add(entry: DeliveryAttempt): void {
+  add(entry: AttemptRecord): void {
     if (this.#items.length < this.#limit) {
       this.#items.push(entry);
       return;
@@ -39,7 +52,15 @@ export class DeliveryLog {
   /** Copies, oldest first. */
   list(): DeliveryAttempt[] {
     const items = this.#items;
-    return [...items.slice(this.#start), ...items.slice(0, this.#start)].map((e) => ({ ...e }));
+    return [...items.slice(this.#start), ...items.slice(0, this.#start)].map((e) => ({
+      event_id: e.eventId,
+      event: e.event,
+      attempt: e.attempt,
+      status_code: e.status,
+      error: e.error,
+      at: iso(e.at),
+      next_attempt_at: e.next === null ? null : iso(e.next),
+    }));
   }
 
   get size(): number {
