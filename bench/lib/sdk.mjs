@@ -10,8 +10,11 @@ export const BENCH = fileURLToPath(new URL('../', import.meta.url));
  * The build under test: run.mjs copies dist/ here right after building, so a teammate's `npm run build` (tsup
  * cleans dist/ first) cannot pull files from under a running benchmark. Bare imports from the copy resolve to
  * bench/node_modules, which pins the same ky, zod, @noble/hashes and hono versions as the package.
+ * PSP_BENCH_DIST=<folder> measures another build instead (a proposed fix, applied to a copy of dist/).
  */
-export const SNAPSHOT = `${BENCH}results/dist/`;
+export const SNAPSHOT = process.env.PSP_BENCH_DIST
+  ? `${process.env.PSP_BENCH_DIST.replace(/\/$/, '')}/`
+  : `${BENCH}results/dist/`;
 
 export const ENTRIES = {
   'psp-sdk': 'index.js',

@@ -4,7 +4,7 @@ import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 /** Forks `servers/<script>` with `args`; resolves to { child, facts } once the child reports, or rejects. */
-export function startServer(script, args = [], { execArgv = [], timeoutMs = 30_000 } = {}) {
+export function startServer(script, args = [], { execArgv = [], timeoutMs = 30_000, env } = {}) {
   const file = fileURLToPath(new URL(script, import.meta.url));
   const child = fork(file, args, {
     execArgv: ['--expose-gc', ...execArgv],

@@ -2,9 +2,9 @@
 // alone, and the reference (GET a payment; POST create a payment). Each server runs in its own process; autocannon
 // runs here. Rounds interleave the servers and each ratio is taken within a round.
 
-import autocannon from 'autocannon';
 import { CREATE_INPUT_JSON, PAYMENT_ID } from '../lib/fixtures.mjs';
 import { emit, summarize } from '../lib/harness.mjs';
+import { load as loadFor } from '../lib/load.mjs';
 import { distFile } from '../lib/sdk.mjs';
 import { ask, startServer } from '../servers/spawn.mjs';
 import { existsSync } from 'node:fs';
@@ -12,40 +12,24 @@ import { existsSync } from 'node:fs';
 const quick = process.argv.includes('--quick');
 const rounds = quick ? 1 : 3;
 const seconds = quick ? 2 : 4;
-
-export function load({ url, method = 'GET', headers = {}, body, duration = seconds, connections = 10 }) {
-  return new Promise((resolve, reject) => {
-    autocannon(
-      { url, method, headers, body, duration, connections, pipelining: 1, timeout: 10 },
-      (err, r) => {
-        if (err) return reject(err);
-        const ok = r['2xx'];
-        resolve({
-          rps: ok / r.duration,
-          ok,
-          non2xx: r.non2xx,
-          errors: r.errors + r.timeouts,
-          p50: r.latency.p50,
-          p99: r.latency.p99,
-        });
-      },
-    );
-  });
-}
+const load = (o) => loadFor({ duration: seconds, ...o });
 
 const servers = [
   { name: 'bare node:http', group: 'limit', ...(await startServer('baseline.mjs', ['node-http'])) },
   { name: 'hono alone', group: 'peer', ...(await startServer('baseline.mjs', ['hono'])) },
 ];
 if (existsSync(distFile('psp-sdk/reference'))) {
-  try {
-    servers.push({
-      name: 'psp-sdk reference',
-      group: 'ours',
-      ...(await startServer('reference.mjs', ['{}'])),
-    });
-  } catch (e) {
-    console.error(`reference not measured: ${e.message}`);
+  // As startReference() runs it by default (in-process use), and as the psp-reference CLI runs it: the CLI lets
+  // @hono/node-server swap in its light global Response, which it can then write without reading a stream.
+  for (const [name, options] of [
+    ['psp-sdk reference', '{}'],
+    ['psp-sdk reference (CLI: overrideGlobalObjects)', '{"overrideGlobalObjects":true}'],
+  ]) {
+    try {
+      servers.push({ name, group: 'ours', ...(await startServer('reference.mjs', [options])) });
+    } catch (e) {
+      console.error(`${name} not measured: ${e.message}`);
+    }
   }
 }
 
@@ -103,7 +87,7 @@ try {
     console.error(`\nHTTP ${test}, 10 connections`);
     for (const row of results[test])
       console.error(
-        `  ${row.name.padEnd(20)} ${Math.round(row.rps).toLocaleString('en-US').padStart(8)} req/s  ${row.ratio.toFixed(2)}  ` +
+        `  ${row.name.padEnd(48)} ${Math.round(row.rps).toLocaleString('en-US').padStart(8)} req/s  ${row.ratio.toFixed(2)}  ` +
           `${Math.round(row.perCpuSec).toLocaleString('en-US').padStart(8)} req/cpu-s  ${row.cpuRatio.toFixed(2)}  p99 ${row.p99} ms`,
       );
   }

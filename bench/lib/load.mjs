@@ -1,0 +1,24 @@
+// One autocannon run against 127.0.0.1, reduced to the figures the suites use.
+
+import autocannon from 'autocannon';
+
+/** Runs autocannon with `connections` for `duration` seconds; resolves to 2xx req/s, counts and latencies. */
+export function load({ url, method = 'GET', headers = {}, body, duration = 4, connections = 10 }) {
+  return new Promise((resolve, reject) => {
+    autocannon(
+      { url, method, headers, body, duration, connections, pipelining: 1, timeout: 10 },
+      (err, r) => {
+        if (err) return reject(err);
+        const ok = r['2xx'];
+        resolve({
+          rps: ok / r.duration,
+          ok,
+          non2xx: r.non2xx,
+          errors: r.errors + r.timeouts,
+          p50: r.latency.p50,
+          p99: r.latency.p99,
+        });
+      },
+    );
+  });
+}
