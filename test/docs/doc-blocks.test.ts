@@ -130,8 +130,9 @@ describe('code blocks of README.md and docs/*.md', () => {
         const block = m ? byFile.get(m[1]!) : undefined;
         return m && block ? [`${block.file}:${block.line + Number(m[2]) - 1}:${m[3]} ${m[4]}`] : [];
       });
-    expect(located, `doc blocks that do not type-check. Fix the Markdown, or, for a block that cannot compile here (a framework that is not installed), open its fence with ```ts nocheck:\n${located.join('\n')}`).toEqual(
-      [],
-    );
+    expect(
+      located,
+      `doc blocks that do not type-check. Fix the Markdown, or, for a block that cannot compile here (a framework that is not installed), open its fence with \`\`\`ts nocheck:\n${located.join('\n')}`,
+    ).toEqual([]);
   });
 });
