@@ -110,6 +110,30 @@ describe.each([
     expect(entry.error).toMatch(/^connection failed: /);
   });
 
+  test("a payment's webhook_url with a scheme other than http(s) is refused, never spoken to", async () => {
+    const { bus, svc } = service(viaFetch ? { fetch: viaFetch } : {});
+    const ep = svc.createEndpoint(SHOP_A, { url: 'http://127.0.0.1:9/unused' });
+    bus.publish(succeeded({ webhookUrl: 'ftp://127.0.0.1:21/hooks' }));
+    await svc.idle();
+    const [entry] = svc.deliveries(ep.id);
+    expect(entry).toMatchObject({ status_code: null, error: expect.stringMatching(/^connection failed: /) });
+  });
+
+  test('an IPv6 receiver is reached', async (ctx) => {
+    const rx = await receiver();
+    closers.push(() => rx.close());
+    await new Promise<void>((resolve) => rx.server.close(() => resolve()));
+    const ok = await new Promise<boolean>((resolve) => {
+      rx.server.once('error', () => resolve(false));
+      rx.server.listen(0, '::1', () => resolve(true));
+    });
+    if (!ok) ctx.skip(); // no IPv6 loopback on this machine
+    const port = (rx.server.address() as AddressInfo).port;
+    const { entry } = await oneAttempt(`http://[::1]:${port}/v6`);
+    expect(entry).toMatchObject({ status_code: 200, error: null });
+    expect(rx.seen[0]?.url).toBe('/v6');
+  });
+
   test('a 2xx with a huge or endless body is delivered; the body is not read to the end', async () => {
     const rx = await rxFor((_q, res) => {
       res.writeHead(200);

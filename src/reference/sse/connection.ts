@@ -16,6 +16,8 @@ export class Connection {
   readonly keyId: string;
   readonly merchantId: string;
   dropped = 0;
+  /** Undoes what `open` hooked up for this stream (its abort listener); run when the stream goes. */
+  detach: (() => void) | undefined;
   #controller!: ReadableStreamDefaultController<Uint8Array>;
   #queue: Uint8Array[] = [];
   #head = 0;

@@ -13,6 +13,11 @@ export const REPLACED = encoder.encode(': replaced\n\n');
 /**
  * The SSE envelope of a domain event (spec 2.11, 6.2). Payload shapes the spec leaves open are ours
  * (docs/spec-decisions.md): status changes carry `previous_status`; payouts and refunds carry their amounts.
+ *
+ * @example
+ * ```ts
+ * toSseEvent(statusChanged); // { kind: 'payment.status_changed', payload: { id, status: 'processing', previous_status: 'pending' }, at: '2026-05-06T12:00:00.000Z' }
+ * ```
  */
 export function toSseEvent(e: DomainEvent): SseEvent {
   const at = new Date(e.at).toISOString();
@@ -48,7 +53,14 @@ export function toSseEvent(e: DomainEvent): SseEvent {
   }
 }
 
-/** One message, framed and encoded once; every stream of the merchant gets the same bytes. */
+/**
+ * One message, framed and encoded once; every stream of the merchant gets the same bytes.
+ *
+ * @example
+ * ```ts
+ * new TextDecoder().decode(encodeMessage(toSseEvent(event))); // 'event: payment.created\ndata: {"kind":...}\n\n'
+ * ```
+ */
 export function encodeMessage(message: SseEvent): Uint8Array {
   // JSON.stringify never emits a raw newline, so the data fits on one `data:` line.
   return encoder.encode(`event: ${message.kind}\ndata: ${JSON.stringify(message)}\n\n`);

@@ -3,7 +3,7 @@ import type { EventBus } from '../domain/events.js';
 import { Connection } from './connection.js';
 import { CONNECTED, encodeMessage, PING, REPLACED, toSseEvent } from './encode.js';
 
-export { encodeMessage, toSseEvent } from './encode.js';
+export { CONNECTED, encodeMessage, PING, REPLACED, toSseEvent } from './encode.js';
 
 /** What the hub needs from the reference, and its limits. */
 export interface EventStreamHubDeps {
@@ -68,6 +68,8 @@ export function createEventStreamHub(deps: EventStreamHubDeps): EventStreamHub {
   };
 
   const gone = (c: Connection) => {
+    c.detach?.();
+    c.detach = undefined;
     if (byKey.get(c.keyId) === c) byKey.delete(c.keyId);
     const set = byMerchant.get(c.merchantId);
     if (set?.delete(c) && set.size === 0) byMerchant.delete(c.merchantId);
@@ -105,7 +107,12 @@ export function createEventStreamHub(deps: EventStreamHubDeps): EventStreamHub {
       }
       set.add(c);
       c.push(CONNECTED, true);
-      signal?.addEventListener('abort', () => c.abort(), { once: true });
+      if (signal) {
+        // Removed when the stream goes another way, so a long-lived signal does not keep dead streams alive.
+        const onAbort = () => c.abort();
+        signal.addEventListener('abort', onAbort, { once: true });
+        c.detach = () => signal.removeEventListener('abort', onAbort);
+      }
       arm();
       return c.stream;
     },

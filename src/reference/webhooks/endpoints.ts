@@ -168,7 +168,8 @@ export function accepts(endpoint: Endpoint, event: WebhookEventName): boolean {
   return endpoint.events.length === 0 || endpoint.events.includes(event);
 }
 
-export function describe(endpoint: Endpoint): CreatedEndpoint {
+/** The creation answer of the contract: the endpoint as configured, and its secret. */
+export function publicView(endpoint: Endpoint): CreatedEndpoint {
   return {
     id: endpoint.id,
     url: endpoint.url,

@@ -2,7 +2,7 @@ import type { Clock } from '../domain/clock.js';
 import { DomainError } from '../domain/errors.js';
 import type { EventBus } from '../domain/events.js';
 import { Dispatcher } from './dispatcher.js';
-import { describe, EndpointRegistry, newWebhookSecret } from './endpoints.js';
+import { EndpointRegistry, newWebhookSecret, publicView } from './endpoints.js';
 import { toWebhookEvent, type WebhookEvent } from './events.js';
 import type { DeliveryAttempt } from './log.js';
 import { fetchTransport, nodeTransport } from './transport.js';
@@ -114,7 +114,7 @@ export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
 
   return {
     createEndpoint(shopId, input) {
-      return describe(registry.create(shopId, input));
+      return publicView(registry.create(shopId, input));
     },
     rotateSecret(endpointId) {
       const endpoint = registry.get(endpointId);

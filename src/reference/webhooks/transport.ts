@@ -118,6 +118,9 @@ function builtin(id: string): NodeHttpModule | undefined {
 
 function parseTarget(url: string): Target {
   const u = new URL(url);
+  // A payment's webhook_url is checked as a URI only; anything but http(s) is refused here rather than spoken to.
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    throw new TypeError(`unsupported URL scheme ${JSON.stringify(u.protocol)}`);
   const secure = u.protocol === 'https:';
   return {
     secure,
@@ -162,7 +165,6 @@ export function nodeTransport(maxSockets: number): Transport | undefined {
           hostname: t.hostname,
           port: t.port,
           path: t.path,
-          servername: t.secure ? t.hostname : undefined,
           agent: t.secure ? agents.https : agents.http,
           headers,
         });
