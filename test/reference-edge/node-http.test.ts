@@ -60,6 +60,20 @@ describe('node:http adapter', () => {
     });
   });
 
+  it('gives GET and HEAD requests a null body, as the Fetch standard does, and still reads as empty', async () => {
+    const seen: Array<[string, unknown, string]> = [];
+    const server = await serve(async (req) => {
+      seen.push([req.method, req.body, await req.text()]);
+      return new Response('ok');
+    });
+    await fetch(`${server.url}/a`);
+    await fetch(`${server.url}/b`, { method: 'HEAD' });
+    expect(seen).toEqual([
+      ['GET', null, ''],
+      ['HEAD', null, ''],
+    ]);
+  });
+
   it('streams a request body to the handler as it arrives', async () => {
     let firstChunkAt = 0;
     const server = await serve(async (req) => {
