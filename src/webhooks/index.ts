@@ -15,17 +15,16 @@ export {
   type SignWebhookOptions,
   signWebhook,
 } from './sign.js';
-export {
-  isKnownWebhookEvent,
-  type KnownWebhookEvent,
-  type PaymentWebhookEvent,
-  type PaymentWebhookEventName,
-  type PayoutWebhookEvent,
-  type PayoutWebhookEventName,
-  type UnknownWebhookEvent,
-  type UnknownWebhookEventName,
-  type WebhookEvent,
-  type WebhookEventName,
-  type WebhookEventOf,
+export type {
+  KnownWebhookEvent,
+  PaymentWebhookEvent,
+  PaymentWebhookEventName,
+  PayoutWebhookEvent,
+  PayoutWebhookEventName,
+  UnknownWebhookEvent,
+  UnknownWebhookEventName,
+  WebhookEvent,
+  WebhookEventName,
+  WebhookEventOf,
 } from './types.js';
 export { type VerifyWebhookOptions, verifyWebhook, type WebhookSecret } from './verify.js';

@@ -12,15 +12,13 @@ export type WebhookHeaders =
   | { get(name: string): string | null | undefined }
   | Readonly<Record<string, string | readonly string[] | number | undefined | null>>;
 
-const objTag = (v: unknown) => Object.prototype.toString.call(v);
-
 /** The body as a string or a byte view, without copying. */
 export function rawBody(body: unknown): string | Uint8Array {
   if (typeof body === 'string') return body;
   if (body instanceof Uint8Array) return body;
-  // isView and the tag check also accept views and buffers made in another realm (vm, iframes, test runners).
+  // isView also accepts views made in another realm (vm, iframes, test runners).
   if (ArrayBuffer.isView(body)) return new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
-  if (objTag(body) === '[object ArrayBuffer]') return new Uint8Array(body as ArrayBuffer);
+  if (body instanceof ArrayBuffer) return new Uint8Array(body);
   return notRaw(body == null ? String(body) : `a parsed ${Array.isArray(body) ? 'array' : typeof body}`);
 }
 
@@ -28,7 +26,7 @@ function notRaw(what: string): never {
   return fail(
     'body_not_raw',
     `Pass the raw body (string, Buffer, Uint8Array, ArrayBuffer) as received, not ${what}: the signature covers the exact bytes; re-serialised JSON differs. ` +
-      'Read it before any JSON parser, e.g. express.raw() or request.text() (docs/webhooks.md).',
+      'Read it before any JSON parser, e.g. express.raw() or request.text().',
   );
 }
 

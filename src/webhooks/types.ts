@@ -47,17 +47,3 @@ export type WebhookEvent = KnownWebhookEvent | UnknownWebhookEvent;
 
 /** The event type for one name: `WebhookEventOf<'payout.failed'>` is a payout webhook. */
 export type WebhookEventOf<N extends WebhookEventName> = Extract<KnownWebhookEvent, { event: N }>;
-
-/**
- * True when this SDK version knows the event's name (so `data` has the documented shape).
- *
- * @example
- * if (!isKnownWebhookEvent(event)) return; // acknowledge and ignore newer kinds
- */
-export function isKnownWebhookEvent(event: WebhookEvent): event is KnownWebhookEvent {
-  // Not WEBHOOK_EVENTS from src/schemas: that module builds zod schemas, and this entry must not load zod at run
-  // time. test/webhooks/types.test.ts checks this pattern against WEBHOOK_EVENTS.
-  return /^(payment\.(succeeded|failed|cancelled|expired|refunded)|payout\.(succeeded|failed))$/.test(
-    event.event,
-  );
-}
