@@ -11,15 +11,18 @@ import { runDemo } from './demo/run.js';
 import { Ui } from './demo/ui.js';
 
 const ui = new Ui();
+// Ctrl-C ends the current wait; the demo then closes the reference, the receiver and the stream before exiting.
+const interrupt = new AbortController();
+process.once('SIGINT', () => interrupt.abort());
 try {
   const args = parseArgs(process.argv.slice(2));
   if (args.help) {
     console.log(USAGE);
   } else {
-    await runDemo(args, ui);
+    await runDemo(args, ui, interrupt.signal);
   }
 } catch (err) {
   ui.close();
   console.error(`\n${ui.red('demo failed:')} ${err instanceof Error ? err.message : String(err)}`);
-  process.exitCode = 1;
+  process.exitCode = interrupt.signal.aborted ? 130 : 1;
 }

@@ -57,22 +57,32 @@ export class Inbox<T> {
   }
 
   /** Resolves with the first item (already here or still to come) that matches; rejects after `timeoutMs`. */
-  waitFor(match: (item: T) => boolean, timeoutMs: number, what: string): Promise<T> {
+  waitFor(match: (item: T) => boolean, timeoutMs: number, what: string, signal?: AbortSignal): Promise<T> {
     const found = this.items.find(match);
     if (found !== undefined) return Promise.resolve(found);
     return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => {
+      const stop = (err: Error) => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
         this.#waiters = this.#waiters.filter((w) => w !== waiter);
-        reject(new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`));
-      }, timeoutMs);
+        reject(err);
+      };
+      const onAbort = () => stop(new Error(`interrupted while waiting for ${what}`));
+      const timer = setTimeout(
+        () => stop(new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`)),
+        timeoutMs,
+      );
       const waiter = {
         match,
         resolve: (item: T) => {
           clearTimeout(timer);
+          signal?.removeEventListener('abort', onAbort);
           resolve(item);
         },
       };
       this.#waiters.push(waiter);
+      if (signal?.aborted) onAbort();
+      else signal?.addEventListener('abort', onAbort, { once: true });
     });
   }
 }

@@ -33,7 +33,11 @@ interface ReceivedWebhook {
 
 const WAIT_MS = 15_000;
 
-export async function runDemo(args: DemoArgs, ui: Ui): Promise<DemoSummary> {
+/**
+ * Runs the demo, printing through `ui`. `signal` (Ctrl-C in `npm start`) ends any wait early; everything the demo
+ * started is closed before it returns or throws.
+ */
+export async function runDemo(args: DemoArgs, ui: Ui, signal?: AbortSignal): Promise<DemoSummary> {
   const started = performance.now();
   const cleanups: Array<() => Promise<void> | void> = [];
   try {
@@ -76,7 +80,21 @@ export async function runDemo(args: DemoArgs, ui: Ui): Promise<DemoSummary> {
     ui.fact('receiver', receiver.url);
     ui.fact('endpoint', `${endpoint.id} ${ui.dim('(signature v2, secret whs_…)')}`);
 
-    const client = new PspClient({ apiKey: ref.api_key, baseUrl: ref.base_url });
+    // The stream is best-effort and has no "connected" callback; the demo wants to show payment.created, so it
+    // notices when the stream's response arrives (the server has registered it by then) and only then pays.
+    let streamOpen: () => void = () => {};
+    const streamOpened = new Promise<void>((resolve) => {
+      streamOpen = resolve;
+    });
+    const client = new PspClient({
+      apiKey: ref.api_key,
+      baseUrl: ref.base_url,
+      fetch: async (input, init) => {
+        const res = await fetch(input, init);
+        if (String(input instanceof Request ? input.url : input).endsWith('/events') && res.ok) streamOpen();
+        return res;
+      },
+    });
 
     ui.step('Listen to the realtime event stream (SSE)');
     const sse = client.events.stream();
@@ -95,6 +113,7 @@ export async function runDemo(args: DemoArgs, ui: Ui): Promise<DemoSummary> {
       sse.close();
       await sseDone;
     });
+    await Promise.race([streamOpened, new Promise((r) => setTimeout(r, 2_000).unref())]);
     ui.ok('connected to GET /api/v1/public/events');
 
     ui.step('Create a payment');
@@ -123,6 +142,7 @@ export async function runDemo(args: DemoArgs, ui: Ui): Promise<DemoSummary> {
           (w) => w.objectId === payment.id,
           args.timeoutSeconds * 1000,
           'the buyer to pay',
+          signal,
         );
         spin.succeed(`the buyer acted: ${final.event}`);
       } catch (err) {
@@ -136,7 +156,7 @@ export async function runDemo(args: DemoArgs, ui: Ui): Promise<DemoSummary> {
 
     const spin = ui.spin('waiting for the payment.succeeded webhook…');
     const succeeded = await webhooks
-      .waitFor((w) => w.objectId === payment.id, WAIT_MS, 'the payment webhook')
+      .waitFor((w) => w.objectId === payment.id, WAIT_MS, 'the payment webhook', signal)
       .catch((err: Error) => {
         spin.fail(err.message);
         throw err;
@@ -194,7 +214,7 @@ export async function runDemo(args: DemoArgs, ui: Ui): Promise<DemoSummary> {
       ui.note(`advanced the service clock by ${DEFAULTS.payoutDelayMs / 1000} s to ${now}`);
     }
     const outcome = await webhooks
-      .waitFor((w) => w.objectId === payout.id, WAIT_MS, 'the payout webhook')
+      .waitFor((w) => w.objectId === payout.id, WAIT_MS, 'the payout webhook', signal)
       .catch((err: Error) => {
         spinPayout.fail(err.message);
         throw err;

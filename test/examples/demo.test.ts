@@ -82,6 +82,16 @@ describe('the npm start demo', () => {
     );
   });
 
+  it('an interrupt (Ctrl-C) ends the wait at once and still closes everything', async () => {
+    const out = capture();
+    const interrupt = new AbortController();
+    const running = runDemo(parseArgs(['--interactive', '--timeout', '60']), out.ui, interrupt.signal);
+    const [, url] = await out.when(/Open (http\S+) and press Pay/);
+    interrupt.abort();
+    await expect(running).rejects.toThrow('interrupted while waiting for the buyer to pay');
+    await expect(fetch(url!)).rejects.toThrow(); // the reference is closed
+  });
+
   it('as a process: exits 0 on its own (no handle left open) and prints plain text when piped', async () => {
     const run = promisify(execFile);
     const { stdout } = await run(
