@@ -257,6 +257,18 @@ describe('rotation, deletion and resend', () => {
     expect(svc.deliveries(other.id)).toHaveLength(10);
   });
 
+  test('deleting the endpoint cancels its retry timers outright', async () => {
+    const { bus, clock, svc } = setup(() => new Response(null, { status: 500 }));
+    const ep = svc.createEndpoint(SHOP_A, { url: 'https://a.example/hooks' });
+    for (let i = 0; i < 3; i++) bus.publish(succeeded());
+    await svc.idle();
+    expect(clock.nextDue()).toBe(T0 + 10_000);
+    expect(svc.stats().pending).toBe(3);
+    svc.deleteEndpoint(ep.id);
+    expect(clock.nextDue()).toBeUndefined();
+    expect(svc.stats().pending).toBe(0);
+  });
+
   test('deleting the only endpoint stops pending webhook_url retries it was signing', async () => {
     const { bus, clock, seen, svc, lines } = setup(() => new Response(null, { status: 500 }));
     const ep = svc.createEndpoint(SHOP_A, { url: 'https://a.example/hooks' });

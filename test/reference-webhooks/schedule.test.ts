@@ -130,6 +130,35 @@ describe('retry schedule (spec 6.1, 8)', () => {
     expect(svc.deliveries(bad.id)).toHaveLength(9);
   });
 
+  test('retries due at the same instant go out together (bounded by maxInFlight), and advance() waits for all', async () => {
+    const bus = new EventBus();
+    const clock = new ManualClock(T0);
+    let concurrent = 0;
+    let peak = 0;
+    let calls = 0;
+    const slowFetch = (async () => {
+      calls++;
+      concurrent++;
+      peak = Math.max(peak, concurrent);
+      await new Promise((r) => setTimeout(r, 2));
+      concurrent--;
+      return new Response(null, { status: calls <= 50 ? 503 : 200 });
+    }) as unknown as typeof fetch;
+    svc = createWebhookService({ bus, clock, fetch: slowFetch, maxInFlight: 8 });
+    const ep = svc.createEndpoint(SHOP_A, { url: 'https://shop.example/hooks' });
+    for (let i = 0; i < 50; i++) bus.publish(succeeded());
+    await svc.idle();
+    expect(calls).toBe(50);
+    peak = 0;
+    await clock.advance(10 * S);
+    // advance() returned only after the whole backlog was attempted, concurrently.
+    expect(calls).toBe(100);
+    expect(peak).toBe(8);
+    const log = svc.deliveries(ep.id);
+    expect(log.filter((e) => e.attempt === 2 && e.status_code === 200)).toHaveLength(50);
+    expect(clock.nextDue()).toBeUndefined();
+  });
+
   test('the delivery log keeps the newest entries only, oldest first', async () => {
     const bus = new EventBus();
     const clock = new ManualClock(T0);

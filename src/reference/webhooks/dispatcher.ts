@@ -2,6 +2,7 @@ import type { Clock, Timer } from '../domain/clock.js';
 import { accepts, type EndpointRegistry } from './endpoints.js';
 import type { WebhookEvent } from './events.js';
 import { post } from './post.js';
+import { RetryTimers } from './retries.js';
 import { Abort, type Transport } from './transport.js';
 import { signedHeaders } from './sign.js';
 
@@ -68,8 +69,13 @@ export class Dispatcher {
   #closed = false;
   #idleWaiters: Array<() => void> = [];
 
+  readonly #retries: RetryTimers<Delivery>;
+
   constructor(options: DispatcherOptions) {
     this.#o = options;
+    this.#retries = new RetryTimers(options.clock, (due) =>
+      Promise.all(due.map((d) => new Promise<void>((resolve) => this.#enqueue(d, resolve)))).then(() => {}),
+    );
   }
 
   /** Starts a fresh series of `event` to every target that takes it now; replaces a pending series to the same target. */
@@ -118,6 +124,7 @@ export class Dispatcher {
   async close(): Promise<void> {
     this.#closed = true;
     for (const d of this.#active.values()) this.#cancel(d);
+    this.#retries.cancelAll();
     for (const a of this.#aborts) a.abort(new Error('the webhook service closed'));
     for (let i = this.#head; i < this.#queue.length; i++) this.#queue[i]?.done?.();
     this.#queue = [];
@@ -218,7 +225,7 @@ export class Dispatcher {
     } else {
       const delay = RETRY_DELAYS_MS[d.attempt - 1]!;
       next = clock.now() + delay;
-      d.timer = clock.setTimer(delay, () => new Promise<void>((resolve) => this.#enqueue(d, resolve)));
+      d.timer = this.#retries.schedule(d, delay);
     }
     endpoint.log.add({
       eventId: event.id,
