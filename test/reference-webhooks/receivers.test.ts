@@ -181,7 +181,7 @@ describe('flow control', () => {
     const took = performance.now() - started;
     expect(svc.stats().inFlight).toBe(0);
     expect(rx.seen).toHaveLength(0);
-    expect(took).toBeLessThan(20);
+    expect(took).toBeLessThan(500); // far below the 5 s the hanging receiver would cost if publish waited
     await vi.waitFor(() => expect(svc.stats().inFlight).toBe(20));
   });
 
