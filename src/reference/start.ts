@@ -57,7 +57,9 @@ export interface RunningReference extends StartupFacts {
 export async function startReference(options: StartReferenceOptions = {}): Promise<RunningReference> {
   const { host = '127.0.0.1', port = 4010, overrideGlobalObjects = false, ...referenceOptions } = options;
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new RangeError(`port must be an integer from 0 to 65535, got ${String(port)}`);
+    throw new RangeError(
+      `port must be an integer from 0 to 65535, got ${JSON.stringify(port) ?? String(port)}`,
+    );
   }
   // Loaded on demand so that `psp-sdk/reference` itself (createReference, msw) stays free of node: imports.
   const { listenNode } = await import('./adapters/node-http.js');

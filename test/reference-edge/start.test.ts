@@ -243,7 +243,8 @@ describe('startReference', () => {
 
   it('rejects a port out of range before binding anything', async () => {
     await expect(startReference({ port: 70000 })).rejects.toThrow(RangeError);
-    await expect(startReference({ port: 1.5 })).rejects.toThrow(/integer from 0 to 65535/);
+    await expect(startReference({ port: 1.5 })).rejects.toThrow(/integer from 0 to 65535, got 1.5/);
+    await expect(startReference({ port: '4010' as unknown as number })).rejects.toThrow(/got "4010"/);
   });
 });
 
