@@ -291,7 +291,7 @@ describe('slow readers (spec 6.2: best-effort)', () => {
     bus.publish(allKinds()[0]!);
     const chunks = await Promise.all(pending);
     const took = performance.now() - started;
-    expect(took).toBeLessThan(500); // the goal is 50 ms p99 (bench/); this only guards against a gross regression
+    expect(took).toBeLessThan(2_000); // the goal is 50 ms p99 (bench/); this only guards against a gross regression
     const first = chunks[0]!.value!;
     for (const c of chunks) expect(c.value).toBe(first);
     expect(hub.stats()).toMatchObject({ connections: 1000, dropped: 0, bufferedBytes: 0 });
