@@ -17,8 +17,12 @@ const variants = [
   { name: 'current', env: {} },
   { name: 'patched', env: { PSP_BENCH_DIST: patched } },
 ];
+// AB_OPTIONS: ReferenceOptions of both; AB_B_OPTIONS: of the second only (e.g. the CLI's overrideGlobalObjects).
 const options = process.env.AB_OPTIONS ?? '{}';
-for (const v of variants) v.server = await startServer('reference.mjs', [options], { env: v.env });
+for (const [i, v] of variants.entries()) {
+  const o = i === 1 && process.env.AB_B_OPTIONS ? process.env.AB_B_OPTIONS : options;
+  v.server = await startServer('reference.mjs', [o], { env: v.env });
+}
 const req = (f) =>
   what === 'get'
     ? {

@@ -9,6 +9,7 @@ export function startServer(script, args = [], { execArgv = [], timeoutMs = 30_0
   const child = fork(file, args, {
     execArgv: ['--expose-gc', ...execArgv],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    env: env ? { ...process.env, ...env } : process.env,
   });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
