@@ -97,5 +97,29 @@ describe.skipIf(missing !== undefined)(
       expect(event.event).toBe('payment.failed');
       await expect(client.payments.get(payment.id)).resolves.toMatchObject({ status: 'failed' });
     });
+
+    it('shows a slow bank as processing, refreshing itself until the bank confirms (amount ending in 904)', async () => {
+      const manual = await startReference({ port: 0, clock: 'manual' });
+      try {
+        const psp = new PspClient({ apiKey: manual.api_key, baseUrl: manual.base_url });
+        const { payment, payment_url } = await psp.payments.create({
+          amount: 10_904,
+          order_id: 'browser-slow',
+        });
+        const page = await browser.context.newPage();
+        await page.goto(payment_url);
+        await Promise.all([page.waitForURL(payment_url), page.locator('#pay').click()]);
+        await expect(page.locator('#status').textContent()).resolves.toBe('processing');
+        // No JavaScript on the page: a meta refresh brings the result.
+        await expect(page.locator('meta[http-equiv="refresh"]').count()).resolves.toBe(1);
+        await page.screenshot({ path: join(shots, 'payment-processing.png'), fullPage: true });
+        await manual.reference.simulator.advanceClock(30); // the slow bank confirms 30 s later
+        await page.reload();
+        await expect(page.locator('#status').textContent()).resolves.toBe('succeeded');
+        await expect(psp.payments.get(payment.id)).resolves.toMatchObject({ status: 'succeeded' });
+      } finally {
+        await manual.close();
+      }
+    });
   },
 );
