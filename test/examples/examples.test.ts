@@ -263,7 +263,6 @@ describe.skipIf(!existsSync(deno))(
           'examples/deno/deno.json',
           '--allow-net',
           '--allow-env',
-          '--allow-read',
           'examples/deno/webhook-handler.ts',
         ],
         { cwd: root, env: { ...process.env, PSP_WEBHOOK_SECRET: endpoint.secret, PORT: '0', NO_COLOR: '1' } },
