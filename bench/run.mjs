@@ -63,24 +63,41 @@ if (
     throw new Error('npm ci --prefix bench failed');
 }
 
-// 2. The build under test.
+// 2. The build under test. Teammates build the same dist/ (tsup cleans it first), so a build is only taken once
+// every entry is there and nothing under dist/ has changed for a few seconds; the copy is then checked again.
 const entryFiles = ['index.js', 'webhooks/index.js', 'reference/index.js'].map((f) => join(ROOT, 'dist', f));
-const sourcesAt = Math.max(
-  newestMtime(join(ROOT, 'src')),
-  newestMtime(join(ROOT, 'tsup.config.ts')),
-  newestMtime(join(ROOT, 'package.json')),
-);
-if (!noBuild && oldestOf(entryFiles) < sourcesAt) {
-  if (!sh('npm', ['run', 'build'])) {
-    if (!existsSync(entryFiles[0])) throw new Error('npm run build failed and there is no dist/ to measure');
-    console.error('npm run build failed: measuring the dist/ that is there (see the report header)');
+const sourcesAt = () =>
+  Math.max(
+    newestMtime(join(ROOT, 'src')),
+    newestMtime(join(ROOT, 'tsup.config.ts')),
+    newestMtime(join(ROOT, 'package.json')),
+  );
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const complete = (dir) =>
+  ['index.js', 'webhooks/index.js', 'reference/index.js'].every((f) => existsSync(join(dir, f)));
+
+async function settledDist() {
+  for (let i = 0; i < 30; i++) {
+    const before = newestMtime(join(ROOT, 'dist'));
+    await sleep(3000);
+    if (complete(join(ROOT, 'dist')) && newestMtime(join(ROOT, 'dist')) === before) return true;
   }
+  return false;
 }
-// A teammate's build cleans dist/ mid-run; the suites read a private copy instead.
-rmSync(SNAPSHOT, { recursive: true, force: true });
-mkdirSync(SNAPSHOT, { recursive: true });
-if (existsSync(join(ROOT, 'dist')))
+
+let built = false;
+for (let attempt = 1; attempt <= 3 && !built; attempt++) {
+  if (!noBuild && (!complete(join(ROOT, 'dist')) || oldestOf(entryFiles) < sourcesAt())) {
+    if (!sh('npm', ['run', 'build']))
+      console.error('npm run build failed (a teammate may be mid-edit): retrying');
+  }
+  if (!(await settledDist())) continue;
+  rmSync(SNAPSHOT, { recursive: true, force: true });
+  mkdirSync(SNAPSHOT, { recursive: true });
   cpSync(join(ROOT, 'dist'), SNAPSHOT, { recursive: true, filter: (src) => !src.endsWith('.map') });
+  built = complete(SNAPSHOT);
+}
+if (!built) throw new Error('no complete build of dist/ to measure (three attempts)');
 
 // 3. The suites, one process each.
 function runSuite({ name, limitS }) {

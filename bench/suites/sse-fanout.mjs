@@ -100,6 +100,10 @@ try {
   const all = [];
   const reachAll = [];
   let missed = 0;
+  // CPU time of the server and of this (client) process over the events: unlike latency, it does not grow when
+  // other jobs take the cores, so it tells what a fan-out costs on a core of its own.
+  const serverCpu0 = await ask(server.child, { cmd: 'cpu' }, 'cpuMs');
+  const clientCpu0 = process.cpuUsage();
   for (let e = 1; e <= EVENTS; e++) {
     const arrivals = [];
     const finished = new Promise((done) => {
@@ -116,6 +120,9 @@ try {
     reachAll.push(arrivals.length === streams.length ? Math.max(...arrivals) : Number.POSITIVE_INFINITY);
     await new Promise((r) => setTimeout(r, 20));
   }
+  const serverCpuPerEvent = ((await ask(server.child, { cmd: 'cpu' }, 'cpuMs')) - serverCpu0) / EVENTS;
+  const cu = process.cpuUsage(clientCpu0);
+  const clientCpuPerEvent = (cu.user + cu.system) / 1000 / EVENTS;
   all.sort((a, b) => a - b);
   reachAll.sort((a, b) => a - b);
   const heapDelta = memOpen.heapUsed - memBefore.heapUsed;
@@ -134,17 +141,22 @@ try {
     allP99Ms: quantile(reachAll, 0.99),
     bytesPerStream,
     rssPerStream,
+    serverCpuPerEvent,
+    clientCpuPerEvent,
   };
   const f = (x) => (Number.isFinite(x) ? x.toFixed(1) : 'never');
-  result.markdown = `| streams | events | arrival p50 / p99 / max | all streams reached, p50 / p99 of events | missed frames | heap + external per stream | RSS per stream |
-|---|---|---|---|---|---|---|
-| ${STREAMS.toLocaleString('en-US')} | ${EVENTS} | ${f(result.p50Ms)} / ${f(result.p99Ms)} / ${f(result.maxMs)} ms | ${f(result.allP50Ms)} / ${f(result.allP99Ms)} ms | ${missed} | ${(bytesPerStream / 1024).toFixed(1)} KB | ${(rssPerStream / 1024).toFixed(1)} KB |
+  result.markdown = `| streams | events | arrival p50 / p99 / max | all streams reached, p50 / p99 of events | missed frames | heap + external per stream | RSS per stream | server CPU per event | client CPU per event |
+|---|---|---|---|---|---|---|---|---|
+| ${STREAMS.toLocaleString('en-US')} | ${EVENTS} | ${f(result.p50Ms)} / ${f(result.p99Ms)} / ${f(result.maxMs)} ms | ${f(result.allP50Ms)} / ${f(result.allP99Ms)} ms | ${missed} | ${(bytesPerStream / 1024).toFixed(1)} KB | ${(rssPerStream / 1024).toFixed(1)} KB | ${f(serverCpuPerEvent)} ms | ${f(clientCpuPerEvent)} ms |
 
 The reference runs in its own process (\`startReference\`); ${STREAMS.toLocaleString('en-US')} API keys are made
 through \`POST /_cabinet/terminals/{id}/api-keys\` and each opens \`GET /api/v1/public/events\` on its own socket
 from this process. Payments are then created one at a time; a frame's latency runs from sending the create to
 the \`event: payment.created\` frame reaching a stream. The clients' own parsing of ${STREAMS.toLocaleString('en-US')}
-sockets in one process is inside the figure, so it is an upper bound.`;
+sockets in one process is inside the figure, so it is an upper bound. "CPU per event" is the CPU time the
+server (and this client process) used per event, creation included: on a machine whose cores are taken by other
+jobs the latency stretches, the CPU time does not, so server + client CPU per event is what the fan-out would take
+with a core each.`;
   console.error(
     `\nSSE ${STREAMS} streams: arrival p99 ${f(result.p99Ms)} ms, all reached p99 ${f(result.allP99Ms)} ms, missed ${missed}, ${(bytesPerStream / 1024).toFixed(1)} KB/stream (rss ${(rssPerStream / 1024).toFixed(1)} KB)`,
   );

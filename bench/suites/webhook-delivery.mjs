@@ -117,6 +117,7 @@ try {
   const load = readLoad(quick ? 6 : 10);
   await new Promise((r) => setTimeout(r, quick ? 2000 : 3000));
   await ask(receiver.child, { cmd: 'accept' }, 'accepting');
+  const cpu0 = await ask(server.child, { cmd: 'cpu' }, 'cpuMs');
   const burstAt = performance.now();
   await call('POST', '/_simulator/clock/advance', facts.admin_token, '{"seconds":11}');
   let stats;
@@ -126,6 +127,9 @@ try {
     await new Promise((r) => setTimeout(r, 50));
   }
   const burstEnd = performance.now();
+  // The reference's CPU time over the burst (the API load included): deliveries per CPU-second of the server is
+  // what it sustains with a core of its own, however busy the shared machine is.
+  const burstCpuMs = (await ask(server.child, { cmd: 'cpu' }, 'cpuMs')) - cpu0;
   await load.done;
   const before = load.rate(load.started + 1000, burstAt);
   const during = load.rate(burstAt, burstEnd);
@@ -143,11 +147,13 @@ try {
     apiRpsDuring: during,
     dropPct,
     setupSeconds,
+    serverCpuSeconds: burstCpuMs / 1000,
+    serverCpuShare: burstCpuMs / (burstEnd - burstAt),
   };
   const n0 = (x) => (Number.isFinite(x) ? Math.round(x).toLocaleString('en-US') : '-');
-  result.markdown = `| backlog | delivered | bad signatures | deliveries/s | API GET req/s before | during delivery | drop |
-|---|---|---|---|---|---|---|
-| ${n0(N)} | ${n0(stats.accepted)} in ${deliverySeconds.toFixed(2)} s | ${stats.badSignature} | ${n0(deliveriesPerSec)} | ${n0(before)} | ${n0(during)} | ${Number.isFinite(dropPct) ? dropPct.toFixed(1) : '-'} % |
+  result.markdown = `| backlog | delivered | bad signatures | deliveries/s | API GET req/s before | during delivery | drop | reference CPU during the burst |
+|---|---|---|---|---|---|---|---|
+| ${n0(N)} | ${n0(stats.accepted)} in ${deliverySeconds.toFixed(2)} s | ${stats.badSignature} | ${n0(deliveriesPerSec)} | ${n0(before)} | ${n0(during)} | ${Number.isFinite(dropPct) ? dropPct.toFixed(1) : '-'} % | ${(burstCpuMs / 1000).toFixed(2)} s over ${((burstEnd - burstAt) / 1000).toFixed(2)} s (${Math.round((burstCpuMs / (burstEnd - burstAt)) * 100)} % of a core) |
 
 The reference (\`startReference({ clock: 'manual' })\`), the receiver (node:http, checks each v2 signature with
 node:crypto) and autocannon (GET /payments/{id}, 10 connections) each run in their own process, so on 2 cores
