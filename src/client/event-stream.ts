@@ -58,6 +58,7 @@ export interface StreamEventsOptions {
 
 const WATCHDOG = 'heartbeat_timeout';
 const MAX_BUFFER = 1 << 20;
+const MAX_RETRY_AFTER_MS = 600_000;
 // 408 and 429 are "later, please"; 5xx are the server's trouble. Any other 4xx will not heal by retrying.
 const retryable = (status: number) => status >= 500 || status === 408 || status === 429;
 
@@ -126,7 +127,9 @@ export function streamEvents(
                 attempts: failures + 1,
               });
             reason = `http_${res.status}`;
-            retryAfterMs = parseRetryAfter(res.headers.get('retry-after'), Date.now());
+            const after = parseRetryAfter(res.headers.get('retry-after'), Date.now());
+            // Honoured as given, up to 10 minutes: a stream that silently waits for days helps nobody.
+            if (after !== undefined) retryAfterMs = Math.min(after, MAX_RETRY_AFTER_MS);
           } else if (!res.body || !/^text\/event-stream/i.test(res.headers.get('content-type') ?? '')) {
             await res.body?.cancel().catch(() => {});
             reason = 'unexpected_content_type';

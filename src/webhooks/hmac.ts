@@ -6,18 +6,6 @@ type NodeCrypto = { createHmac(alg: string, key: string | Uint8Array): NodeHmac 
 /** Which HMAC implementation computes a digest: node:crypto, or @noble/hashes (pure JS, runs everywhere). */
 export type HmacBackend = 'node' | 'noble';
 
-// node:crypto's HMAC is several times faster than pure JS. process.getBuiltinModule reaches it synchronously in
-// Node >= 20.16, Deno and Bun without a static import that would break browsers and edge bundlers.
-function loadNodeCrypto(): NodeCrypto | undefined {
-  try {
-    const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
-    const mod = proc?.getBuiltinModule?.('node:crypto') as NodeCrypto | undefined;
-    return typeof mod?.createHmac === 'function' ? mod : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 let nodeCrypto: NodeCrypto | undefined | null = null;
 
 /**
@@ -27,7 +15,16 @@ let nodeCrypto: NodeCrypto | undefined | null = null;
  * hmacBackend(); // 'node' in Node, Deno and Bun
  */
 export function hmacBackend(): HmacBackend {
-  if (nodeCrypto === null) nodeCrypto = loadNodeCrypto();
+  if (nodeCrypto === null) {
+    // node:crypto's HMAC is several times faster than pure JS. process.getBuiltinModule reaches it synchronously
+    // in Node >= 20.16, Deno and Bun without a static import that would break browsers and edge bundlers.
+    try {
+      nodeCrypto = (
+        globalThis as { process?: { getBuiltinModule?(id: string): any } }
+      ).process?.getBuiltinModule?.('node:crypto');
+    } catch {}
+    if (typeof nodeCrypto?.createHmac !== 'function') nodeCrypto = undefined;
+  }
   return nodeCrypto ? 'node' : 'noble';
 }
 

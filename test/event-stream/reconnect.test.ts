@@ -96,6 +96,19 @@ describe('streamEvents reconnection', () => {
     stream.close();
   });
 
+  it('caps a huge Retry-After at 10 minutes', async () => {
+    const s = await server((_req, res) => {
+      res.writeHead(503, { 'retry-after': '86400' });
+      res.end();
+    });
+    const delays: number[] = [];
+    const stream = streamEvents(transport(s.url), { onDisconnect: (i) => delays.push(i.delayMs) });
+    const done = stream[Symbol.asyncIterator]().next();
+    await until(() => expect(delays).toEqual([600_000]));
+    stream.close();
+    expect((await done).done).toBe(true);
+  });
+
   it('backs off exponentially with jitter between failed attempts', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const s = await server((_req, res) => {
