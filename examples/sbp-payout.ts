@@ -39,7 +39,6 @@ export async function sbpPayout(
     { idempotencyKey: `payout-${req.reference}` },
   );
   const created = res.payout;
-  if (!created) throw new Error(`payout refused: ${res.failure_reason ?? 'no payout in the response'}`);
 
   // Webhooks are the guaranteed way to learn the outcome (see webhook-server-node.ts); polling is the fallback.
   const deadline = Date.now() + timeoutMs;

@@ -201,8 +201,6 @@ export async function runDemo(args: DemoArgs, ui: Ui, signal?: AbortSignal): Pro
       full_name: 'Ivan Petrov',
     });
     const payout = res.payout;
-    if (!payout)
-      throw new Error(`the payout was refused: ${res.failure_reason ?? 'no payout in the response'}`);
     ui.fact('payout', `${payout.id} ${ui.dim(payout.status)}`);
     ui.fact('recipient', `${payout.recipient?.phone ?? ''} at ${bank.name_en}`);
     if (res.simulator)
