@@ -93,6 +93,33 @@ describe('msw handlers over an in-process reference', () => {
     controller.abort();
   });
 
+  it("carries the SDK's event stream: client.events.stream() sees payment events with no socket", async () => {
+    const psp = client();
+    // The reference has registered the stream once msw hands its response back: only then make the payment.
+    const opened = new Promise<void>((resolve) => {
+      const onMocked = ({ request }: { request: Request }) => {
+        if (new URL(request.url).pathname !== '/api/v1/public/events') return;
+        server.events.removeListener('response:mocked', onMocked);
+        resolve();
+      };
+      server.events.on('response:mocked', onMocked);
+    });
+    const stream = psp.events.stream();
+    const seen: string[] = [];
+    const iterate = (async () => {
+      for await (const event of stream) {
+        seen.push(event.kind);
+        if (event.kind === 'payment.status_changed') break;
+      }
+    })();
+    await opened;
+    const { payment } = await psp.payments.create({ amount: 1200 });
+    reference.simulator.succeedPayment(payment.id);
+    await iterate;
+    stream.close();
+    expect(seen).toEqual(['payment.created', 'payment.status_changed']);
+  });
+
   it('strips a base path prefix and leaves other origins to other handlers', async () => {
     server.use(...createReferenceHandlers(reference, { baseUrl: 'https://gateway.test/psp/' }));
     const psp = new PspClient({
