@@ -129,10 +129,11 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket):
     'bad_request',
     'The request is not valid HTTP/1.1.',
   ];
+  // ASCII only (fixed messages above), so length in characters is length in bytes; no Buffer, for Deno.
   const body = JSON.stringify({ error: { code, message } });
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\n` +
-      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      `content-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`,
   );
 }
 
