@@ -180,3 +180,39 @@ describe('streamEvents errors', () => {
     expect(onDisconnect.mock.calls[0]![0]).toMatchObject({ reason: 'http_503', attempt: 1 });
   });
 });
+
+describe('streamEvents hygiene', () => {
+  it('never logs the API key, and a throwing app callback does not kill the stream', async () => {
+    const s = await server((_req, res, n) => {
+      if (n === 1) {
+        res.writeHead(500);
+        return void res.end();
+      }
+      sseHead(res);
+      res.write(
+        ': connected\n\ndata: nope\n\n' + frame('payment.created', { id: 'p', status: 'pending', amount: 1 }),
+      );
+    });
+    const lines: unknown[] = [];
+    const logger = {
+      debug: (...a: unknown[]) => lines.push(a),
+      info: (...a: unknown[]) => lines.push(a),
+      warn: (...a: unknown[]) => lines.push(a),
+      error: (...a: unknown[]) => lines.push(a),
+    };
+    const boom = () => {
+      throw new Error('app bug');
+    };
+    const events = await take(
+      streamEvents(transport(s.url, { logger }), {
+        backoff: { initialDelayMs: 1 },
+        onDisconnect: boom,
+        onReconnect: boom,
+      }),
+      1,
+    );
+    expect(events[0]!.payload.id).toBe('p');
+    expect(lines.length).toBeGreaterThanOrEqual(4);
+    expect(JSON.stringify(lines)).not.toContain('sk_test_abcdef_secret');
+  });
+});
