@@ -1,6 +1,9 @@
 #!/usr/bin/env node
-// `npm test`: every check of the project, in order, stopping at the first failure. Each step is also an npm script
-// of its own (see package.json) so a developer can rerun one; this runner adds timings and one closing count line.
+// `npm test`: every check of the project, stopping at the first failed stage. Each step is also an npm script
+// of its own (see package.json) so a developer can rerun one; this runner orders them, runs the independent ones
+// side by side on the machine's two cores, and ends with timings and one closing count line.
+//
+// Usage: node scripts/test.mjs [step-name-prefix ...]   (no argument: everything)
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,54 +12,94 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const bin = (name) => join(root, 'node_modules', '.bin', name);
 const vitestJson = (name) => join(root, 'test-output', `vitest-${name}.json`);
+const node = process.execPath;
 
-/** @type {Array<{ name: string, cmd: string, args: string[], json?: string }>} */
-const steps = [
-  { name: 'lint', cmd: bin('biome'), args: ['check', '.'] },
-  { name: 'typecheck', cmd: bin('tsc'), args: ['--noEmit', '-p', 'tsconfig.json'] },
-  { name: 'build', cmd: bin('tsup'), args: [] },
-  {
-    name: 'unit + integration tests (coverage)',
-    cmd: bin('vitest'),
-    args: [
-      'run',
-      '--coverage',
-      '--reporter=default',
-      '--reporter=json',
-      `--outputFile.json=${vitestJson('unit')}`,
-    ],
-    json: vitestJson('unit'),
-  },
-  { name: 'bundle isolation', cmd: process.execPath, args: ['scripts/check-dist.mjs'] },
-  { name: 'publint', cmd: bin('publint'), args: ['--strict'] },
-  { name: 'attw --pack', cmd: bin('attw'), args: ['--pack', '.', '--format', 'table-flipped'] },
-  { name: 'size budgets', cmd: bin('size-limit'), args: [] },
-  { name: 'typedoc (warnings fail)', cmd: bin('typedoc'), args: ['--logLevel', 'Warn'] },
-  { name: 'import-time budgets', cmd: process.execPath, args: ['scripts/import-budget.mjs'] },
-  { name: 'runtimes', cmd: process.execPath, args: ['scripts/ensure-runtimes.mjs'] },
-  {
-    name: 'package smoke (Node 20/24, Deno, Bun, types)',
-    cmd: bin('vitest'),
-    args: [
-      'run',
-      '--config',
-      'test/package/vitest.config.ts',
-      '--reporter=default',
-      '--reporter=json',
-      `--outputFile.json=${vitestJson('package')}`,
-    ],
-    json: vitestJson('package'),
-  },
+/**
+ * Stages run in order; the steps of one stage run at the same time (their output is printed whole, one step after
+ * the other, as each finishes). A step with `background` starts with the first stage and is awaited by its stage.
+ * @type {Array<Array<{ name: string, cmd: string, args: string[], json?: string, background?: boolean }>>}
+ */
+const stages = [
+  [
+    { name: 'lint', cmd: bin('biome'), args: ['check', '.'] },
+    { name: 'typecheck', cmd: bin('tsc'), args: ['--noEmit', '-p', 'tsconfig.json'] },
+    { name: 'build', cmd: bin('tsup'), args: [] },
+  ],
+  [
+    {
+      name: 'unit + integration tests (coverage)',
+      cmd: bin('vitest'),
+      args: [
+        'run',
+        '--coverage',
+        '--reporter=default',
+        '--reporter=json',
+        `--outputFile.json=${vitestJson('unit')}`,
+      ],
+      json: vitestJson('unit'),
+    },
+  ],
+  [
+    { name: 'bundle isolation', cmd: node, args: ['scripts/check-dist.mjs'] },
+    { name: 'publint', cmd: bin('publint'), args: ['--strict'] },
+    { name: 'attw --pack', cmd: bin('attw'), args: ['--pack', '.', '--format', 'table-flipped'] },
+    { name: 'size budgets', cmd: bin('size-limit'), args: [] },
+    { name: 'typedoc (warnings fail)', cmd: bin('typedoc'), args: ['--logLevel', 'Warn'] },
+  ],
+  // Alone: a timing measurement must not share the cores with anything of ours.
+  [{ name: 'import-time budgets', cmd: node, args: ['scripts/import-budget.mjs'] }],
+  [
+    // Network-bound (npm ci of the runtime binaries when missing): started at once, awaited here.
+    { name: 'runtimes', cmd: node, args: ['scripts/ensure-runtimes.mjs'], background: true },
+  ],
+  [
+    {
+      name: 'package smoke (Node 20/24 ESM+CJS, Deno, Bun, bin, consumer types)',
+      cmd: bin('vitest'),
+      args: [
+        'run',
+        '--config',
+        'test/package/vitest.config.ts',
+        '--reporter=default',
+        '--reporter=json',
+        `--outputFile.json=${vitestJson('package')}`,
+      ],
+      json: vitestJson('package'),
+    },
+  ],
 ];
 
-function run(step) {
+const running = new Set();
+
+/** Starts a step; resolves with its exit code, wall time and (when run beside others) its captured output. */
+function start(step, capture) {
+  const t0 = performance.now();
   return new Promise((resolve) => {
-    const child = spawn(step.cmd, step.args, { cwd: root, stdio: 'inherit', env: process.env });
-    child.on('error', (error) => {
-      console.error(`${step.name}: ${error.message}`);
-      resolve(1);
+    const child = spawn(step.cmd, step.args, {
+      cwd: root,
+      stdio: capture ? ['ignore', 'pipe', 'pipe'] : 'inherit',
+      env: capture ? { ...process.env, FORCE_COLOR: process.stdout.isTTY ? '1' : '0' } : process.env,
     });
-    child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+    running.add(child);
+    const chunks = [];
+    if (capture) {
+      child.stdout.on('data', (d) => chunks.push(d));
+      child.stderr.on('data', (d) => chunks.push(d));
+    }
+    const done = (code) => {
+      running.delete(child);
+      resolve({
+        step,
+        code,
+        seconds: (performance.now() - t0) / 1000,
+        output: Buffer.concat(chunks).toString(),
+      });
+    };
+    child.on('error', (error) => {
+      chunks.push(Buffer.from(`${step.name}: ${error.message}\n`));
+      done(1);
+    });
+    child.on('close', (code, signal) => done(code ?? (signal ? 1 : 0)));
   });
 }
 
@@ -70,40 +113,70 @@ function counts(file) {
   };
 }
 
-const only = process.argv.slice(2);
-const selected = only.length ? steps.filter((s) => only.some((o) => s.name.startsWith(o))) : steps;
-for (const step of selected) if (step.json) rmSync(step.json, { force: true });
-
-const started = performance.now();
-const timings = [];
-let failedStep;
-for (const step of selected) {
-  console.log(`\n▶ ${step.name}`);
-  const t0 = performance.now();
-  const code = await run(step);
-  timings.push({ name: step.name, seconds: (performance.now() - t0) / 1000, ok: code === 0 });
-  if (code !== 0) {
-    failedStep = step.name;
-    break;
+// CPU seconds of every finished child (Linux: cutime + cstime of /proc/self/stat): unlike wall time, this does
+// not grow when other work shares the machine, so it tells what the run costs on a quiet one.
+function childCpuSeconds() {
+  try {
+    const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[13]) + Number(fields[14])) / 100;
+  } catch {
+    return undefined;
   }
 }
 
+const only = process.argv.slice(2);
+const selected = stages
+  .map((stage) => stage.filter((s) => !only.length || only.some((o) => s.name.startsWith(o))))
+  .filter((stage) => stage.length);
+for (const step of selected.flat()) if (step.json) rmSync(step.json, { force: true });
+
+const started = performance.now();
+const background = new Map();
+for (const step of selected.flat()) if (step.background) background.set(step, start(step, true));
+
+const results = [];
+let failed;
+for (const stage of selected) {
+  console.log(`\n▶ ${stage.map((s) => s.name).join('  |  ')}`);
+  const capture = stage.length > 1 || stage.some((s) => s.background);
+  const pending = stage.map((s) => background.get(s) ?? start(s, capture));
+  // Print each step's output as soon as it ends, so a long stage still shows progress.
+  await Promise.all(
+    pending.map((p) =>
+      p.then((r) => {
+        if (capture) {
+          console.log(`\n── ${r.step.name} (${r.seconds.toFixed(1)} s${r.code ? `, exit ${r.code}` : ''})`);
+          process.stdout.write(r.output);
+        }
+        results.push(r);
+        if (r.code !== 0) failed ??= r.step.name;
+      }),
+    ),
+  );
+  if (failed) break;
+}
+
 const total = { passed: 0, failed: 0, skipped: 0 };
-for (const step of selected) {
+for (const step of selected.flat()) {
   const c = counts(step.json);
   total.passed += c.passed;
   total.failed += c.failed;
   total.skipped += c.skipped;
 }
 
-console.log('\nnpm test steps:');
-for (const t of timings)
-  console.log(`  ${t.ok ? 'ok  ' : 'FAIL'} ${t.seconds.toFixed(1).padStart(6)} s  ${t.name}`);
-console.log(`  total ${((performance.now() - started) / 1000).toFixed(1)} s`);
-if (failedStep) console.log(`\nFailed at: ${failedStep}`);
-// One plain closing line with the test counts of both vitest runs, for whoever reads only the last line.
-const failed = total.failed + (failedStep && total.failed === 0 ? 1 : 0);
+console.log('\nnpm test steps (wall time; steps of one stage ran side by side):');
+for (const r of results)
+  console.log(`  ${r.code ? 'FAIL' : 'ok  '} ${r.seconds.toFixed(1).padStart(6)} s  ${r.step.name}`);
+const cpu = childCpuSeconds();
 console.log(
-  `\ntests: ${total.passed} passed, ${failed} failed${total.skipped ? `, ${total.skipped} skipped` : ''}`,
+  `  total ${((performance.now() - started) / 1000).toFixed(1)} s wall${cpu === undefined ? '' : `, ${cpu.toFixed(0)} s CPU`}`,
 );
-process.exit(failedStep ? 1 : 0);
+if (failed) console.log(`\nFailed at: ${failed}`);
+// A background step still going after an early failure (the runtimes' npm ci) is not left behind.
+for (const child of running) child.kill('SIGTERM');
+// One plain closing line with the test counts of both vitest runs; a failed non-test step counts as one failure.
+const failures = total.failed + (failed && total.failed === 0 ? 1 : 0);
+console.log(
+  `\ntests: ${total.passed} passed, ${failures} failed${total.skipped ? `, ${total.skipped} skipped` : ''}`,
+);
+process.exit(failed ? 1 : 0);
