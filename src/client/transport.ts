@@ -26,7 +26,7 @@ export interface TransportRequest {
   options?: RequestOptions;
 }
 
-/** Per-call state the ky hooks read and update through `context`. */
+/** Per-call state, shared by the attempts of one call. */
 interface CallState {
   attempts: number;
   body: string;
@@ -34,17 +34,21 @@ interface CallState {
   signal: AbortSignal | undefined;
   idempotencyKey: string | undefined;
   started: number;
+  /** The last failed answer: its body is released before the next attempt, its status logged. */
+  failed: Response | undefined;
+  /** Why the last attempt failed, for the retry log line. */
+  reason: string | undefined;
 }
 
 const API_PREFIX = '/api/v1/public';
-const RETRY_STATUSES = [408, 429, ...Array.from({ length: 100 }, (_, i) => 500 + i)];
 
 type Parse<T> = (json: unknown, status: number) => T;
 
 /**
- * The HTTP layer: ky does attempts, per-attempt timeouts, backoff with full jitter, `Retry-After` and the
- * abortable sleep; this class adds what ky lacks: signing each attempt, counting attempts, failing fast when a
- * `Retry-After` outlasts the call's timeout, and turning every failure into a typed, secret-free error.
+ * The HTTP layer. ky does the attempts, per-attempt timeouts, the status list, backoff with full jitter,
+ * `Retry-After` (clamped by `maxRetryDelay`) and the abortable sleep. A per-call fetch wrapper adds what ky
+ * lacks: it counts attempts, signs each attempt, and answers a 429 at once when its `Retry-After` outlasts the
+ * call's timeout. Every failure leaves as a typed, secret-free {@link PspError}.
  *
  * @example
  * const t = new Transport(resolveOptions({ apiKey, baseUrl }));
@@ -79,22 +83,28 @@ export class Transport {
         );
       }
     }
+    // Everything constant lives in the instance and no hooks are set, so a plain call costs ky little more than
+    // a bare `ky.get`.
     this.#ky = ky.create({
-      fetch: options.fetch,
-      throwHttpErrors: true,
+      timeout: options.timeout,
+      headers: { authorization: this.#auth, accept: 'application/json' },
       retry: {
+        limit: options.maxRetries,
         methods: ['get', 'post'],
-        statusCodes: RETRY_STATUSES,
+        statusCodes: [408, 429, 500, 502, 503, 504],
         afterStatusCodes: [429, 503],
         maxRetryAfter: options.maxRetryDelay,
         backoffLimit: options.maxRetryDelay,
         delay: (n) => 500 * 2 ** (n - 1),
         jitter: true,
         retryOnTimeout: true,
-      },
-      hooks: {
-        beforeRequest: [(request, opts, { retryCount }) => this.#beforeRequest(request, opts, retryCount)],
-        beforeRetry: [({ request, error, retryCount }) => this.#beforeRetry(request, error, retryCount)],
+        // Our own errors (the 429 fail-fast) end the call; any other 5xx is retried like the listed ones.
+        shouldRetry: ({ error }) =>
+          error instanceof PspError
+            ? false
+            : error instanceof HTTPError && error.response.status > 504
+              ? true
+              : undefined,
       },
     });
   }
@@ -128,26 +138,29 @@ export class Transport {
       timeout: call.timeout,
       signal: call.signal,
       idempotencyKey: req.idempotencyKey,
-      started: Date.now(),
+      started: this.#o.logger ? Date.now() : 0,
+      failed: undefined,
+      reason: undefined,
     };
     if (call.signal?.aborted)
       throw this.#mark(new PspAbortError('The request was aborted by the caller'), state);
 
-    const headers: Record<string, string> = { authorization: this.#auth, accept: 'application/json' };
-    if (req.body !== undefined) headers['content-type'] = 'application/json';
-    if (req.idempotencyKey !== undefined) headers['idempotency-key'] = req.idempotencyKey;
     const kyOptions: KyOptions = {
       method: req.method,
-      headers,
-      body: req.body,
-      timeout: call.timeout,
-      signal: call.signal,
-      retry: {
-        limit: req.safe ? call.maxRetries : 0,
-        shouldRetry: ({ error }) => this.#shouldRetry(error, state),
-      },
-      context: { state },
+      fetch: (input, init) => this.#attempt(input as Request, init, state),
     };
+    if (req.body !== undefined) {
+      kyOptions.body = req.body;
+      const headers: Record<string, string> = { 'content-type': 'application/json' };
+      if (req.idempotencyKey !== undefined) headers['idempotency-key'] = req.idempotencyKey;
+      kyOptions.headers = headers;
+    } else if (req.idempotencyKey !== undefined) {
+      kyOptions.headers = { 'idempotency-key': req.idempotencyKey };
+    }
+    if (call.timeout !== this.#o.timeout) kyOptions.timeout = call.timeout;
+    if (call.signal) kyOptions.signal = call.signal;
+    if (!req.safe) kyOptions.retry = { limit: 0 };
+    else if (call.maxRetries !== this.#o.maxRetries) kyOptions.retry = { limit: call.maxRetries };
 
     let response: Response;
     let text: string;
@@ -194,52 +207,84 @@ export class Transport {
     };
   }
 
-  #beforeRequest(
-    request: Request,
-    opts: { context: Record<string, unknown> },
-    retryCount: number,
-  ): undefined | Promise<undefined> {
-    const state = opts.context.state as CallState;
-    state.attempts = retryCount + 1;
-    if (this.#o.logger) this.#logRequest(request, state);
-    if (!this.#sign) return;
+  /** One attempt: ky calls this in place of fetch, with the Request it built (headers mutable, body unread). */
+  #attempt(request: Request, init: RequestInit | undefined, state: CallState): Promise<Response> {
+    state.attempts++;
+    if (state.failed) {
+      // The failed answer's body is never read: release its connection.
+      void state.failed.body?.cancel().catch(() => undefined);
+      state.failed = undefined;
+    }
+    if (this.#o.logger) {
+      if (state.attempts > 1) {
+        log(this.#o.logger, 'info', 'psp-sdk: retrying', {
+          method: request.method,
+          url: request.url,
+          attempt: state.attempts,
+          reason: state.reason,
+        });
+      }
+      log(this.#o.logger, 'debug', 'psp-sdk: request', {
+        method: request.method,
+        url: request.url,
+        attempt: state.attempts,
+        idempotencyKey: state.idempotencyKey,
+      });
+    }
+    if (!this.#sign) return this.#send(request, init, state);
     // Per attempt, over the exact text handed to fetch (fetch encodes a string body as UTF-8, as HMAC does).
     const hex = this.#sign(state.body);
-    if (typeof hex === 'string') request.headers.set('x-psp-signature', `sha256=${hex}`);
-    else return hex.then((h) => void request.headers.set('x-psp-signature', `sha256=${h}`));
-  }
-
-  #logRequest(request: Request, state: CallState): void {
-    log(this.#o.logger, 'debug', 'psp-sdk: request', {
-      method: request.method,
-      url: request.url,
-      attempt: state.attempts,
-      idempotencyKey: state.idempotencyKey,
+    if (typeof hex === 'string') {
+      request.headers.set('x-psp-signature', `sha256=${hex}`);
+      return this.#send(request, init, state);
+    }
+    return hex.then((h) => {
+      request.headers.set('x-psp-signature', `sha256=${h}`);
+      return this.#send(request, init, state);
     });
   }
 
-  #beforeRetry(request: Request, error: Error, retryCount: number): void {
-    // The failed answer's body is never read: release its connection.
-    if (error instanceof HTTPError) void error.response.body?.cancel().catch(() => undefined);
-    if (this.#o.logger) {
-      log(this.#o.logger, 'info', 'psp-sdk: retrying', {
-        method: request.method,
-        url: request.url,
-        attempt: retryCount + 1,
-        reason: error instanceof HTTPError ? `HTTP ${error.response.status}` : error.name,
-      });
+  async #send(request: Request, init: RequestInit | undefined, state: CallState): Promise<Response> {
+    let res: Response;
+    try {
+      res = await this.#o.fetch(request, init);
+    } catch (err) {
+      state.reason = request.signal.aborted ? 'timeout' : err instanceof Error ? err.name : 'error';
+      throw err;
     }
+    if (res.ok) return res;
+    state.failed = res;
+    state.reason = `HTTP ${res.status}`;
+    if (res.status === 429) {
+      const wait = parseRetryAfter(res.headers.get('retry-after'), Date.now());
+      // A longer wait than the caller is prepared to spend on this call: answer now, with retryAfter.
+      if (wait !== undefined && wait > state.timeout) {
+        state.failed = undefined;
+        throw await this.#apiError(res, state);
+      }
+    }
+    return res;
   }
 
-  #shouldRetry(error: Error, state: CallState): boolean | undefined {
-    if (state.signal?.aborted) return false;
-    if (error instanceof PspError) return false;
-    if (error instanceof HTTPError && error.response.status === 429) {
-      const wait = parseRetryAfter(error.response.headers.get('retry-after'), Date.now());
-      // A wait longer than the caller is prepared to spend on this call: answer now, with retryAfter.
-      if (wait !== undefined && wait > state.timeout) return false;
+  async #apiError(res: Response, state: CallState): Promise<PspError> {
+    let body: unknown;
+    try {
+      const text = await res.text();
+      try {
+        body = JSON.parse(text);
+      } catch {
+        body = text;
+      }
+    } catch {
+      body = undefined;
     }
-    return undefined; // ky decides: status list, Retry-After (clamped), backoff with jitter.
+    return createApiError({
+      status: res.status,
+      body,
+      headers: res.headers,
+      idempotencyKey: state.idempotencyKey,
+      attempts: Math.max(1, state.attempts),
+    });
   }
 
   #mark<E extends PspError & { attempts: number; idempotencyKey?: string }>(err: E, state: CallState): E {
@@ -256,25 +301,7 @@ export class Transport {
     } else if (state.signal?.aborted) {
       out = this.#mark(new PspAbortError(`${req.method} ${req.path} was aborted by the caller`), state);
     } else if (err instanceof HTTPError) {
-      const res = err.response;
-      let body: unknown;
-      try {
-        const text = await res.text();
-        try {
-          body = JSON.parse(text);
-        } catch {
-          body = text;
-        }
-      } catch {
-        body = undefined;
-      }
-      out = createApiError({
-        status: res.status,
-        body,
-        headers: res.headers,
-        idempotencyKey: state.idempotencyKey,
-        attempts,
-      });
+      out = await this.#apiError(err.response, state);
     } else if (err instanceof TimeoutError) {
       // No cause: ky's error holds the Request, and with it the Authorization header.
       out = this.#mark(
