@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -108,6 +108,7 @@ describe('code blocks of README.md and docs/*.md', () => {
       }),
     );
     await writeFile(join(outDir, 'tsconfig.json'), JSON.stringify(tsconfig, null, 2));
+    await copyFile(join(import.meta.dirname, 'shims', 'frameworks.d.ts'), join(outDir, 'frameworks.d.ts'));
 
     const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
     const result = await run(
