@@ -22,6 +22,9 @@ const HEX64 = /^[0-9a-fA-F]{64}$/;
 
 /** Parses an `X-PSP-Signature` value; throws `malformed_signature` or `missing_v2_signature`. */
 export function parseSignatureHeader(value: string): ParsedSignature {
+  // The service's exact format takes one regex instead of the general loop below.
+  const fast = /^t=(\d{1,12}),v1=[0-9a-f]{64},v2=([0-9a-f]{64})$/.exec(value);
+  if (fast) return { version: 'v2', t: fast[1]!, sigs: [fast[2]!] };
   const parts = value.split(',');
   // Bounds keep a hostile header from costing more than a normal one.
   if (value.length > 4096 || parts.length > 32) malformed();

@@ -106,10 +106,11 @@ function nowMillis(now: unknown): number {
 function parse(body: string | Uint8Array): WebhookEvent {
   let v: Record<string, unknown> | null;
   try {
-    decoder ??= new TextDecoder('utf-8', { fatal: true });
+    // Not `fatal`: the bytes are authentic by now, and the non-fatal decoder is several times faster on ASCII.
+    decoder ??= new TextDecoder();
     v = JSON.parse(typeof body === 'string' ? body : decoder.decode(body));
   } catch {
-    return fail('invalid_json', 'Signed body is not UTF-8 JSON.');
+    return fail('invalid_json', 'Signed body is not JSON.');
   }
   const data = v?.data;
   if (
