@@ -320,6 +320,19 @@ describe('rotation, deletion and resend', () => {
     expect(seen).toHaveLength(11);
   });
 
+  test('resend with no endpoint left to take the event sends nothing and says so', async () => {
+    const { bus, seen, svc, lines } = setup();
+    const ep = svc.createEndpoint(SHOP_A, { url: 'https://a.example/hooks', events: ['payment.succeeded'] });
+    bus.publish(succeeded());
+    await svc.idle();
+    svc.deleteEndpoint(ep.id);
+    svc.createEndpoint(SHOP_A, { url: 'https://a.example/failed-only', events: ['payment.failed'] });
+    svc.resend(seen[0]!.headers['x-psp-event-id']!);
+    await svc.idle();
+    expect(seen).toHaveLength(1);
+    expect(lines.at(-1)).toMatch(/resend: no endpoint of the shop takes it now/);
+  });
+
   test('resend of an unknown event is a 404 and changes nothing', async () => {
     const { seen, svc } = setup();
     svc.createEndpoint(SHOP_A, { url: 'https://a.example/hooks' });

@@ -136,7 +136,8 @@ export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
           'not_found',
           `No event ${JSON.stringify(eventId.slice(0, 100))} to resend.`,
         );
-      dispatcher.dispatch(event);
+      if (dispatcher.dispatch(event) === 0)
+        deps.logger?.(`webhook ${event.id} ${event.event} resend: no endpoint of the shop takes it now`);
     },
     endpointShop(endpointId) {
       return registry.find(endpointId)?.shopId;
