@@ -194,6 +194,20 @@ describe('connections', () => {
     expect(hub.stats().connections).toBe(2);
   });
 
+  test('": replaced" reaches even a reader whose buffer is full, after what was buffered', async () => {
+    const { bus, hub } = setup({ bufferSize: 4 });
+    const old = hub.open({ keyId: 'k', merchantId: MERCHANT }).getReader();
+    const p = payment({ status: 'pending' });
+    for (let i = 0; i < 10; i++) bus.publish(paymentChanged(p, 'pending', 'processing', { at: T0 + i }));
+    expect(hub.stats().dropped).toBe(7);
+    hub.open({ keyId: 'k', merchantId: MERCHANT });
+    const { text, done } = await drain(old);
+    expect(done).toBe(true);
+    const parsed = parse(text);
+    expect(parsed.comments).toEqual(['connected', 'replaced']);
+    expect(parsed.events.map((e) => Date.parse(JSON.parse(e.data).at) - T0)).toEqual([0, 1, 2]);
+  });
+
   test("each stream gets only its merchant's events", async () => {
     const { bus, hub } = setup();
     const mine = hub.open({ keyId: 'a', merchantId: MERCHANT }).getReader();
