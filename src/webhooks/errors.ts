@@ -52,7 +52,12 @@ export class WebhookVerificationError extends Error {
   }
 }
 
-/** Throws a {@link WebhookVerificationError}; an expression form keeps call sites short. */
+/**
+ * Throws a {@link WebhookVerificationError}; an expression form keeps call sites short.
+ *
+ * @example
+ * if (!value) fail('missing_signature', 'No X-PSP-Signature header.');
+ */
 export function fail(reason: WebhookVerificationReason, message: string): never {
   throw new WebhookVerificationError(reason, message);
 }

@@ -12,7 +12,12 @@ export type WebhookHeaders =
   | { get(name: string): string | null | undefined }
   | Readonly<Record<string, string | readonly string[] | number | undefined | null>>;
 
-/** The body as a string or a byte view, without copying. */
+/**
+ * The body as a string or a byte view, without copying; anything else is `body_not_raw`.
+ *
+ * @example
+ * rawBody(Buffer.from('{}')); // the same bytes, as a Uint8Array
+ */
 export function rawBody(body: unknown): string | Uint8Array {
   if (typeof body === 'string') return body;
   if (body instanceof Uint8Array) return body;
@@ -30,7 +35,12 @@ function notRaw(what: string): never {
   );
 }
 
-/** One header's value; repeated values are joined with a comma as fetch does. */
+/**
+ * One header's value; repeated values are joined with a comma as fetch does.
+ *
+ * @example
+ * header(req.headers, 'x-psp-signature');
+ */
 export function header(headers: WebhookHeaders | null | undefined, lowerName: string): string | undefined {
   if (headers == null || typeof headers !== 'object') return undefined;
   if (typeof headers.get === 'function') return (headers as Headers).get(lowerName) ?? undefined;

@@ -20,7 +20,12 @@ export type ParsedSignature =
 
 const HEX64 = /^[0-9a-fA-F]{64}$/;
 
-/** Parses an `X-PSP-Signature` value; throws `malformed_signature` or `missing_v2_signature`. */
+/**
+ * Parses an `X-PSP-Signature` value; throws `malformed_signature` or `missing_v2_signature`.
+ *
+ * @example
+ * parseSignatureHeader('t=1763700000,v1=ab..,v2=cd..'); // { version: 'v2', t: '1763700000', sigs: ['cd..'] }
+ */
 export function parseSignatureHeader(value: string): ParsedSignature {
   // The service's exact format takes one regex instead of the general loop below.
   const fast = /^t=(\d{1,12}),v1=[0-9a-f]{64},v2=([0-9a-f]{64})$/.exec(value);
@@ -65,6 +70,9 @@ function malformed(): never {
 
 /**
  * Why a webhook secret is unusable, or undefined when it is fine. The text names the problem, never the secret.
+ *
+ * @example
+ * secretProblem('thm_x'); // "is a thm_ key, not a whs_ secret"
  */
 export function secretProblem(secret: unknown): string | undefined {
   if (typeof secret !== 'string') return 'is not a string';
