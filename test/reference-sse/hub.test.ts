@@ -311,3 +311,15 @@ describe('slow readers (spec 6.2: best-effort)', () => {
     expect(hub.stats()).toMatchObject({ connections: 1000, dropped: 0, bufferedBytes: 0 });
   });
 });
+
+describe('hub options', () => {
+  test.each([
+    ['bufferSize', 0],
+    ['bufferBytes', 100],
+    ['heartbeatMs', Number.NaN],
+  ])('%s = %s is a RangeError naming it', (name, value) => {
+    expect(() =>
+      createEventStreamHub({ bus: new EventBus(), clock: new ManualClock(T0), [name]: value }),
+    ).toThrow(new RegExp(`^${name} must be an integer`));
+  });
+});

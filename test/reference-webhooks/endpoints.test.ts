@@ -151,3 +151,17 @@ describe('rotateSecret, deleteEndpoint, deliveries', () => {
     }
   });
 });
+
+describe('service options', () => {
+  test.each([
+    ['maxInFlight', 0],
+    ['maxInFlight', Number.NaN],
+    ['deadlineMs', -1],
+    ['logLimit', 1.5],
+    ['historyLimit', Number.POSITIVE_INFINITY],
+  ])('%s = %s is a RangeError naming it', (name, value) => {
+    expect(() =>
+      createWebhookService({ bus: new EventBus(), clock: new ManualClock(T0), [name]: value }),
+    ).toThrow(new RegExp(`^${name} must be an integer`));
+  });
+});

@@ -13,7 +13,7 @@ export interface EventStreamHubDeps {
   clock: Clock;
   /** Most messages waiting for one slow reader before messages are dropped. Default: 256. */
   bufferSize?: number;
-  /** Most bytes waiting for one slow reader before messages are dropped. Default: 65 536. */
+  /** Most bytes waiting for one slow reader before messages are dropped; at least 1 024. Default: 65 536. */
   bufferBytes?: number;
   /** Heartbeat period on the service clock, in ms. Default: 25 000 (spec 4.8). */
   heartbeatMs?: number;
@@ -33,6 +33,14 @@ export interface EventStreamHub {
   close(): void;
 }
 
+/** An optional numeric limit: the default when absent, else a whole number of at least `min` (RangeError otherwise). */
+function limit(name: string, value: number | undefined, fallback: number, min = 1): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < min)
+    throw new RangeError(`${name} must be an integer >= ${min}, got ${String(value)}`);
+  return value;
+}
+
 /**
  * Creates the SSE hub and subscribes it to `bus`. Each event is encoded once, and the same bytes go to every stream
  * of its merchant; one hub-wide timer sends the heartbeat.
@@ -47,10 +55,10 @@ export interface EventStreamHub {
  */
 export function createEventStreamHub(deps: EventStreamHubDeps): EventStreamHub {
   const limits = {
-    messages: Math.max(1, deps.bufferSize ?? 256),
-    bytes: Math.max(1024, deps.bufferBytes ?? 65_536),
+    messages: limit('bufferSize', deps.bufferSize, 256),
+    bytes: limit('bufferBytes', deps.bufferBytes, 65_536, 1024),
   };
-  const heartbeatMs = Math.max(1, deps.heartbeatMs ?? 25_000);
+  const heartbeatMs = limit('heartbeatMs', deps.heartbeatMs, 25_000);
   const byKey = new Map<string, Connection>();
   const byMerchant = new Map<string, Set<Connection>>();
   let dropped = 0;

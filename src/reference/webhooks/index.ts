@@ -65,6 +65,14 @@ export interface WebhookService {
   close(): Promise<void>;
 }
 
+/** An optional numeric limit: the default when absent, else a whole number of at least `min` (RangeError otherwise). */
+function limit(name: string, value: number | undefined, fallback: number, min = 1): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < min)
+    throw new RangeError(`${name} must be an integer >= ${min}, got ${String(value)}`);
+  return value;
+}
+
 /**
  * Creates the webhook service and subscribes it to `bus`. The bus listener only queues work, so publishing an event
  * never waits for a receiver.
@@ -78,14 +86,14 @@ export interface WebhookService {
  * ```
  */
 export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
-  const registry = new EndpointRegistry(deps.logLimit ?? 1_000);
-  const historyLimit = Math.max(1, deps.historyLimit ?? 10_000);
+  const registry = new EndpointRegistry(limit('logLimit', deps.logLimit, 1_000));
+  const historyLimit = limit('historyLimit', deps.historyLimit, 10_000);
   const history = new Map<string, WebhookEvent>();
   // Insertion order of `history` as a ring: evicting by key is O(1), where taking the first key of a Map that
   // has seen many deletions walks over their holes.
   const order: string[] = [];
   let oldest = 0;
-  const maxInFlight = Math.max(1, deps.maxInFlight ?? 64);
+  const maxInFlight = limit('maxInFlight', deps.maxInFlight, 64);
   const transport =
     (deps.fetch && fetchTransport(deps.fetch)) ??
     nodeTransport(maxInFlight) ??
@@ -96,7 +104,7 @@ export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
     registry,
     logger: deps.logger,
     maxInFlight,
-    deadlineMs: deps.deadlineMs ?? 15_000,
+    deadlineMs: limit('deadlineMs', deps.deadlineMs, 15_000),
   });
 
   const unsubscribe = deps.bus.subscribe((domainEvent) => {
