@@ -190,6 +190,27 @@ describe('which events go where', () => {
     expect(seen.slice(1).map((r) => r.url)).toEqual(['https://a.example/two']);
   });
 
+  test('a logger that throws does not stop delivery or retries', async () => {
+    const bus = new EventBus();
+    const clock = new ManualClock(T0);
+    const stub = stubFetch(() => new Response(null, { status: 500 }));
+    svc = createWebhookService({
+      bus,
+      clock,
+      fetch: stub.fetch,
+      logger: () => {
+        throw new Error('log sink down');
+      },
+    });
+    const ep = svc.createEndpoint(SHOP_A, { url: 'https://a.example/hooks' });
+    bus.publish(succeeded());
+    bus.publish(succeeded({ webhookUrl: 'https://order.example/cb', shopId: SHOP_B }));
+    await svc.idle();
+    await clock.advance(10_000);
+    expect(stub.seen).toHaveLength(2);
+    expect(svc.deliveries(ep.id)).toHaveLength(2);
+  });
+
   test('webhook_url with no endpoint in the shop: not delivered, and the log says why', async () => {
     const { bus, seen, svc, lines } = setup();
     svc.createEndpoint(SHOP_B, { url: 'https://b.example/hooks' });

@@ -175,12 +175,20 @@ export class Dispatcher {
         continue;
       }
       this.#inFlight++;
-      void this.#attempt(job.delivery).finally(() => {
-        this.#inFlight--;
-        job.done?.();
-        this.#pump();
-        this.#notifyIdle();
-      });
+      void this.#attempt(job.delivery)
+        .catch((err: unknown) => {
+          // A bug, not a receiver's fault (those are results): stop this series rather than retry it forever.
+          this.#cancel(job.delivery);
+          this.#o.logger?.(
+            `webhook ${job.delivery.event.id} stopped by an internal error: ${err instanceof Error ? err.name : 'unknown'}`,
+          );
+        })
+        .finally(() => {
+          this.#inFlight--;
+          job.done?.();
+          this.#pump();
+          this.#notifyIdle();
+        });
     }
     this.#notifyIdle();
   }

@@ -94,6 +94,17 @@ export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
   const order: string[] = [];
   let oldest = 0;
   const maxInFlight = limit('maxInFlight', deps.maxInFlight, 64);
+  const userLogger = deps.logger;
+  // A logger that throws must not break delivery (or reject into nowhere from a background attempt).
+  const logger =
+    userLogger &&
+    ((line: string) => {
+      try {
+        userLogger(line);
+      } catch {
+        // Nothing better to do with a broken logger than to keep delivering.
+      }
+    });
   const transport =
     (deps.fetch && fetchTransport(deps.fetch)) ??
     nodeTransport(maxInFlight) ??
@@ -102,7 +113,7 @@ export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
     clock: deps.clock,
     transport,
     registry,
-    logger: deps.logger,
+    logger,
     maxInFlight,
     deadlineMs: limit('deadlineMs', deps.deadlineMs, 15_000),
   });
@@ -145,7 +156,7 @@ export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
           `No event ${JSON.stringify(eventId.slice(0, 100))} to resend.`,
         );
       if (dispatcher.dispatch(event) === 0)
-        deps.logger?.(`webhook ${event.id} ${event.event} resend: no endpoint of the shop takes it now`);
+        logger?.(`webhook ${event.id} ${event.event} resend: no endpoint of the shop takes it now`);
     },
     endpointShop(endpointId) {
       return registry.find(endpointId)?.shopId;
