@@ -131,6 +131,38 @@ describe('streamEvents reconnection', () => {
     await done;
   });
 
+  it("takes the server's retry: field as the initial backoff", async () => {
+    const s = await server((_req, res) => {
+      sseHead(res);
+      res.end('retry: 4000\n: connected\n\n');
+    });
+    const delays: number[] = [];
+    const stream = streamEvents(transport(s.url), {
+      random: () => 0,
+      onDisconnect: (i) => delays.push(i.delayMs),
+    });
+    const done = stream[Symbol.asyncIterator]().next();
+    await until(() => expect(delays).toEqual([2000]));
+    stream.close();
+    await done;
+  });
+
+  it('drops a connection whose single message outgrows 1 MiB, and reconnects', async () => {
+    const s = await server((_req, res, n) => {
+      sseHead(res);
+      if (n === 1) return void res.write(`: connected\n\ndata: ${'x'.repeat(1_100_000)}`);
+      res.write(': connected\n\n' + created('small'));
+    });
+    const reasons: string[] = [];
+    const events = await take(
+      streamEvents(transport(s.url), { ...fast, onReconnect: (i) => reasons.push(i.reason) }),
+      1,
+    );
+    expect(events[0]!.payload.id).toBe('small');
+    expect(reasons).toEqual(['stream_too_large']);
+    expect(s.maxOpen).toBe(1);
+  });
+
   it('retries a 200 that is not an event stream instead of parsing it', async () => {
     const s = await server((_req, res, n) => {
       if (n === 1) {

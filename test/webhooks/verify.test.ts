@@ -128,6 +128,13 @@ describe('verifyWebhook v2', () => {
     expect(verifyWebhook(BODY, v2Headers(BODY), SECRET, { now: new Date(NOW_MS) }).id).toBeTruthy();
   });
 
+  it('checks the signature before freshness: a stale forgery is reported as a signature failure', () => {
+    const forged = { 'x-psp-signature': v2Header(BODY, T - 3600, OLD_SECRET) };
+    expect(reasonOf(() => verifyWebhook(BODY, forged, SECRET, opts))).toBe('no_matching_signature');
+    const mismatch = { ...v2Headers(BODY, T, OLD_SECRET), 'x-psp-timestamp': String(T + 5) };
+    expect(reasonOf(() => verifyWebhook(BODY, mismatch, SECRET, opts))).toBe('no_matching_signature');
+  });
+
   it('refuses an X-PSP-Timestamp that differs from t=', () => {
     const h = { ...v2Headers(BODY), 'x-psp-timestamp': String(T + 1) };
     expect(reasonOf(() => verifyWebhook(BODY, h, SECRET, opts))).toBe('timestamp_mismatch');
