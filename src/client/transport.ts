@@ -42,6 +42,24 @@ interface CallState {
 
 const API_PREFIX = '/api/v1/public';
 
+const BODY_TIMEOUT = Symbol('body timeout');
+
+/**
+ * The body, within the attempt's timeout: ky's timeout ends when the headers arrive, and a server that stalls
+ * mid-body must not hang the call. (The abandoned read ends with the connection, or with the caller's signal.)
+ */
+async function readText(response: Response, ms: number): Promise<string> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const stalled = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(BODY_TIMEOUT), ms);
+  });
+  try {
+    return await Promise.race([response.text(), stalled]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 type Parse<T> = (json: unknown, status: number) => T;
 
 /**
@@ -166,7 +184,7 @@ export class Transport {
     let text: string;
     try {
       response = await this.#ky(this.url(req.path), kyOptions);
-      text = await response.text();
+      text = await readText(response, call.timeout);
     } catch (err) {
       throw await this.#toError(err, state, req);
     }
@@ -302,7 +320,7 @@ export class Transport {
       out = this.#mark(new PspAbortError(`${req.method} ${req.path} was aborted by the caller`), state);
     } else if (err instanceof HTTPError) {
       out = await this.#apiError(err.response, state);
-    } else if (err instanceof TimeoutError) {
+    } else if (err instanceof TimeoutError || err === BODY_TIMEOUT) {
       // No cause: ky's error holds the Request, and with it the Authorization header.
       out = this.#mark(
         new PspTimeoutError(

@@ -49,6 +49,31 @@ describe('timeout, abort and connection failure are distinct', () => {
     expect(r.attempts).toBe(3);
   });
 
+  it('a body that stalls after the headers times out too', async () => {
+    const { fetch } = stubFetch(
+      () =>
+        new Response(
+          new ReadableStream({
+            start(c) {
+              c.enqueue(new TextEncoder().encode('{"id":'));
+            },
+          }),
+          { status: 200 },
+        ),
+    );
+    const p = outcome(client(fetch).payments.get(PAYMENT_ID, { timeout: 2_000 }));
+    await vi.advanceTimersByTimeAsync(1_999);
+    let settled = false;
+    void p.then(() => {
+      settled = true;
+    });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(settled).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    const e = await p;
+    expect(e).toBeInstanceOf(PspTimeoutError);
+  });
+
   it("the caller's signal is a PspAbortError and is never retried", async () => {
     const { fetch, seen } = hanging();
     const ac = new AbortController();
