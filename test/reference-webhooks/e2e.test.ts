@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { createReference, type Reference } from '../../src/reference/service.js';
 import { verifyWebhook } from '../../src/webhooks/index.js';
-import { type Receiver, receiver } from './helpers.js';
+import { type Receiver, receiver, stubFetch } from './helpers.js';
 
 let ref: Reference | undefined;
 let rx: Receiver | undefined;
@@ -154,5 +154,25 @@ describe('webhooks end to end through reference.fetch', () => {
     expect(log.items.map((e: { at: string }) => Date.parse(e.at) - t0)).toEqual([0, 10_000, 70_000]);
     expect(log.items.map((e: { event: string }) => e.event)).toEqual(Array(3).fill('payment.cancelled'));
     for (const r of rx.seen) expect(r.headers['x-psp-signature']).toMatch(/^sha256=[0-9a-f]{64}$/);
+  });
+
+  test('ReferenceOptions.webhookFetch is what delivers', async () => {
+    const stub = stubFetch();
+    ref = createReference({ clock: 'manual', webhookFetch: stub.fetch });
+    const { admin_token: admin, api_key: key, shop_id: shop } = ref.facts;
+    await json(
+      call(ref, 'POST', `/_cabinet/shops/${shop}/webhook-endpoints`, admin, {
+        url: 'https://merchant.example/hooks',
+      }),
+      201,
+    );
+    const created = await json(call(ref, 'POST', '/api/v1/public/payments', key, { amount: 300 }), 201);
+    await json(call(ref, 'POST', `/_simulator/payments/${created.payment.id}/fail`, admin), 200);
+    await expect.poll(() => stub.seen.length).toBe(1);
+    expect(stub.seen[0]!.url).toBe('https://merchant.example/hooks');
+    expect(JSON.parse(stub.seen[0]!.body)).toMatchObject({
+      event: 'payment.failed',
+      data: { id: created.payment.id, shop_id: shop },
+    });
   });
 });

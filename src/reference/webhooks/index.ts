@@ -77,6 +77,11 @@ function limit(name: string, value: number | undefined, fallback: number, min = 
  * Creates the webhook service and subscribes it to `bus`. The bus listener only queues work, so publishing an event
  * never waits for a receiver.
  *
+ * A payment with `webhook_url` sends its events there instead of to the shop's endpoints, signed with the secret and
+ * signature version of the shop's oldest endpoint (looked up at each attempt, so rotation and deletion apply); the
+ * endpoints' event filters do not apply to it, and its attempts appear in that endpoint's delivery log. With no
+ * endpoint in the shop, nothing can sign it: it is not sent, and the logger says why.
+ *
  * @example
  * ```ts
  * const webhooks = createWebhookService({ bus, clock: new ManualClock() });
