@@ -230,12 +230,15 @@ describe('running an example file', () => {
     }
   });
 
-  it('webhook-server-node.ts as a process (npx tsx): registers itself, verifies a real delivery, exits 0', async () => {
+  it('webhook-server-node.ts as a process (npx tsx): registers itself, verifies a real delivery, exits 0', {
+    timeout: 90_000,
+  }, async () => {
     const env = { ...process.env, PSP_API_KEY: undefined, PSP_WEBHOOK_SECRET: undefined };
     const { stdout } = await run(process.execPath, ['--import', 'tsx', 'examples/webhook-server-node.ts'], {
       cwd: root,
       env,
-      timeout: 20_000,
+      // A hang (a handle left open) fails here; the margin is for a loaded CI machine.
+      timeout: 60_000,
     });
     expect(stdout).toMatch(/verified payment\.succeeded evt_\w+ for payment [0-9a-f-]{36}/);
   });
