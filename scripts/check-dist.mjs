@@ -10,8 +10,11 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
-const dist = join(root, 'dist');
+// `--dist <dir>` checks another build (test/package/check-dist.test.ts feeds it broken ones).
+const distArg = process.argv.indexOf('--dist');
+const root =
+  distArg > 0 ? resolve(process.argv[distArg + 1], '..') : fileURLToPath(new URL('..', import.meta.url));
+const dist = distArg > 0 ? resolve(process.argv[distArg + 1]) : join(root, 'dist');
 
 const referenceSources = [/(^|\/)src\/reference\//, /node_modules\/(hono|@hono\/node-server|ipaddr\.js)\//];
 const referencePackages = /^(hono|@hono\/node-server|ipaddr\.js)(\/|$)/;
@@ -35,6 +38,7 @@ async function graph(file, format) {
     format,
     platform: 'neutral',
     packages: 'external',
+    absWorkingDir: root,
     external: ['node:*'],
   });
   const sources = new Set();
