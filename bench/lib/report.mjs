@@ -116,17 +116,22 @@ function summary(R) {
     mark(oc && oc.ratio >= 0.9 * kc.ratio),
   ]);
   const ci = R.cold?.rows;
+  const cpuOf = (p) => find(ci, p)?.cpuOverMs;
   const peersCold = ['stripe', 'openai', 'ky', 'zod/mini', 'standardwebhooks']
-    .map((p) => `${p} ${f1(find(ci, p)?.overMs)}`)
+    .map((p) => `${p} ${f1(cpuOf(p))}`)
     .join('; ');
   const cw = find(ci, 'psp-sdk/webhooks');
   const cs = find(ci, 'psp-sdk');
+  const cb = find(ci, 'psp-sdk, deps bundled (proposed)');
+  const stripeCpu = cpuOf('stripe');
   out.push([
-    'cold import, ms over `node -e 0` (wall; CPU in the detail table)',
+    'cold import, CPU ms over `node -e 0` (wall ms in the detail table)',
     peersCold,
-    `psp-sdk ${f1(cs?.overMs)}; webhooks ${f1(cw?.overMs)}`,
-    'webhooks <= 10; psp-sdk <= 40',
-    mark(cw && cs ? cw.overMs <= 10 && cs.overMs <= 40 : undefined),
+    cs
+      ? `psp-sdk ${f1(cs.cpuOverMs)} (${f2(cs.cpuOverMs / stripeCpu)} x stripe); webhooks ${f1(cw?.cpuOverMs)}${cb ? `; psp-sdk with deps bundled (proposed fix) ${f1(cb.cpuOverMs)}` : ''}`
+      : '-',
+    'webhooks <= 10; psp-sdk <= 40 and <= 0.5 x stripe',
+    mark(cw && cs ? cw.cpuOverMs <= 10 && cs.cpuOverMs <= 40 && cs.cpuOverMs <= 0.5 * stripeCpu : undefined),
   ]);
   const b = R.bundle?.rows;
   const bw = find(b, 'psp-sdk/webhooks');
@@ -273,6 +278,8 @@ ${table(
 )}
 
 ${R.cold.rounds} interleaved rounds; "over" is the median of per-round differences to \`node -e 0\` in the same round.
+CPU time (user + system of the child, reported by itself at exit) is the figure the goals are judged on: on a
+shared machine a process waits for a core, which inflates wall time but is not the import's cost.
 Each import is an ES module import from \`bench/\` that also touches the export, e.g.
 \`node --input-type=module -e "import Stripe from 'stripe'; new Stripe('sk_test_x')"\`; psp-sdk is imported from
 its built \`dist/\`.

@@ -62,6 +62,28 @@ if (kind === 'node-http') {
   });
   const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' });
   ready(server);
+} else if (kind === 'hono-incoming') {
+  // The alternative proposed for the reference's POST path: the same hono app, but the body is read from node's
+  // IncomingMessage (c.env.incoming) as a Buffer instead of through the web Request body stream that
+  // @hono/node-server builds on first access.
+  const app = new Hono();
+  app.get('/api/v1/public/payments/:id', (c) =>
+    c.body(PAYMENT_JSON, 200, { 'content-type': 'application/json' }),
+  );
+  app.post('/api/v1/public/payments', async (c) => {
+    const raw = await new Promise((resolve, reject) => {
+      const chunks = [];
+      c.env.incoming.on('data', (d) => chunks.push(d));
+      c.env.incoming.on('end', () => resolve(Buffer.concat(chunks)));
+      c.env.incoming.on('error', reject);
+    });
+    const input = JSON.parse(raw.toString('utf8'));
+    if (typeof input.amount !== 'number')
+      return c.json({ error: { code: 'bad_request', message: 'amount' } }, 400);
+    return c.body(CREATE_RESPONSE_JSON, 201, { 'content-type': 'application/json' });
+  });
+  const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' });
+  ready(server);
 } else {
   throw new Error(`unknown baseline ${kind}`);
 }

@@ -129,7 +129,7 @@ if (typeof Client === 'function') {
   sdkBuilt = true;
 }
 
-const opts = { rounds: quick ? 4 : 15, sliceMs: quick ? 60 : 120 };
+const opts = { rounds: quick ? 4 : 10, sliceMs: quick ? 60 : 100, warmupMs: 250 };
 const get = await compare(getVariants, { ...opts, baseline: 'raw fetch + res.json()' });
 printRows('payments.get, stub fetch', get);
 const create = await compare(createVariants, { ...opts, baseline: 'raw POST + res.json()' });

@@ -5,11 +5,12 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
+import { build } from 'esbuild';
 import { emit, summarize } from '../lib/harness.mjs';
 import { BENCH, distFile } from '../lib/sdk.mjs';
 
 const quick = process.argv.includes('--quick');
-const rounds = quick ? 5 : 21;
+const rounds = quick ? 5 : 15;
 
 // Each import runs as an ES module from the bench folder, so bare names resolve to bench/node_modules the way a
 // user's app resolves them. A use of the import keeps it honest (it must have loaded and evaluated).
@@ -58,6 +59,27 @@ for (const [entry, name] of [
       args: esm(`import * as m from ${JSON.stringify(file)}; Object.keys(m);`),
     });
   }
+}
+
+// The proposed fix for the client's import cost, measured beside it: the same dist/index.js with its
+// dependencies (ky, zod/mini, eventsource-parser, @noble/hashes) bundled into the one file, as tsup's
+// `noExternal` would emit it. Node 20's ESM loader pays per module file, and ky and zod/mini are dozens of files.
+if (existsSync(distFile('psp-sdk'))) {
+  const out = `${BENCH}results/exp/index-deps-bundled.mjs`;
+  await build({
+    entryPoints: [distFile('psp-sdk')],
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    outfile: out,
+    external: ['node:*'],
+    logLevel: 'error',
+  });
+  commands.push({
+    name: 'psp-sdk, deps bundled (proposed)',
+    group: 'experiment',
+    args: esm(`import * as m from ${JSON.stringify(out)}; Object.keys(m);`),
+  });
 }
 
 function once(args) {

@@ -11,12 +11,17 @@ import { existsSync } from 'node:fs';
 
 const quick = process.argv.includes('--quick');
 const rounds = quick ? 1 : 3;
-const seconds = quick ? 2 : 4;
+const seconds = quick ? 2 : 3;
 const load = (o) => loadFor({ duration: seconds, ...o });
 
 const servers = [
   { name: 'bare node:http', group: 'limit', ...(await startServer('baseline.mjs', ['node-http'])) },
   { name: 'hono alone', group: 'peer', ...(await startServer('baseline.mjs', ['hono'])) },
+  {
+    name: 'hono, body read from IncomingMessage',
+    group: 'peer',
+    ...(await startServer('baseline.mjs', ['hono-incoming'])),
+  },
 ];
 if (existsSync(distFile('psp-sdk/reference'))) {
   // As startReference() runs it by default (in-process use), and as the psp-reference CLI runs it: the CLI lets

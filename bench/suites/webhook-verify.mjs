@@ -138,8 +138,8 @@ if (typeof ours?.verifyWebhook === 'function') {
 
 const rows = await compare(variants, {
   baseline: 'node:crypto HMAC + timingSafeEqual',
-  rounds: quick ? 4 : 15,
-  sliceMs: quick ? 60 : 120,
+  rounds: quick ? 4 : 12,
+  sliceMs: quick ? 60 : 100,
 });
 printRows('webhook verify, v2, 2 KB body', rows);
 await emit('webhook-verify', {
