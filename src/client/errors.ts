@@ -1,290 +1,33 @@
-import type { FieldIssue } from '../schemas/issues.js';
-import { redactSecrets, safeHeaders } from './redact.js';
+// The error hierarchy: one module to import from (engineer D's stream and the public entry use it).
+import {
+  AmlBlockedError,
+  AuthenticationError,
+  BadRequestError,
+  ConflictError,
+  ForbiddenPurposeError,
+  IdempotentConflictError,
+  InternalServerError,
+  IpNotAllowedError,
+  LiveNotEnabledError,
+  NotFoundError,
+  NotPendingError,
+  PermissionDeniedError,
+  PspApiError,
+  RateLimitError,
+  SignatureError,
+  UnprocessableEntityError,
+} from './api-errors.js';
+import {
+  PspAbortError,
+  PspConnectionError,
+  PspError,
+  PspResponseError,
+  PspTimeoutError,
+  PspValidationError,
+} from './base-errors.js';
 
-const INSPECT = Symbol.for('nodejs.util.inspect.custom');
-
-type Inspect = (value: unknown, options?: unknown) => string;
-
-/** The only own fields `toJSON()` and `util.inspect` show (plus allow-listed headers). */
-const SAFE_FIELDS = ['status', 'code', 'requestId', 'idempotencyKey', 'attempts', 'retryAfter', 'issues'];
-
-/**
- * Root of every error the SDK throws. `message`, `stack`, `JSON.stringify(err)` and `util.inspect(err)` never
- * contain an API key, a signing secret or a webhook secret.
- *
- * @example
- * try { await client.payments.get(id); } catch (err) { if (err instanceof PspError) log(err.toJSON()); }
- */
-export class PspError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(redactSecrets(message), options);
-    if (options && 'cause' in options) {
-      // The cause stays reachable for debugging but out of enumeration: it may be a foreign object.
-      Object.defineProperty(this, 'cause', { value: options.cause, enumerable: false, writable: true });
-    }
-  }
-
-  /** The fields safe to log; `JSON.stringify(err)` uses it. */
-  toJSON(): Record<string, unknown> {
-    const out: Record<string, unknown> = { name: this.name, message: this.message };
-    const self = this as unknown as Record<string, unknown>;
-    for (const k of SAFE_FIELDS) if (self[k] !== undefined) out[k] = self[k];
-    if (self.headers instanceof Headers) out.headers = safeHeaders(self.headers);
-    const cause = this.cause;
-    if (cause instanceof Error) out.cause = { name: cause.name, message: redactSecrets(cause.message) };
-    return out;
-  }
-
-  [INSPECT](_depth: number, options: unknown, inspect?: Inspect): string {
-    const { name: _n, message: _m, ...rest } = this.toJSON();
-    const head = redactSecrets(this.stack ?? `${this.name}: ${this.message}`);
-    if (Object.keys(rest).length === 0 || !inspect) return head;
-    return `${head} ${inspect(rest, options)}`;
-  }
-}
-
-/**
- * Input the SDK refused before sending anything: a bad argument to a method or to the constructor.
- * `issues` names every bad field.
- *
- * @example
- * catch (err) { if (err instanceof PspValidationError) err.issues; // [{ field: 'amount', message: 'must be at least 1' }] }
- */
-export class PspValidationError extends PspError {
-  readonly issues: FieldIssue[];
-  constructor(issues: FieldIssue[], what = 'input') {
-    const list = issues
-      .map((i) => (i.field === '(body)' ? i.message : `${i.field}: ${i.message}`))
-      .join('; ');
-    super(`Invalid ${what}: ${list}`);
-    this.issues = issues.map((i) => ({ field: i.field, message: redactSecrets(i.message) }));
-  }
-}
-
-/**
- * A response the SDK could not read: not JSON, or (in strict mode, or when a field the SDK needs is missing)
- * not the shape the spec describes. The request may have taken effect.
- *
- * @example
- * catch (err) { if (err instanceof PspResponseError) console.error(err.status, err.issues); }
- */
-export class PspResponseError extends PspError {
-  constructor(
-    message: string,
-    readonly status: number,
-    readonly issues: FieldIssue[] = [],
-    public idempotencyKey?: string,
-  ) {
-    super(message);
-  }
-}
-
-/**
- * The request never got an HTTP answer: DNS, refused connection, reset, TLS. Retried for requests safe to repeat.
- *
- * @example
- * catch (err) { if (err instanceof PspConnectionError && !(err instanceof PspTimeoutError)) retryLater(); }
- */
-export class PspConnectionError extends PspError {
-  /** The `Idempotency-Key` sent, when the request had one: resend with it to stay exactly-once. */
-  idempotencyKey?: string;
-  /** How many attempts were made (1 = no retry). */
-  attempts = 1;
-}
-
-/**
- * An attempt outlasted its timeout (`timeout` option, default 60 s per attempt).
- *
- * @example
- * await client.payments.get(id, { timeout: 5_000 }).catch((e) => e instanceof PspTimeoutError);
- */
-export class PspTimeoutError extends PspConnectionError {}
-
-/**
- * The caller's `AbortSignal` fired. Never retried. `reason` is the signal's reason.
- *
- * @example
- * const ac = new AbortController(); ac.abort(); await client.banks.list({ signal: ac.signal }); // throws PspAbortError
- */
-export class PspAbortError extends PspError {
-  idempotencyKey?: string;
-  attempts = 1;
-}
-
-/** What {@link createApiError} and every API error constructor take. */
-export interface ApiErrorArgs {
-  status: number;
-  /** The parsed JSON body, or its text when it was not JSON, or undefined. */
-  body: unknown;
-  headers: Headers;
-  idempotencyKey?: string;
-  attempts: number;
-}
-
-const FALLBACK_CODES: Record<number, string> = {
-  400: 'bad_request',
-  401: 'unauthorized',
-  403: 'forbidden',
-  404: 'not_found',
-  408: 'request_timeout',
-  409: 'conflict',
-  422: 'unprocessable_entity',
-  429: 'rate_limited',
-};
-
-function readBody(status: number, body: unknown): { code: string; message: string } {
-  const err = (body as { error?: { code?: unknown; message?: unknown } } | null)?.error;
-  const fallback = FALLBACK_CODES[status] ?? (status >= 500 ? 'internal_error' : 'http_error');
-  const code = typeof err?.code === 'string' && err.code ? err.code : fallback;
-  let message = typeof err?.message === 'string' && err.message ? err.message : '';
-  if (!message) {
-    const text = typeof body === 'string' ? body.trim().slice(0, 200) : '';
-    message = text ? `HTTP ${status}: ${text}` : `HTTP ${status}`;
-  }
-  return { code, message };
-}
-
-/**
- * An HTTP error answer of the API (spec section 7). Subclasses exist per status and per code; branch with
- * `instanceof`, or on `code`.
- *
- * @example
- * catch (err) { if (err instanceof PspApiError) console.log(err.status, err.code, err.requestId); }
- */
-export class PspApiError extends PspError {
-  /** HTTP status. */
-  readonly status: number;
-  /** The spec's machine-readable code; when the body carries none, one derived from the status (e.g. `not_found`). */
-  readonly code: string;
-  /** Response headers. Shown through an allowlist in `toJSON()` and `util.inspect`. */
-  declare readonly headers: Headers;
-  /** The `Idempotency-Key` the request carried, if any: resend with it to stay exactly-once. */
-  idempotencyKey?: string;
-  /** How many attempts were made (1 = no retry). */
-  attempts: number;
-  /** The server's request id (`X-Request-Id`), when it sends one. */
-  readonly requestId?: string;
-
-  constructor(args: ApiErrorArgs) {
-    const { code, message } = readBody(args.status, args.body);
-    super(message);
-    this.status = args.status;
-    this.code = code;
-    Object.defineProperty(this, 'headers', { value: args.headers, enumerable: false });
-    this.idempotencyKey = args.idempotencyKey;
-    this.attempts = args.attempts;
-    const rid = args.headers.get('x-request-id') ?? args.headers.get('request-id') ?? undefined;
-    if (rid) this.requestId = rid;
-  }
-}
-
-/** 400 `bad_request`: the server refused the request as invalid. @example err instanceof BadRequestError */
-export class BadRequestError extends PspApiError {}
-/** 401: the API key is unknown, revoked or malformed. @example err instanceof AuthenticationError */
-export class AuthenticationError extends PspApiError {}
-/** 403: access forbidden; see the code subclasses. @example err instanceof PermissionDeniedError */
-export class PermissionDeniedError extends PspApiError {}
-/** 404: no such object for this merchant. @example err instanceof NotFoundError */
-export class NotFoundError extends PspApiError {}
-/** 409: the object's state forbids the operation. @example err instanceof ConflictError */
-export class ConflictError extends PspApiError {}
-/** 422: e.g. a refund above the balance, or a payout route not configured. @example err instanceof UnprocessableEntityError */
-export class UnprocessableEntityError extends PspApiError {}
-/** 5xx: a server failure (retried automatically before this is thrown). @example err instanceof InternalServerError */
-export class InternalServerError extends PspApiError {}
-
-/**
- * 429: the merchant's rate limit. `retryAfter` is the server's `Retry-After` in seconds (undefined if absent).
- * Thrown after retries are spent, or at once when the wait would outlast the call's deadline.
- *
- * @example
- * catch (err) { if (err instanceof RateLimitError) await sleep((err.retryAfter ?? 1) * 1000); }
- */
-export class RateLimitError extends PspApiError {
-  readonly retryAfter?: number;
-  constructor(args: ApiErrorArgs & { retryAfter?: number }) {
-    super(args);
-    const ra = args.retryAfter ?? parseRetryAfter(args.headers.get('retry-after'), Date.now());
-    if (ra !== undefined) this.retryAfter = Math.max(0, ra / 1000);
-  }
-}
-
-/** 409 `idempotent_conflict`: the Idempotency-Key was used before with a different body. @example err instanceof IdempotentConflictError */
-export class IdempotentConflictError extends ConflictError {}
-/** 409 `not_pending`: cancel of a payment that is no longer pending. @example err instanceof NotPendingError */
-export class NotPendingError extends ConflictError {}
-/** 403 `live_not_enabled`: a live key while live mode is off. @example err instanceof LiveNotEnabledError */
-export class LiveNotEnabledError extends PermissionDeniedError {}
-/** 403 `ip_not_allowed`: the source address is outside the cabinet's allow-list. @example err instanceof IpNotAllowedError */
-export class IpNotAllowedError extends PermissionDeniedError {}
-/** 403 `aml_blocked`. @example err instanceof AmlBlockedError */
-export class AmlBlockedError extends PermissionDeniedError {}
-/** 403 `forbidden_purpose`. @example err instanceof ForbiddenPurposeError */
-export class ForbiddenPurposeError extends PermissionDeniedError {}
-/**
- * `signature_required` or `invalid_signature`. The spec files these under 400 and, for `signature_required`,
- * also 401; this class is chosen by code whatever the status, so it extends {@link BadRequestError} and
- * `status` says which status the server used.
- *
- * @example
- * catch (err) { if (err instanceof SignatureError) console.error('check signingSecret', err.code); }
- */
-export class SignatureError extends BadRequestError {}
-
-type ApiErrorClass = new (args: ApiErrorArgs) => PspApiError;
-
-const BY_CODE: Record<string, ApiErrorClass> = {
-  idempotent_conflict: IdempotentConflictError,
-  not_pending: NotPendingError,
-  live_not_enabled: LiveNotEnabledError,
-  ip_not_allowed: IpNotAllowedError,
-  aml_blocked: AmlBlockedError,
-  forbidden_purpose: ForbiddenPurposeError,
-  signature_required: SignatureError,
-  invalid_signature: SignatureError,
-};
-
-const BY_STATUS: Record<number, ApiErrorClass> = {
-  400: BadRequestError,
-  401: AuthenticationError,
-  403: PermissionDeniedError,
-  404: NotFoundError,
-  409: ConflictError,
-  422: UnprocessableEntityError,
-  429: RateLimitError,
-};
-
-/**
- * Builds the typed error for an HTTP error answer: by the body's `code` first, by status second, `PspApiError`
- * for any other status. A body that is not the spec's error JSON still gives a typed error.
- *
- * @example
- * const err = createApiError({ status: 409, body: { error: { code: 'not_pending', message: '...' } }, headers: new Headers(), attempts: 1 });
- * err instanceof NotPendingError; // true
- */
-export function createApiError(args: ApiErrorArgs): PspApiError {
-  const code = (args.body as { error?: { code?: unknown } } | null)?.error?.code;
-  const byCode = typeof code === 'string' ? BY_CODE[code] : undefined;
-  const Cls = byCode ?? BY_STATUS[args.status] ?? (args.status >= 500 ? InternalServerError : PspApiError);
-  return new Cls(args);
-}
-
-/**
- * Milliseconds to wait from a `Retry-After` value: whole (or fractional) seconds, or an HTTP date relative to
- * `now`. Undefined when absent or unreadable.
- *
- * @example
- * parseRetryAfter('2', Date.now()); // 2000
- */
-export function parseRetryAfter(value: string | null | undefined, now: number): number | undefined {
-  if (value == null) return undefined;
-  const v = value.trim();
-  if (v === '') return undefined;
-  if (/^\d+(\.\d+)?$/.test(v)) return Number(v) * 1000;
-  // An HTTP date has a weekday and a month name; anything else (a negative number, say) is junk, not a date.
-  const at = /[a-z]/i.test(v) ? Date.parse(v) : Number.NaN;
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
-}
+export * from './api-errors.js';
+export * from './base-errors.js';
 
 // Names survive minification: a bundler may rename the classes, but `err.name` and the stack keep the real name.
 const NAMED = {

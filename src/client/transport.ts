@@ -1,15 +1,8 @@
-import ky, { HTTPError, type KyInstance, type Options as KyOptions, TimeoutError } from 'ky';
+import ky, { HTTPError, type KyInstance, type Options as KyOptions } from 'ky';
 import type { ApiResult } from './api-promise.js';
-import {
-  createApiError,
-  PspAbortError,
-  PspConnectionError,
-  PspError,
-  PspResponseError,
-  PspTimeoutError,
-  parseRetryAfter,
-} from './errors.js';
-import { log, redactSecrets, safeHeaders } from './logger.js';
+import { PspAbortError, PspError, PspResponseError, parseRetryAfter } from './errors.js';
+import { apiErrorFrom, type CallState, markCall, readText, toPspError } from './failures.js';
+import { log, safeHeaders } from './logger.js';
 import { type RequestOptions, type ResolvedOptions, resolveCallOptions } from './options.js';
 import { createSigner, type Signer } from './sign.js';
 
@@ -26,39 +19,7 @@ export interface TransportRequest {
   options?: RequestOptions;
 }
 
-/** Per-call state, shared by the attempts of one call. */
-interface CallState {
-  attempts: number;
-  body: string;
-  timeout: number;
-  signal: AbortSignal | undefined;
-  idempotencyKey: string | undefined;
-  started: number;
-  /** The last failed answer: its body is released before the next attempt, its status logged. */
-  failed: Response | undefined;
-  /** Why the last attempt failed, for the retry log line. */
-  reason: string | undefined;
-}
-
 const API_PREFIX = '/api/v1/public';
-
-const BODY_TIMEOUT = Symbol('body timeout');
-
-/**
- * The body, within the attempt's timeout: ky's timeout ends when the headers arrive, and a server that stalls
- * mid-body must not hang the call. (The abandoned read ends with the connection, or with the caller's signal.)
- */
-async function readText(response: Response, ms: number): Promise<string> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const stalled = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(BODY_TIMEOUT), ms);
-  });
-  try {
-    return await Promise.race([response.text(), stalled]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 type Parse<T> = (json: unknown, status: number) => T;
 
@@ -161,7 +122,7 @@ export class Transport {
       reason: undefined,
     };
     if (call.signal?.aborted)
-      throw this.#mark(new PspAbortError('The request was aborted by the caller'), state);
+      throw markCall(new PspAbortError('The request was aborted by the caller'), state);
 
     const kyOptions: KyOptions = {
       method: req.method,
@@ -186,7 +147,7 @@ export class Transport {
       response = await this.#ky(this.url(req.path), kyOptions);
       text = await readText(response, call.timeout);
     } catch (err) {
-      throw await this.#toError(err, state, req);
+      throw await this.#fail(err, state, req);
     }
     if (this.#o.logger) {
       log(this.#o.logger, 'debug', 'psp-sdk: response', {
@@ -262,6 +223,18 @@ export class Transport {
     });
   }
 
+  async #fail(err: unknown, state: CallState, req: TransportRequest): Promise<PspError> {
+    const out = await toPspError(err, state, `${req.method} ${req.path}`);
+    if (this.#o.logger) {
+      log(this.#o.logger, 'debug', 'psp-sdk: failed', {
+        method: req.method,
+        path: req.path,
+        error: out.toJSON(),
+      });
+    }
+    return out;
+  }
+
   async #send(request: Request, init: RequestInit | undefined, state: CallState): Promise<Response> {
     let res: Response;
     try {
@@ -278,71 +251,9 @@ export class Transport {
       // A longer wait than the caller is prepared to spend on this call: answer now, with retryAfter.
       if (wait !== undefined && wait > state.timeout) {
         state.failed = undefined;
-        throw await this.#apiError(res, state);
+        throw await apiErrorFrom(res, state);
       }
     }
     return res;
-  }
-
-  async #apiError(res: Response, state: CallState): Promise<PspError> {
-    let body: unknown;
-    try {
-      const text = await res.text();
-      try {
-        body = JSON.parse(text);
-      } catch {
-        body = text;
-      }
-    } catch {
-      body = undefined;
-    }
-    return createApiError({
-      status: res.status,
-      body,
-      headers: res.headers,
-      idempotencyKey: state.idempotencyKey,
-      attempts: Math.max(1, state.attempts),
-    });
-  }
-
-  #mark<E extends PspError & { attempts: number; idempotencyKey?: string }>(err: E, state: CallState): E {
-    err.attempts = Math.max(1, state.attempts);
-    if (state.idempotencyKey !== undefined) err.idempotencyKey = state.idempotencyKey;
-    return err;
-  }
-
-  async #toError(err: unknown, state: CallState, req: TransportRequest): Promise<PspError> {
-    const attempts = Math.max(1, state.attempts);
-    let out: PspError;
-    if (err instanceof PspError) {
-      out = err;
-    } else if (state.signal?.aborted) {
-      out = this.#mark(new PspAbortError(`${req.method} ${req.path} was aborted by the caller`), state);
-    } else if (err instanceof HTTPError) {
-      out = await this.#apiError(err.response, state);
-    } else if (err instanceof TimeoutError || err === BODY_TIMEOUT) {
-      // No cause: ky's error holds the Request, and with it the Authorization header.
-      out = this.#mark(
-        new PspTimeoutError(
-          `${req.method} ${req.path} timed out after ${state.timeout} ms (attempt ${attempts})`,
-        ),
-        state,
-      );
-    } else {
-      const e = err instanceof Error ? err : undefined;
-      const detail = e ? `: ${redactSecrets(e.message)}` : '';
-      out = this.#mark(
-        new PspConnectionError(`${req.method} ${req.path} failed to connect${detail}`, { cause: err }),
-        state,
-      );
-    }
-    if (this.#o.logger) {
-      log(this.#o.logger, 'debug', 'psp-sdk: failed', {
-        method: req.method,
-        path: req.path,
-        error: out.toJSON(),
-      });
-    }
-    return out;
   }
 }

@@ -1,0 +1,176 @@
+import { PspError } from './base-errors.js';
+
+/** What {@link createApiError} and every API error constructor take. */
+export interface ApiErrorArgs {
+  status: number;
+  /** The parsed JSON body, or its text when it was not JSON, or undefined. */
+  body: unknown;
+  headers: Headers;
+  idempotencyKey?: string;
+  attempts: number;
+}
+
+const FALLBACK_CODES: Record<number, string> = {
+  400: 'bad_request',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  408: 'request_timeout',
+  409: 'conflict',
+  422: 'unprocessable_entity',
+  429: 'rate_limited',
+};
+
+function readBody(status: number, body: unknown): { code: string; message: string } {
+  const err = (body as { error?: { code?: unknown; message?: unknown } } | null)?.error;
+  const fallback = FALLBACK_CODES[status] ?? (status >= 500 ? 'internal_error' : 'http_error');
+  const code = typeof err?.code === 'string' && err.code ? err.code : fallback;
+  let message = typeof err?.message === 'string' && err.message ? err.message : '';
+  if (!message) {
+    const text = typeof body === 'string' ? body.trim().slice(0, 200) : '';
+    message = text ? `HTTP ${status}: ${text}` : `HTTP ${status}`;
+  }
+  return { code, message };
+}
+
+/**
+ * An HTTP error answer of the API (spec section 7). Subclasses exist per status and per code; branch with
+ * `instanceof`, or on `code`.
+ *
+ * @example
+ * catch (err) { if (err instanceof PspApiError) console.log(err.status, err.code, err.requestId); }
+ */
+export class PspApiError extends PspError {
+  /** HTTP status. */
+  readonly status: number;
+  /** The spec's machine-readable code; when the body carries none, one derived from the status (e.g. `not_found`). */
+  readonly code: string;
+  /** Response headers. Shown through an allowlist in `toJSON()` and `util.inspect`. */
+  declare readonly headers: Headers;
+  /** The `Idempotency-Key` the request carried, if any: resend with it to stay exactly-once. */
+  idempotencyKey?: string;
+  /** How many attempts were made (1 = no retry). */
+  attempts: number;
+  /** The server's request id (`X-Request-Id`), when it sends one. */
+  readonly requestId?: string;
+
+  constructor(args: ApiErrorArgs) {
+    const { code, message } = readBody(args.status, args.body);
+    super(message);
+    this.status = args.status;
+    this.code = code;
+    Object.defineProperty(this, 'headers', { value: args.headers, enumerable: false });
+    this.idempotencyKey = args.idempotencyKey;
+    this.attempts = args.attempts;
+    const rid = args.headers.get('x-request-id') ?? args.headers.get('request-id') ?? undefined;
+    if (rid) this.requestId = rid;
+  }
+}
+
+/** 400 `bad_request`: the server refused the request as invalid. @example err instanceof BadRequestError */
+export class BadRequestError extends PspApiError {}
+/** 401: the API key is unknown, revoked or malformed. @example err instanceof AuthenticationError */
+export class AuthenticationError extends PspApiError {}
+/** 403: access forbidden; see the code subclasses. @example err instanceof PermissionDeniedError */
+export class PermissionDeniedError extends PspApiError {}
+/** 404: no such object for this merchant. @example err instanceof NotFoundError */
+export class NotFoundError extends PspApiError {}
+/** 409: the object's state forbids the operation. @example err instanceof ConflictError */
+export class ConflictError extends PspApiError {}
+/** 422: e.g. a refund above the balance, or a payout route not configured. @example err instanceof UnprocessableEntityError */
+export class UnprocessableEntityError extends PspApiError {}
+/** 5xx: a server failure (retried automatically before this is thrown). @example err instanceof InternalServerError */
+export class InternalServerError extends PspApiError {}
+
+/**
+ * 429: the merchant's rate limit. `retryAfter` is the server's `Retry-After` in seconds (undefined if absent).
+ * Thrown after retries are spent, or at once when the wait would outlast the call's deadline.
+ *
+ * @example
+ * catch (err) { if (err instanceof RateLimitError) await sleep((err.retryAfter ?? 1) * 1000); }
+ */
+export class RateLimitError extends PspApiError {
+  readonly retryAfter?: number;
+  constructor(args: ApiErrorArgs & { retryAfter?: number }) {
+    super(args);
+    const ra = args.retryAfter ?? parseRetryAfter(args.headers.get('retry-after'), Date.now());
+    if (ra !== undefined) this.retryAfter = Math.max(0, ra / 1000);
+  }
+}
+
+/** 409 `idempotent_conflict`: the Idempotency-Key was used before with a different body. @example err instanceof IdempotentConflictError */
+export class IdempotentConflictError extends ConflictError {}
+/** 409 `not_pending`: cancel of a payment that is no longer pending. @example err instanceof NotPendingError */
+export class NotPendingError extends ConflictError {}
+/** 403 `live_not_enabled`: a live key while live mode is off. @example err instanceof LiveNotEnabledError */
+export class LiveNotEnabledError extends PermissionDeniedError {}
+/** 403 `ip_not_allowed`: the source address is outside the cabinet's allow-list. @example err instanceof IpNotAllowedError */
+export class IpNotAllowedError extends PermissionDeniedError {}
+/** 403 `aml_blocked`. @example err instanceof AmlBlockedError */
+export class AmlBlockedError extends PermissionDeniedError {}
+/** 403 `forbidden_purpose`. @example err instanceof ForbiddenPurposeError */
+export class ForbiddenPurposeError extends PermissionDeniedError {}
+/**
+ * `signature_required` or `invalid_signature`. The spec files these under 400 and, for `signature_required`,
+ * also 401; this class is chosen by code whatever the status, so it extends {@link BadRequestError} and
+ * `status` says which status the server used.
+ *
+ * @example
+ * catch (err) { if (err instanceof SignatureError) console.error('check signingSecret', err.code); }
+ */
+export class SignatureError extends BadRequestError {}
+
+type ApiErrorClass = new (args: ApiErrorArgs) => PspApiError;
+
+const BY_CODE: Record<string, ApiErrorClass> = {
+  idempotent_conflict: IdempotentConflictError,
+  not_pending: NotPendingError,
+  live_not_enabled: LiveNotEnabledError,
+  ip_not_allowed: IpNotAllowedError,
+  aml_blocked: AmlBlockedError,
+  forbidden_purpose: ForbiddenPurposeError,
+  signature_required: SignatureError,
+  invalid_signature: SignatureError,
+};
+
+const BY_STATUS: Record<number, ApiErrorClass> = {
+  400: BadRequestError,
+  401: AuthenticationError,
+  403: PermissionDeniedError,
+  404: NotFoundError,
+  409: ConflictError,
+  422: UnprocessableEntityError,
+  429: RateLimitError,
+};
+
+/**
+ * Builds the typed error for an HTTP error answer: by the body's `code` first, by status second, `PspApiError`
+ * for any other status. A body that is not the spec's error JSON still gives a typed error.
+ *
+ * @example
+ * const err = createApiError({ status: 409, body: { error: { code: 'not_pending', message: '...' } }, headers: new Headers(), attempts: 1 });
+ * err instanceof NotPendingError; // true
+ */
+export function createApiError(args: ApiErrorArgs): PspApiError {
+  const code = (args.body as { error?: { code?: unknown } } | null)?.error?.code;
+  const byCode = typeof code === 'string' ? BY_CODE[code] : undefined;
+  const Cls = byCode ?? BY_STATUS[args.status] ?? (args.status >= 500 ? InternalServerError : PspApiError);
+  return new Cls(args);
+}
+
+/**
+ * Milliseconds to wait from a `Retry-After` value: whole (or fractional) seconds, or an HTTP date relative to
+ * `now`. Undefined when absent or unreadable.
+ *
+ * @example
+ * parseRetryAfter('2', Date.now()); // 2000
+ */
+export function parseRetryAfter(value: string | null | undefined, now: number): number | undefined {
+  if (value == null) return undefined;
+  const v = value.trim();
+  if (v === '') return undefined;
+  if (/^\d+(\.\d+)?$/.test(v)) return Number(v) * 1000;
+  // An HTTP date has a weekday and a month name; anything else (a negative number, say) is junk, not a date.
+  const at = /[a-z]/i.test(v) ? Date.parse(v) : Number.NaN;
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}

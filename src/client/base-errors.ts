@@ -1,0 +1,112 @@
+import type { FieldIssue } from '../schemas/issues.js';
+import { redactSecrets, safeHeaders } from './redact.js';
+
+const INSPECT = Symbol.for('nodejs.util.inspect.custom');
+
+type Inspect = (value: unknown, options?: unknown) => string;
+
+/** The only own fields `toJSON()` and `util.inspect` show (plus allow-listed headers). */
+const SAFE_FIELDS = ['status', 'code', 'requestId', 'idempotencyKey', 'attempts', 'retryAfter', 'issues'];
+
+/**
+ * Root of every error the SDK throws. `message`, `stack`, `JSON.stringify(err)` and `util.inspect(err)` never
+ * contain an API key, a signing secret or a webhook secret.
+ *
+ * @example
+ * try { await client.payments.get(id); } catch (err) { if (err instanceof PspError) log(err.toJSON()); }
+ */
+export class PspError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(redactSecrets(message), options);
+    if (options && 'cause' in options) {
+      // The cause stays reachable for debugging but out of enumeration: it may be a foreign object.
+      Object.defineProperty(this, 'cause', { value: options.cause, enumerable: false, writable: true });
+    }
+  }
+
+  /** The fields safe to log; `JSON.stringify(err)` uses it. */
+  toJSON(): Record<string, unknown> {
+    const out: Record<string, unknown> = { name: this.name, message: this.message };
+    const self = this as unknown as Record<string, unknown>;
+    for (const k of SAFE_FIELDS) if (self[k] !== undefined) out[k] = self[k];
+    if (self.headers instanceof Headers) out.headers = safeHeaders(self.headers);
+    const cause = this.cause;
+    if (cause instanceof Error) out.cause = { name: cause.name, message: redactSecrets(cause.message) };
+    return out;
+  }
+
+  [INSPECT](_depth: number, options: unknown, inspect?: Inspect): string {
+    const { name: _n, message: _m, ...rest } = this.toJSON();
+    const head = redactSecrets(this.stack ?? `${this.name}: ${this.message}`);
+    if (Object.keys(rest).length === 0 || !inspect) return head;
+    return `${head} ${inspect(rest, options)}`;
+  }
+}
+
+/**
+ * Input the SDK refused before sending anything: a bad argument to a method or to the constructor.
+ * `issues` names every bad field.
+ *
+ * @example
+ * catch (err) { if (err instanceof PspValidationError) err.issues; // [{ field: 'amount', message: 'must be at least 1' }] }
+ */
+export class PspValidationError extends PspError {
+  readonly issues: FieldIssue[];
+  constructor(issues: FieldIssue[], what = 'input') {
+    const list = issues
+      .map((i) => (i.field === '(body)' ? i.message : `${i.field}: ${i.message}`))
+      .join('; ');
+    super(`Invalid ${what}: ${list}`);
+    this.issues = issues.map((i) => ({ field: i.field, message: redactSecrets(i.message) }));
+  }
+}
+
+/**
+ * A response the SDK could not read: not JSON, or (in strict mode, or when a field the SDK needs is missing)
+ * not the shape the spec describes. The request may have taken effect.
+ *
+ * @example
+ * catch (err) { if (err instanceof PspResponseError) console.error(err.status, err.issues); }
+ */
+export class PspResponseError extends PspError {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly issues: FieldIssue[] = [],
+    public idempotencyKey?: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The request never got an HTTP answer: DNS, refused connection, reset, TLS. Retried for requests safe to repeat.
+ *
+ * @example
+ * catch (err) { if (err instanceof PspConnectionError && !(err instanceof PspTimeoutError)) retryLater(); }
+ */
+export class PspConnectionError extends PspError {
+  /** The `Idempotency-Key` sent, when the request had one: resend with it to stay exactly-once. */
+  idempotencyKey?: string;
+  /** How many attempts were made (1 = no retry). */
+  attempts = 1;
+}
+
+/**
+ * An attempt outlasted its timeout (`timeout` option, default 60 s per attempt).
+ *
+ * @example
+ * await client.payments.get(id, { timeout: 5_000 }).catch((e) => e instanceof PspTimeoutError);
+ */
+export class PspTimeoutError extends PspConnectionError {}
+
+/**
+ * The caller's `AbortSignal` fired. Never retried. `reason` is the signal's reason.
+ *
+ * @example
+ * const ac = new AbortController(); ac.abort(); await client.banks.list({ signal: ac.signal }); // throws PspAbortError
+ */
+export class PspAbortError extends PspError {
+  idempotencyKey?: string;
+  attempts = 1;
+}

@@ -1,0 +1,98 @@
+import { HTTPError, TimeoutError } from 'ky';
+import { createApiError, PspAbortError, PspConnectionError, PspError, PspTimeoutError } from './errors.js';
+import { redactSecrets } from './redact.js';
+
+/** Per-call state, shared by the attempts of one call. */
+export interface CallState {
+  attempts: number;
+  body: string;
+  timeout: number;
+  signal: AbortSignal | undefined;
+  idempotencyKey: string | undefined;
+  started: number;
+  /** The last failed answer: its body is released before the next attempt, its status logged. */
+  failed: Response | undefined;
+  /** Why the last attempt failed, for the retry log line. */
+  reason: string | undefined;
+}
+
+const BODY_TIMEOUT = Symbol('body timeout');
+
+/**
+ * The body, within the attempt's timeout: ky's timeout ends when the headers arrive, and a server that stalls
+ * mid-body must not hang the call. (The abandoned read ends with the connection, or with the caller's signal.)
+ *
+ * @example
+ * const text = await readText(response, 60_000);
+ */
+export async function readText(response: Response, ms: number): Promise<string> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const stalled = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(BODY_TIMEOUT), ms);
+  });
+  try {
+    return await Promise.race([response.text(), stalled]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * The typed API error for an HTTP error answer; its body is read as JSON, else as text.
+ *
+ * @example
+ * throw await apiErrorFrom(response, state);
+ */
+export async function apiErrorFrom(res: Response, state: CallState): Promise<PspError> {
+  let body: unknown;
+  try {
+    const text = await res.text();
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = text;
+    }
+  } catch {
+    body = undefined;
+  }
+  return createApiError({
+    status: res.status,
+    body,
+    headers: res.headers,
+    idempotencyKey: state.idempotencyKey,
+    attempts: Math.max(1, state.attempts),
+  });
+}
+
+/** Stamps the call's attempt count and Idempotency-Key on an error. @example markCall(new PspAbortError('x'), state) */
+export function markCall<E extends PspError & { attempts: number; idempotencyKey?: string }>(
+  err: E,
+  state: CallState,
+): E {
+  err.attempts = Math.max(1, state.attempts);
+  if (state.idempotencyKey !== undefined) err.idempotencyKey = state.idempotencyKey;
+  return err;
+}
+
+/**
+ * Turns whatever a call threw into a {@link PspError}: the caller's abort, an HTTP error answer, a timeout (of
+ * an attempt or of its body) or a connection failure, in that order of precedence.
+ *
+ * @example
+ * catch (err) { throw await toPspError(err, state, 'GET /payments/…'); }
+ */
+export async function toPspError(err: unknown, state: CallState, what: string): Promise<PspError> {
+  if (err instanceof PspError) return err;
+  if (state.signal?.aborted) return markCall(new PspAbortError(`${what} was aborted by the caller`), state);
+  if (err instanceof HTTPError) return apiErrorFrom(err.response, state);
+  if (err instanceof TimeoutError || err === BODY_TIMEOUT) {
+    // No cause: ky's error holds the Request, and with it the Authorization header.
+    const attempt = Math.max(1, state.attempts);
+    return markCall(
+      new PspTimeoutError(`${what} timed out after ${state.timeout} ms (attempt ${attempt})`),
+      state,
+    );
+  }
+  const detail = err instanceof Error ? `: ${redactSecrets(err.message)}` : '';
+  return markCall(new PspConnectionError(`${what} failed to connect${detail}`, { cause: err }), state);
+}
