@@ -58,7 +58,10 @@ export function createWebhookHandler(
         error: reason ?? 'internal_error',
       });
     }
-    const fn = (on as Record<string, ((e: WebhookEvent) => unknown) | undefined>)[event.event] ?? fallback;
+    // Own keys only: an event named like an Object.prototype member must not reach `toString` or `constructor`.
+    const fn = Object.hasOwn(on, event.event)
+      ? (on as Record<string, (e: WebhookEvent) => unknown>)[event.event]
+      : fallback;
     try {
       await fn?.(event);
     } catch (e) {

@@ -39,8 +39,9 @@ export function hmacBackend(): HmacBackend {
 export function hmacSha256HexParts(
   key: string,
   parts: ReadonlyArray<string | Uint8Array>,
-  backend: HmacBackend = hmacBackend(),
+  backend: HmacBackend = 'node',
 ): string {
+  // 'node' is the default and falls back to noble where node:crypto is missing.
   if (backend === 'node' && hmacBackend() === 'node') {
     const h = nodeCrypto!.createHmac('sha256', key);
     for (const p of parts) h.update(p);
@@ -70,7 +71,7 @@ export function hmacSha256HexParts(
  * @example
  * hmacSha256Hex('thm_secret', ''); // X-PSP-Signature of an empty GET body, without the `sha256=` prefix
  */
-export function hmacSha256Hex(key: string, data: string | Uint8Array, backend = hmacBackend()): string {
+export function hmacSha256Hex(key: string, data: string | Uint8Array, backend: HmacBackend = 'node'): string {
   return hmacSha256HexParts(key, [data], backend);
 }
 

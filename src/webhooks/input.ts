@@ -24,7 +24,7 @@ export function rawBody(body: unknown): string | Uint8Array {
   // isView also accepts views made in another realm (vm, iframes, test runners).
   if (ArrayBuffer.isView(body)) return new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
   if (body instanceof ArrayBuffer) return new Uint8Array(body);
-  return notRaw(body == null ? String(body) : `a parsed ${Array.isArray(body) ? 'array' : typeof body}`);
+  return notRaw(body == null ? String(body) : `a parsed ${typeof body}`);
 }
 
 function notRaw(what: string): never {

@@ -38,6 +38,14 @@ describe('createWebhookHandler', () => {
     expect((fallback.mock.calls[0]![0] as WebhookEvent).event).toBe('payment.disputed');
   });
 
+  it('dispatches on own handler keys only (an event named toString reaches fallback)', async () => {
+    const fallback = vi.fn();
+    const res = await createWebhookHandler({ secret: SECRET, fallback })(signed('toString', {}));
+    expect(res.status).toBe(200);
+    expect(fallback).toHaveBeenCalledOnce();
+    expect((await createWebhookHandler({ secret: SECRET })(signed('__proto__', {}))).status).toBe(200);
+  });
+
   it('answers 400 with the reason on a bad signature and never runs the handler', async () => {
     const fn = vi.fn();
     const handle = createWebhookHandler({ secret: SECRET, on: { 'payment.succeeded': fn } });
