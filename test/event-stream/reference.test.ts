@@ -114,3 +114,24 @@ describe('streamEvents against the reference service', () => {
     expect(err).toBeInstanceOf(AuthenticationError);
   });
 });
+
+describe('client.events.stream (PspClient wiring) against the reference', () => {
+  it('yields events, then close() ends the loop', async () => {
+    const { PspClient } = await import('../../src/index.js');
+    const ref = await reference();
+    const debug = vi.fn();
+    const client = new PspClient({ apiKey: ref.api_key, baseUrl: ref.base_url, logger: { debug } });
+    const stream = client.events.stream();
+    const it = stream[Symbol.asyncIterator]();
+    const next = it.next();
+    await vi.waitFor(() =>
+      expect(debug).toHaveBeenCalledWith('psp-sdk: event stream connected', { attempt: 1 }),
+    );
+    const id = await createPayment(ref, 501);
+    const ev = (await next).value as SseEvent;
+    expect(ev.kind).toBe('payment.created');
+    expect(ev.payload.id).toBe(id);
+    stream.close();
+    expect((await it.next()).done).toBe(true);
+  });
+});
