@@ -4,6 +4,7 @@ export type { RawRequestOptions } from './client/client.js';
 export { PspClient } from './client/client.js';
 export type { ApiErrorArgs } from './client/errors.js';
 export {
+  createApiError,
   AmlBlockedError,
   AuthenticationError,
   BadRequestError,
@@ -27,12 +28,13 @@ export {
   SignatureError,
   UnprocessableEntityError,
 } from './client/errors.js';
-export type { StreamEventsOptions } from './client/event-stream.js';
+export type { DisconnectReason, StreamEventsOptions } from './client/event-stream.js';
+export type { BackoffOptions } from './client/sse/backoff.js';
 export type { Logger } from './client/logger.js';
 export type { ClientOptions, RequestOptions } from './client/options.js';
 export type { BankListOptions } from './resources/banks.js';
 export type { Banks } from './resources/banks.js';
-export type { Events } from './resources/events.js';
+export type { EventStream, Events } from './resources/events.js';
 export type { Payments } from './resources/payments.js';
 export type { Payouts } from './resources/payouts.js';
 export type {
@@ -48,6 +50,8 @@ export type {
   StatusChangedPayload,
   WebhookEventName,
 } from './schemas/events.js';
+// Type-only: the name lists stay out of the client bundle (psp-sdk/webhooks is where they are used at run time).
+export type { SSE_KINDS, WEBHOOK_EVENTS } from './schemas/events.js';
 
 export type { CreatePaymentInput, CreatePayoutInput, CreateRefundInput } from './schemas/inputs.js';
 export type { FieldIssue } from './schemas/issues.js';

@@ -35,6 +35,7 @@ export class PspError extends Error {
     return out;
   }
 
+  /** @internal What `util.inspect` shows: the stack and the safe fields. */
   [INSPECT](_depth: number, options: unknown, inspect?: Inspect): string {
     const { name: _n, message: _m, ...rest } = this.toJSON();
     const head = redactSecrets(this.stack ?? `${this.name}: ${this.message}`);

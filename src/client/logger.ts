@@ -4,7 +4,7 @@ type LogFn = (msg: string, meta?: Record<string, unknown>) => void;
 
 /**
  * Where the SDK writes what it does: one line per request attempt, retry and failure. Every method is optional;
- * `console` fits. Meta never carries a secret: headers pass through an allowlist ({@link SAFE_HEADERS}) and
+ * `console` fits. Meta never carries a secret: headers pass through an allowlist (never `Authorization`, `X-PSP-Signature` or cookies) and
  * bodies are not logged.
  *
  * @example

@@ -3,7 +3,13 @@ import type { Logger } from '../client/logger.js';
 import type { Transport } from '../client/transport.js';
 import type { SseEvent } from '../schemas/events.js';
 
-/** What `client.events.stream()` returns: the events, and `close()`. */
+/**
+ * What `client.events.stream()` returns: the events, and `close()`.
+ *
+ * @example
+ * const stream: EventStream = client.events.stream();
+ * setTimeout(() => stream.close(), 60_000);
+ */
 export type EventStream = AsyncIterable<SseEvent> & { close(): void };
 
 /**
