@@ -33,36 +33,35 @@ function rawBody(req: IncomingMessage): Promise<Buffer> {
 
 /** The request listener: mount it in an existing node:http server, or use {@link createWebhookServer}. */
 export function webhookListener({ secret, onEvent }: WebhookServerOptions): RequestListener {
-  // Events may arrive more than once (retries, manual resends): remember ids you have handled. Use your
-  // database in production; a Set only lasts as long as the process.
+  // Events may arrive more than once (retries, manual resends): remember ids you have handled. In production use
+  // your database, with a unique constraint on the event id so that two concurrent copies are handled once.
   const seen = new Set<string>();
-  return async (req, res) => {
-    if (req.method !== 'POST' || req.url !== '/webhooks/psp') {
-      res.writeHead(404).end();
-      return;
-    }
+
+  async function handle(req: IncomingMessage): Promise<{ status: number; text?: string }> {
+    if (req.method !== 'POST' || req.url !== '/webhooks/psp') return { status: 404 };
     // The signature covers the exact bytes: verify the raw body, never a re-serialised JSON.parse result.
     const body = await rawBody(req);
     let event: WebhookEvent;
     try {
       event = verifyWebhook(body, req.headers, secret);
     } catch (err) {
-      if (err instanceof WebhookVerificationError) {
-        res.writeHead(400, { 'content-type': 'text/plain' }).end(`rejected: ${err.reason}`);
-        return;
-      }
+      if (err instanceof WebhookVerificationError) return { status: 400, text: `rejected: ${err.reason}` };
       throw err;
     }
     if (!seen.has(event.id)) {
-      try {
-        await onEvent(event);
-        seen.add(event.id);
-      } catch {
-        res.writeHead(500).end();
-        return;
-      }
+      await onEvent(event); // throwing here answers 500: the service delivers the event again later
+      seen.add(event.id);
     }
-    res.writeHead(204).end();
+    return { status: 204 };
+  }
+
+  return (req, res) => {
+    handle(req).then(
+      ({ status, text }) => res.writeHead(status, text ? { 'content-type': 'text/plain' } : {}).end(text),
+      () => {
+        if (!res.headersSent) res.writeHead(500).end();
+      },
+    );
   };
 }
 
