@@ -32,7 +32,14 @@ async function rawServer(reply: string): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
 }
 
-function service(options: { deadlineMs?: number; maxInFlight?: number; fetch?: typeof fetch } = {}) {
+function service(
+  options: {
+    deadlineMs?: number;
+    maxInFlight?: number;
+    maxInFlightPerEndpoint?: number;
+    fetch?: typeof fetch;
+  } = {},
+) {
   const bus = new EventBus();
   const clock = new ManualClock(T0);
   svc = createWebhookService({ bus, clock, ...options });
@@ -200,7 +207,7 @@ describe('flow control', () => {
           });
         }),
     );
-    const { bus, svc } = service({ fetch: stub.fetch, maxInFlight: 3 });
+    const { bus, svc } = service({ fetch: stub.fetch, maxInFlight: 3, maxInFlightPerEndpoint: 3 });
     const ep = svc.createEndpoint(SHOP_A, { url: 'https://shop.example/hooks' });
     for (let i = 0; i < 10; i++) bus.publish(succeeded());
     await vi.waitFor(() => expect(stub.seen).toHaveLength(3));
@@ -214,6 +221,30 @@ describe('flow control', () => {
     expect(peak).toBe(3);
     expect(svc.deliveries(ep.id).every((e) => e.status_code === 200)).toBe(true);
     expect(svc.stats()).toMatchObject({ inFlight: 0, pending: 0 });
+  });
+
+  test('a hanging receiver holds at most its per-endpoint share of slots; others are delivered meanwhile', async () => {
+    const hang = await rxFor(() => {});
+    const good = await rxFor((_q, res) => res.end('ok'));
+    const { bus, svc } = service({ maxInFlight: 8, maxInFlightPerEndpoint: 2, deadlineMs: 10_000 });
+    const stuck = svc.createEndpoint(SHOP_A, { url: hang.url });
+    const fine = svc.createEndpoint(SHOP_A, { url: `${good.url}/fine` });
+    for (let i = 0; i < 20; i++) bus.publish(succeeded());
+    await vi.waitFor(() => expect(svc.deliveries(fine.id)).toHaveLength(20));
+    expect(hang.seen).toHaveLength(2);
+    expect(svc.stats().inFlight).toBe(2);
+    expect(svc.deliveries(stuck.id)).toHaveLength(0);
+  });
+
+  test("payments with webhook_url on one origin share that origin's slots", async () => {
+    const hang = await rxFor(() => {});
+    const { bus, svc } = service({ maxInFlight: 8, maxInFlightPerEndpoint: 3, deadlineMs: 10_000 });
+    svc.createEndpoint(SHOP_A, { url: 'http://127.0.0.1:9/unused' });
+    for (let i = 0; i < 10; i++) bus.publish(succeeded({ webhookUrl: `${hang.url}/order-${i}` }));
+    await vi.waitFor(() => expect(hang.seen).toHaveLength(3));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(hang.seen).toHaveLength(3);
+    expect(svc.stats().inFlight).toBe(3);
   });
 
   test('close() aborts attempts in flight and settles', async () => {

@@ -144,7 +144,7 @@ describe('retry schedule (spec 6.1, 8)', () => {
       concurrent--;
       return new Response(null, { status: calls <= 50 ? 503 : 200 });
     }) as unknown as typeof fetch;
-    svc = createWebhookService({ bus, clock, fetch: slowFetch, maxInFlight: 8 });
+    svc = createWebhookService({ bus, clock, fetch: slowFetch, maxInFlight: 8, maxInFlightPerEndpoint: 8 });
     const ep = svc.createEndpoint(SHOP_A, { url: 'https://shop.example/hooks' });
     for (let i = 0; i < 50; i++) bus.publish(succeeded());
     await svc.idle();

@@ -1,6 +1,7 @@
 import type { Clock, Timer } from '../domain/clock.js';
 import { accepts, type EndpointRegistry } from './endpoints.js';
 import type { WebhookEvent } from './events.js';
+import { Fifo } from './fifo.js';
 import { post } from './post.js';
 import { RetryTimers } from './retries.js';
 import { Abort, type Transport } from './transport.js';
@@ -33,6 +34,8 @@ interface Delivery {
   readonly event: WebhookEvent;
   /** The endpoint it goes to; undefined when it goes to the payment's `webhook_url`. */
   readonly endpointId: string | undefined;
+  /** What the per-receiver in-flight bound counts: the endpoint, or the origin of the `webhook_url`. */
+  readonly target: string;
   attempt: number;
   timer: Timer | undefined;
   cancelled: boolean;
@@ -49,7 +52,15 @@ export interface DispatcherOptions {
   registry: EndpointRegistry;
   logger: ((line: string) => void) | undefined;
   maxInFlight: number;
+  /** Most requests in flight to one endpoint (or one `webhook_url` origin), so a hanging receiver cannot take every slot. */
+  maxInFlightPerTarget: number;
   deadlineMs: number;
+}
+
+/** `scheme://host:port` of a URL, cheaply: receivers are told apart by origin. */
+function originOf(url: string): string {
+  const m = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(url);
+  return (m ? m[0] : url).toLowerCase();
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -62,8 +73,12 @@ export class Dispatcher {
   readonly #o: DispatcherOptions;
   readonly #active = new Map<string, Delivery>();
   readonly #aborts = new Set<Abort>();
-  #queue: Job[] = [];
-  #head = 0;
+  readonly #queue = new Fifo<Job>();
+  /** Jobs whose receiver was at its in-flight bound when their turn came; they wait for that receiver's next slot. */
+  readonly #parked = new Map<string, Fifo<Job>>();
+  /** Parked jobs whose receiver freed a slot: they go before the queue. */
+  readonly #ready = new Fifo<Job>();
+  readonly #busy = new Map<string, number>();
   #inFlight = 0;
   #pumpScheduled = false;
   #closed = false;
@@ -126,9 +141,11 @@ export class Dispatcher {
     for (const d of this.#active.values()) this.#cancel(d);
     this.#retries.cancelAll();
     for (const a of this.#aborts) a.abort(new Error('the webhook service closed'));
-    for (let i = this.#head; i < this.#queue.length; i++) this.#queue[i]?.done?.();
-    this.#queue = [];
-    this.#head = 0;
+    const settle = (job: Job) => job.done?.();
+    this.#queue.drain(settle);
+    this.#ready.drain(settle);
+    for (const parked of this.#parked.values()) parked.drain(settle);
+    this.#parked.clear();
     this.#notifyIdle();
     await this.idle();
     this.#o.transport.close();
@@ -138,7 +155,8 @@ export class Dispatcher {
     const key = `${event.id}|${endpointId ?? 'url'}`;
     const previous = this.#active.get(key);
     if (previous) this.#cancel(previous);
-    const d: Delivery = { key, event, endpointId, attempt: 0, timer: undefined, cancelled: false };
+    const target = endpointId ?? `url ${originOf(event.webhookUrl!)}`;
+    const d: Delivery = { key, event, endpointId, target, attempt: 0, timer: undefined, cancelled: false };
     this.#active.set(key, d);
     this.#enqueue(d, undefined);
   }
@@ -163,28 +181,37 @@ export class Dispatcher {
   }
 
   #pump(): void {
-    while (this.#inFlight < this.#o.maxInFlight && this.#head < this.#queue.length) {
-      const job = this.#queue[this.#head]!;
-      this.#queue[this.#head++] = undefined as unknown as Job;
-      if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
-        this.#queue = this.#queue.slice(this.#head);
-        this.#head = 0;
-      }
-      if (job.delivery.cancelled || this.#closed) {
+    while (this.#inFlight < this.#o.maxInFlight) {
+      const job = this.#ready.shift() ?? this.#queue.shift();
+      if (!job) break;
+      const d = job.delivery;
+      if (d.cancelled || this.#closed) {
         job.done?.();
         continue;
       }
+      const busy = this.#busy.get(d.target) ?? 0;
+      if (busy >= this.#o.maxInFlightPerTarget) {
+        let parked = this.#parked.get(d.target);
+        if (!parked) {
+          parked = new Fifo();
+          this.#parked.set(d.target, parked);
+        }
+        parked.push(job);
+        continue;
+      }
+      this.#busy.set(d.target, busy + 1);
       this.#inFlight++;
-      void this.#attempt(job.delivery)
+      void this.#attempt(d)
         .catch((err: unknown) => {
           // A bug, not a receiver's fault (those are results): stop this series rather than retry it forever.
-          this.#cancel(job.delivery);
+          this.#cancel(d);
           this.#o.logger?.(
-            `webhook ${job.delivery.event.id} stopped by an internal error: ${err instanceof Error ? err.name : 'unknown'}`,
+            `webhook ${d.event.id} stopped by an internal error: ${err instanceof Error ? err.name : 'unknown'}`,
           );
         })
         .finally(() => {
           this.#inFlight--;
+          this.#release(d.target);
           job.done?.();
           this.#pump();
           this.#notifyIdle();
@@ -193,8 +220,21 @@ export class Dispatcher {
     this.#notifyIdle();
   }
 
+  /** One request to `target` ended: its slot goes to the next job parked for it, if any. */
+  #release(target: string): void {
+    const busy = this.#busy.get(target)! - 1;
+    if (busy > 0) this.#busy.set(target, busy);
+    else this.#busy.delete(target);
+    const parked = this.#parked.get(target);
+    if (!parked) return;
+    const next = parked.shift();
+    if (next) this.#ready.push(next);
+    if (parked.size === 0) this.#parked.delete(target);
+  }
+
   #isIdle(): boolean {
-    return this.#inFlight === 0 && this.#head >= this.#queue.length;
+    // Parked jobs need no check: they exist only while their receiver has a request in flight.
+    return this.#inFlight === 0 && this.#queue.size === 0 && this.#ready.size === 0;
   }
 
   #notifyIdle(): void {

@@ -26,6 +26,11 @@ export interface WebhookServiceDeps {
   logger?: (line: string) => void;
   /** Most POSTs in flight at once; the rest wait in a queue. Default: 64. */
   maxInFlight?: number;
+  /**
+   * Most POSTs in flight to one endpoint (or one `webhook_url` origin), so receivers that hang cannot hold every
+   * slot and delay everyone else. Default: a quarter of `maxInFlight` (16).
+   */
+  maxInFlightPerEndpoint?: number;
   /** Real-time answer deadline of one attempt, in ms. Default: 15 000 (spec 8). */
   deadlineMs?: number;
   /** Attempts kept in each endpoint's delivery log (the newest). Default: 1 000. */
@@ -120,6 +125,11 @@ export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
     registry,
     logger,
     maxInFlight,
+    maxInFlightPerTarget: limit(
+      'maxInFlightPerEndpoint',
+      deps.maxInFlightPerEndpoint,
+      Math.max(1, Math.ceil(maxInFlight / 4)),
+    ),
     deadlineMs: limit('deadlineMs', deps.deadlineMs, 15_000),
   });
 
