@@ -21,6 +21,7 @@ export async function startReceiver(handler: WebhookHandler, path = '/webhooks/p
     }
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('error', () => res.destroy()); // the sender went away mid-body: nothing to answer
     req.on('end', () => {
       Promise.resolve()
         .then(() => handler(Buffer.concat(chunks).toString('utf8'), req.headers))
