@@ -16,7 +16,7 @@ const configs = [
   ['msw', 'psp-sdk/reference/msw, node16, with the DOM lib msw needs'],
 ] as const;
 
-describe('a consumer project type-checks against the published types (skipLibCheck false, lib ES2022)', () => {
+describe.concurrent('a consumer project type-checks against the published types (skipLibCheck false, lib ES2022)', () => {
   for (const [config, title] of configs) {
     it(title, async () => {
       const result = await promisify(execFile)(
