@@ -167,6 +167,13 @@ for (const step of selected.flat()) {
 console.log('\nnpm test steps (wall time; steps of one stage ran side by side):');
 for (const r of results)
   console.log(`  ${r.code ? 'FAIL' : 'ok  '} ${r.seconds.toFixed(1).padStart(6)} s  ${r.step.name}`);
+const coverageFile = join(root, 'coverage', 'coverage-summary.json');
+if (results.some((r) => r.step.name.startsWith('unit')) && existsSync(coverageFile)) {
+  const t = JSON.parse(readFileSync(coverageFile, 'utf8')).total;
+  console.log(
+    `  coverage of src/: lines ${t.lines.pct} %, statements ${t.statements.pct} %, branches ${t.branches.pct} %, functions ${t.functions.pct} %`,
+  );
+}
 const cpu = childCpuSeconds();
 console.log(
   `  total ${((performance.now() - started) / 1000).toFixed(1)} s wall${cpu === undefined ? '' : `, ${cpu.toFixed(0)} s CPU`}`,
