@@ -80,8 +80,10 @@ export interface ResolvedOptions {
   banksCacheTtl: number;
 }
 
-const API_KEY_RE = /^sk_(test|live)_[A-Za-z0-9]{6}_[\x21-\x7E]+$/;
-const SIGNING_SECRET_RE = /^thm_[\x21-\x7E]+$/;
+// The secret parts are restricted to URL-safe and base64 characters: redaction (./redact.ts) then always
+// covers a whole secret, whatever text surrounds it.
+const API_KEY_RE = /^sk_(test|live)_[A-Za-z0-9]{6}_[A-Za-z0-9._~+/=-]+$/;
+const SIGNING_SECRET_RE = /^thm_[A-Za-z0-9._~+/=-]+$/;
 /** setTimeout's ceiling; ky refuses a larger timeout. */
 const MAX_TIMER = 2_147_483_647;
 
@@ -141,7 +143,7 @@ export function resolveOptions(options: ClientOptions = {}): ResolvedOptions {
       message:
         apiKey === undefined
           ? 'is required (or set PSP_API_KEY)'
-          : 'must start with sk_test_ or sk_live_, then 6 letters or digits, an underscore and the secret',
+          : 'must start with sk_test_ or sk_live_, then 6 letters or digits, an underscore and the secret (letters, digits, . _ ~ + / = -)',
     });
   }
   const rawBase = options.baseUrl ?? env('PSP_BASE_URL');

@@ -1,6 +1,6 @@
 // Secrets of this API have recognisable prefixes. Anything that may carry text from outside (a server message,
 // a cause's message) passes through here before it reaches an error or a log line.
-const SECRET_RE = /\b(sk_(?:test|live)_|thm_|whs_)[^\s"'`,;)}\]]+/g;
+const SECRET_RE = /(sk_(?:test|live)_|thm_|whs_)[^\s"'`,;)}\]]+/g;
 const BEARER_RE = /\b(Bearer\s+)[^\s"'`,;)}\]]+/gi;
 
 /**
