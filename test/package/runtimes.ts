@@ -13,7 +13,8 @@ export interface Runtime {
   command(script: string): [string, string[]];
 }
 
-const denoPermissions = ['--allow-read', '--allow-env', '--allow-net=127.0.0.1,localhost', '--allow-sys'];
+// The least Deno needs for the flow: read (node_modules), env (the client reads PSP_* defaults), loopback net.
+const denoPermissions = ['--allow-read', '--allow-env', '--allow-net=127.0.0.1,localhost', '--no-prompt'];
 
 /** Node 20 is this process's node; the others are the pinned binaries of test/runtimes (scripts/ensure-runtimes.mjs). */
 export const runtimes: Runtime[] = [
