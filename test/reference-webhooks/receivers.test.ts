@@ -247,6 +247,36 @@ describe('flow control', () => {
     expect(svc.stats().inFlight).toBe(3);
   });
 
+  test('a job given up while parked passes its slot on: nothing parked behind it is stranded', async () => {
+    const releases: Array<() => void> = [];
+    const stub = stubFetch(
+      () => new Promise<Response>((resolve) => releases.push(() => resolve(new Response('ok')))),
+    );
+    const { bus, svc } = service({ fetch: stub.fetch, maxInFlight: 4, maxInFlightPerEndpoint: 1 });
+    svc.createEndpoint(SHOP_A, { url: 'https://shop.example/hooks' });
+    const idAt = (i: number) => stub.seen[i]!.headers['x-psp-event-id']!;
+    bus.publish(succeeded());
+    await vi.waitFor(() => expect(releases).toHaveLength(1));
+    releases[0]!();
+    await svc.idle();
+    bus.publish(succeeded()); // in flight, holding the endpoint's only slot
+    await vi.waitFor(() => expect(releases).toHaveLength(2));
+    svc.resend(idAt(0)); // parked
+    bus.publish(succeeded()); // parked behind it
+    await Promise.resolve();
+    svc.resend(idAt(0)); // gives up the parked job, queues a new one
+    releases[1]!();
+    await vi.waitFor(() => expect(releases).toHaveLength(3));
+    releases[2]!();
+    await vi.waitFor(() => expect(releases).toHaveLength(4));
+    releases[3]!();
+    await svc.idle();
+    const ids = stub.seen.map((r) => r.headers['x-psp-event-id']);
+    expect(ids).toHaveLength(4);
+    expect(ids[3]).toBe(ids[0]);
+    expect(new Set(ids).size).toBe(3);
+  });
+
   test('close() aborts attempts in flight and settles', async () => {
     const rx = await rxFor(() => {});
     const { bus, clock, svc } = service({ deadlineMs: 60_000 });

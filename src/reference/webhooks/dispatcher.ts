@@ -187,6 +187,8 @@ export class Dispatcher {
       const d = job.delivery;
       if (d.cancelled || this.#closed) {
         job.done?.();
+        // It may have held its receiver's next slot: pass that on, or the jobs parked behind it would wait forever.
+        if ((this.#busy.get(d.target) ?? 0) < this.#o.maxInFlightPerTarget) this.#promote(d.target);
         continue;
       }
       const busy = this.#busy.get(d.target) ?? 0;
@@ -225,6 +227,11 @@ export class Dispatcher {
     const busy = this.#busy.get(target)! - 1;
     if (busy > 0) this.#busy.set(target, busy);
     else this.#busy.delete(target);
+    this.#promote(target);
+  }
+
+  /** Moves the next job parked for `target` ahead of the queue (it parks again if the receiver is still full). */
+  #promote(target: string): void {
     const parked = this.#parked.get(target);
     if (!parked) return;
     const next = parked.shift();
@@ -233,7 +240,8 @@ export class Dispatcher {
   }
 
   #isIdle(): boolean {
-    // Parked jobs need no check: they exist only while their receiver has a request in flight.
+    // Parked jobs need no check: each slot that ends or is given up promotes one, so they exist only while their
+    // receiver has a request in flight or a promoted job is ready.
     return this.#inFlight === 0 && this.#queue.size === 0 && this.#ready.size === 0;
   }
 
