@@ -5,6 +5,7 @@ import { randomToken } from './domain/ids.js';
 import type { BankAdapter } from './domain/bank.js';
 import { createApp } from './http/app.js';
 import { redactSecrets, toResponse } from './http/errors.js';
+import { WireResponse } from './http/wire-response.js';
 import { createEventStreamHub } from './sse/index.js';
 import { createWebhookService } from './webhooks/index.js';
 
@@ -148,31 +149,41 @@ export function createReference(options: ReferenceOptions = {}): Reference {
   );
   let closed: Promise<void> | undefined;
 
-  return {
+  // What the node adapter calls: the reference's own JSON answers stay WireResponses, which it writes directly.
+  const serve = async (request: Request, info?: RequestInfo): Promise<Response | WireResponse> => {
+    const started = Date.now();
+    let res: Response | WireResponse;
+    try {
+      res = (await app.fetch(request, { remoteAddress: info?.remoteAddress })) as Response | WireResponse;
+    } catch (err) {
+      res = toResponse(err, log);
+    }
+    const requestId = `req_${crypto.randomUUID()}`;
+    if (res instanceof WireResponse) res.setHeader('x-request-id', requestId);
+    else {
+      try {
+        res.headers.set('x-request-id', requestId);
+      } catch {
+        // A Response with immutable headers (a passed-through fetch) keeps them as they are.
+      }
+    }
+    if (log) {
+      const path = redactSecrets(new URL(request.url).pathname);
+      log(
+        `${request.method} ${path.length > 200 ? `${path.slice(0, 200)}…` : path} ${res.status} ${Date.now() - started}ms`,
+      );
+    }
+    return res;
+  };
+
+  const reference: Reference = {
     facts,
     clock,
     cabinet,
     simulator,
     async fetch(request, info) {
-      const started = Date.now();
-      let res: Response;
-      try {
-        res = await app.fetch(request, { remoteAddress: info?.remoteAddress });
-      } catch (err) {
-        res = toResponse(err, log);
-      }
-      try {
-        res.headers.set('x-request-id', `req_${crypto.randomUUID()}`);
-      } catch {
-        // A Response with immutable headers (a passed-through fetch) keeps them as they are.
-      }
-      if (log) {
-        const path = redactSecrets(new URL(request.url).pathname);
-        log(
-          `${request.method} ${path.length > 200 ? `${path.slice(0, 200)}…` : path} ${res.status} ${Date.now() - started}ms`,
-        );
-      }
-      return res;
+      const res = await serve(request, info);
+      return res instanceof WireResponse ? res.toResponse() : res;
     },
     stats: () => ({
       merchants: domain.accounts.merchants.size,
@@ -192,4 +203,25 @@ export function createReference(options: ReferenceOptions = {}): Reference {
       return closed;
     },
   };
+  wireHandlers.set(reference, serve);
+  return reference;
+}
+
+const wireHandlers = new WeakMap<
+  Reference,
+  (request: Request, info?: RequestInfo) => Promise<Response | WireResponse>
+>();
+
+/**
+ * The handler behind `reference.fetch` that leaves the reference's own answers as {@link WireResponse}s, for an
+ * adapter that can write them without building a `Response` (start.ts's node adapter). Internal: not exported
+ * from the package entry.
+ *
+ * @example
+ * const serve = wireHandler(reference); // (request, info) => Promise<Response | WireResponse>
+ */
+export function wireHandler(
+  reference: Reference,
+): (request: Request, info?: RequestInfo) => Promise<Response | WireResponse> {
+  return wireHandlers.get(reference) ?? ((request, info) => reference.fetch(request, info));
 }

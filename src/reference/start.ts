@@ -1,4 +1,10 @@
-import { createReference, type Reference, type ReferenceOptions, type StartupFacts } from './service.js';
+import {
+  createReference,
+  type Reference,
+  type ReferenceOptions,
+  type StartupFacts,
+  wireHandler,
+} from './service.js';
 
 /** Options of {@link startReference}: the reference's own options plus where to listen. */
 export interface StartReferenceOptions extends ReferenceOptions {
@@ -66,7 +72,8 @@ export async function startReference(options: StartReferenceOptions = {}): Promi
   const reference = createReference(referenceOptions);
   let server: Awaited<ReturnType<typeof listenNode>>;
   try {
-    server = await listenNode((request, info) => reference.fetch(request, info), {
+    // The reference's own JSON answers reach the adapter as WireResponses, written without a Response in between.
+    server = await listenNode(wireHandler(reference), {
       host,
       port,
       overrideGlobalObjects,

@@ -1,14 +1,18 @@
+import { Buffer } from 'node:buffer';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
+import { WireResponse } from '../http/wire-response.js';
 
 /**
  * A Web-standard handler, as `Reference.fetch` is: the adapter hands it each request and the socket's address.
+ * It may also answer with the reference's {@link WireResponse}, which the adapter writes as it is.
  */
 export type FetchHandler = (
   request: Request,
   info: { remoteAddress?: string },
-) => Promise<Response> | Response;
+) => Promise<Response | WireResponse> | Response | WireResponse;
 
 /** Options of {@link createNodeListener}. */
 export interface NodeListenerOptions {
@@ -87,9 +91,28 @@ export function createNodeListener(
     // A GET or HEAD has no body by definition; saying so up front keeps @hono/node-server from building the
     // full undici Request (with its AbortController) just to answer `request.body`, a third of a GET's cost.
     if (incoming.method === 'GET' || incoming.method === 'HEAD') NO_BODY(request);
-    return handler(request, { remoteAddress: normalizeRemoteAddress(incoming.socket?.remoteAddress) });
+    const answer = handler(request, {
+      remoteAddress: normalizeRemoteAddress(incoming.socket?.remoteAddress),
+    });
+    return answer instanceof Promise
+      ? answer.then((res) => settle(res, env.outgoing as ServerResponse))
+      : settle(answer, env.outgoing as ServerResponse);
   }, listenerOptions);
   return listener as (incoming: IncomingMessage, outgoing: ServerResponse) => Promise<void>;
+}
+
+/**
+ * Writes a {@link WireResponse} straight to the socket (status, headers, Content-Length, the body text in one
+ * `end`) and tells @hono/node-server it is sent; any other answer goes to @hono/node-server as it is.
+ */
+function settle(res: Response | WireResponse, outgoing: ServerResponse): Response {
+  if (!(res instanceof WireResponse)) return res;
+  const headers = res.outgoingHeaders();
+  // A WireResponse someone already turned into a Response (and maybe read) is written as that Response.
+  if (headers === undefined) return res.toResponse();
+  outgoing.writeHead(res.status, { ...headers, 'content-length': Buffer.byteLength(res.body) });
+  outgoing.end(res.body);
+  return RESPONSE_ALREADY_SENT;
 }
 
 const CLIENT_ERRORS: Record<string, [number, string, string, string]> = {

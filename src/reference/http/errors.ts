@@ -1,10 +1,15 @@
 import { DomainError } from '../domain/errors.js';
+import { WireResponse } from './wire-response.js';
 
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
 
-/** A JSON answer with the reference's standard headers. */
+/**
+ * A JSON answer with the reference's standard headers. It is a {@link WireResponse} (typed as the `Response` it
+ * stands in for): the node adapter writes its text directly, `Reference.fetch` hands out a real `Response`.
+ */
 export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), { status, headers: { ...JSON_HEADERS, ...headers } });
+  const text = JSON.stringify(body);
+  return new WireResponse(status, text, { ...JSON_HEADERS, ...headers }) as unknown as Response;
 }
 
 // Anything shaped like a secret that reached a message (a key pasted into a path or a field name) is cut to
