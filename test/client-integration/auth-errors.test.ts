@@ -82,10 +82,12 @@ describe('authentication (spec 5) and the errors of spec 7, over HTTP', () => {
     const e1 = await failure(unsigned.payments.create({ amount: 1000 }));
     expect(e1).toBeInstanceOf(SignatureError);
     expect((e1 as SignatureError).code).toBe('signature_required');
+    expect((e1 as SignatureError).status).toBe(400);
     const wrong = new PspClient({ apiKey: m.api_key, baseUrl: ref.base_url, signingSecret: 'thm_wrong' });
     const e2 = await failure(wrong.payments.get('6f9619ff-8b86-4d11-b42d-00c04fc964ff'));
     expect(e2).toBeInstanceOf(SignatureError);
     expect((e2 as SignatureError).code).toBe('invalid_signature');
+    expect((e2 as SignatureError).status).toBe(400);
     const signed = new PspClient({
       apiKey: m.api_key,
       baseUrl: ref.base_url,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NotFoundError, UnprocessableEntityError } from '../../src/index.js';
+import { BadRequestError, NotFoundError, UnprocessableEntityError } from '../../src/index.js';
 import type { SseEvent } from '../../src/index.js';
 import type { RunningReference } from '../../src/reference/index.js';
 import { failure, merchant, PHONE, startRef, UNKNOWN_ID } from './setup.js';
@@ -62,6 +62,15 @@ describe('banks and payouts against the reference over HTTP', () => {
     expect(noRoute).toBeInstanceOf(UnprocessableEntityError);
     const missing = await failure(client.payouts.get(UNKNOWN_ID));
     expect(missing).toBeInstanceOf(NotFoundError);
+  });
+
+  it('400 bad_request from the server for a body the client would have refused (sent raw)', async () => {
+    const { client } = merchant(ref);
+    const e = await failure(
+      client.request('POST', '/payouts', { body: { amount: 100, phone: '89001234567', bank_id: '1' } }),
+    );
+    expect(e).toBeInstanceOf(BadRequestError);
+    expect(e).toMatchObject({ status: 400, code: 'bad_request' });
   });
 });
 
