@@ -188,8 +188,10 @@ export function resolveOptions(options: ClientOptions = {}): ResolvedOptions {
     maxRetries,
     timeout,
     maxRetryDelay,
-    // Bound once: a detached `globalThis.fetch` throws "Illegal invocation" in some runtimes.
-    fetch: options.fetch ?? globalThis.fetch.bind(globalThis),
+    // Looked up per request, not bound at construction: msw and similar tools patch globalThis.fetch later
+    // (in a test's beforeAll) than a module-level client is made. Called on globalThis: a detached fetch throws
+    // "Illegal invocation" in some runtimes.
+    fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
     logger: options.logger,
     strict: options.strict === true,
     banksCacheTtl,

@@ -94,10 +94,11 @@ describe('new PspClient', () => {
     );
   });
 
-  it('uses globalThis.fetch by default', async () => {
+  it('uses globalThis.fetch by default, looked up per request (a fetch patched later, as msw does, is seen)', async () => {
+    const c = new PspClient({ apiKey: API_KEY, baseUrl: BASE_URL });
     const { fetch, seen } = stubFetch(() => json(payment()));
     vi.stubGlobal('fetch', fetch);
-    await new PspClient({ apiKey: API_KEY, baseUrl: BASE_URL }).payments.get(PAYMENT_ID);
+    await c.payments.get(PAYMENT_ID);
     expect(seen).toHaveLength(1);
   });
 });
