@@ -9,6 +9,8 @@ interface Base {
   at: number;
   merchantId: string;
   shopId: string;
+  /** Mode of the object (that of the key that created it); streams of a key see only their own mode. */
+  mode?: 'test' | 'live';
 }
 
 export type DomainEvent =

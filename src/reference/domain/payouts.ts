@@ -99,6 +99,7 @@ export class Payouts {
       type: 'payout.created',
       at: now,
       merchantId: p.merchantId,
+      mode: p.mode,
       shopId: p.shopId,
       payout: payoutToWire(p),
     });
@@ -154,6 +155,7 @@ export class Payouts {
       type: 'payout.status_changed',
       at: now,
       merchantId: p.merchantId,
+      mode: p.mode,
       shopId: p.shopId,
       payout: payoutToWire(p),
       from,

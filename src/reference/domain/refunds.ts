@@ -91,6 +91,7 @@ export class Refunds {
       type: 'refund.created',
       at: now,
       merchantId: p.merchantId,
+      mode: p.mode,
       shopId: p.shopId,
       refund: refundToWire(r),
       payment: paymentToWire(p),

@@ -81,6 +81,7 @@ export function publicRoutes(deps: AppDeps): Hono<AppEnv> {
     const stream = deps.hub.open({
       keyId: caller.key.id,
       merchantId: caller.merchant.id,
+      mode: caller.key.mode,
       signal: c.req.raw.signal,
     });
     return new Response(stream, { status: 200, headers });

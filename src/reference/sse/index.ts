@@ -26,7 +26,16 @@ export interface EventStreamHub {
    * `: ping` every heartbeat. A second open with the same `keyId` writes `: replaced` on the first and closes it.
    * Aborting `signal` or cancelling the stream removes the connection at once.
    */
-  open(args: { keyId: string; merchantId: string; signal?: AbortSignal }): ReadableStream<Uint8Array>;
+  /**
+   * `mode` is the mode of the key that opens the stream: a test key sees only test objects' events, as its
+   * GETs see only test objects. Without it, the stream gets every event of the merchant.
+   */
+  open(args: {
+    keyId: string;
+    merchantId: string;
+    mode?: 'test' | 'live';
+    signal?: AbortSignal;
+  }): ReadableStream<Uint8Array>;
   /** Open connections, and messages dropped for slow readers since the hub started. */
   stats(): { connections: number; dropped: number; bufferedBytes: number };
   /** Ends every stream (their buffered messages are still delivered), stops the heartbeat and unsubscribes. */
@@ -87,31 +96,45 @@ export function createEventStreamHub(deps: EventStreamHubDeps): EventStreamHub {
     }
   };
 
+  // Streams are grouped by merchant, or by merchant and mode when opened with a key's mode.
+  const groupOf = (merchantId: string, mode: string | undefined) =>
+    mode ? `${merchantId} ${mode}` : merchantId;
+
   const unsubscribe = deps.bus.subscribe((event) => {
-    const set = byMerchant.get(event.merchantId);
-    if (!set) return;
+    const sets = [byMerchant.get(event.merchantId)];
+    if (event.mode) sets.push(byMerchant.get(groupOf(event.merchantId, event.mode)));
+    else
+      sets.push(
+        byMerchant.get(groupOf(event.merchantId, 'test')),
+        byMerchant.get(groupOf(event.merchantId, 'live')),
+      );
+    if (!sets.some((set) => set && set.size > 0)) return;
     const bytes = encodeMessage(toSseEvent(event));
-    for (const c of set) {
-      if (!c.push(bytes)) {
-        c.dropped++;
-        dropped++;
+    for (const set of sets) {
+      if (!set) continue;
+      for (const c of set) {
+        if (!c.push(bytes)) {
+          c.dropped++;
+          dropped++;
+        }
       }
     }
   });
 
   return {
-    open({ keyId, merchantId, signal }) {
-      const c = new Connection(keyId, merchantId, limits, gone);
+    open({ keyId, merchantId, mode, signal }) {
+      const group = groupOf(merchantId, mode);
+      const c = new Connection(keyId, group, limits, gone);
       if (closed || signal?.aborted) {
         c.end();
         return c.stream;
       }
       byKey.get(keyId)?.end(REPLACED);
       byKey.set(keyId, c);
-      let set = byMerchant.get(merchantId);
+      let set = byMerchant.get(group);
       if (!set) {
         set = new Set();
-        byMerchant.set(merchantId, set);
+        byMerchant.set(group, set);
       }
       set.add(c);
       c.push(CONNECTED, true);
