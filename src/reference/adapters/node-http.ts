@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
+import { type BodyReader, READ_BODY } from '../http/body.js';
 import { WireResponse } from '../http/wire-response.js';
 
 /**
@@ -91,6 +92,15 @@ export function createNodeListener(
     // A GET or HEAD has no body by definition; saying so up front keeps @hono/node-server from building the
     // full undici Request (with its AbortController) just to answer `request.body`, a third of a GET's cost.
     if (incoming.method === 'GET' || incoming.method === 'HEAD') NO_BODY(request);
+    else {
+      // The reference reads the body straight from the IncomingMessage (see READ_BODY); nothing else reads it.
+      let read: Promise<Uint8Array | undefined> | undefined;
+      const reader: BodyReader = (maxBytes) => {
+        read ??= readIncoming(incoming, maxBytes);
+        return read;
+      };
+      (request as Request & { [READ_BODY]?: BodyReader })[READ_BODY] = reader;
+    }
     const answer = handler(request, {
       remoteAddress: normalizeRemoteAddress(incoming.socket?.remoteAddress),
     });
@@ -99,6 +109,55 @@ export function createNodeListener(
       : settle(answer, env.outgoing as ServerResponse);
   }, listenerOptions);
   return listener as (incoming: IncomingMessage, outgoing: ServerResponse) => Promise<void>;
+}
+
+const EMPTY = new Uint8Array(0);
+
+/**
+ * Reads a request body from the IncomingMessage: its bytes, or `undefined` once more than `maxBytes` arrived. Then
+ * it stops listening and pauses the message; @hono/node-server drains (or drops) the rest after the answer, as it
+ * does for a body nobody read. Rejects when the client goes away before the body ends.
+ */
+function readIncoming(incoming: IncomingMessage, maxBytes: number): Promise<Uint8Array | undefined> {
+  return new Promise((resolve, reject) => {
+    if (incoming.readableEnded) {
+      reject(new Error('The request body was already read.'));
+      return;
+    }
+    const chunks: Uint8Array[] = [];
+    let total = 0;
+    const stop = () => {
+      incoming.off('data', onData);
+      incoming.off('end', onEnd);
+      incoming.off('error', onFail);
+      incoming.off('close', onFail);
+    };
+    const onData = (chunk: Uint8Array) => {
+      total += chunk.byteLength;
+      if (total > maxBytes) {
+        stop();
+        incoming.pause();
+        resolve(undefined);
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      stop();
+      if (chunks.length === 0) return resolve(EMPTY);
+      const whole = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
+      // A plain Uint8Array view, as a web stream would give (a Buffer's toString and slice differ).
+      resolve(new Uint8Array(whole.buffer, whole.byteOffset, whole.byteLength));
+    };
+    const onFail = () => {
+      stop();
+      reject(new Error('The request body could not be read.'));
+    };
+    incoming.on('data', onData);
+    incoming.on('end', onEnd);
+    incoming.on('error', onFail);
+    incoming.on('close', onFail);
+  });
 }
 
 /**
