@@ -94,5 +94,5 @@ export async function toPspError(err: unknown, state: CallState, what: string): 
     );
   }
   const detail = err instanceof Error ? `: ${redactSecrets(err.message)}` : '';
-  return markCall(new PspConnectionError(`${what} failed to connect${detail}`, { cause: err }), state);
+  return markCall(new PspConnectionError(`${what} got no answer${detail}`, { cause: err }), state);
 }

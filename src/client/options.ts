@@ -24,7 +24,7 @@ export interface ClientOptions {
    * Default: the `PSP_SIGNING_SECRET` environment variable, else no signature.
    */
   signingSecret?: string;
-  /** Retries after the first attempt, for requests safe to repeat. Default 2. */
+  /** Retries after the first attempt (0 to 10), for requests safe to repeat. Default 2. */
   maxRetries?: number;
   /**
    * Milliseconds each attempt may take. Also the longest wait for a `Retry-After` this client accepts: a 429
