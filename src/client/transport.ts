@@ -71,10 +71,9 @@ export class Transport {
         limit: options.maxRetries,
         methods: ['get', 'post'],
         statusCodes: [408, 429, 500, 502, 503, 504],
-        afterStatusCodes: [429, 503],
+        // ky's defaults stand for the rest: Retry-After honoured on 429 and 503, backoff 0.3 s x 2^(n-1).
         maxRetryAfter: options.maxRetryDelay,
         backoffLimit: options.maxRetryDelay,
-        delay: (n) => 500 * 2 ** (n - 1),
         jitter: true,
         retryOnTimeout: true,
         // Our own errors (the 429 fail-fast) end the call; any other 5xx is retried like the listed ones.

@@ -213,8 +213,8 @@ describe('backoff', () => {
     await p;
     expect(seen).toHaveLength(5);
     const gaps = times.slice(1).map((t, i) => t - (times[i] as number));
-    // Caps 500, 1000, 2000, 4000 ms times 0.999, then clamped at 1500 ms.
-    expect(gaps).toEqual([499, 999, 1500, 1500]);
+    // Caps 300, 600, 1200, 2400 ms times 0.999, the last clamped at 1500 ms.
+    expect(gaps).toEqual([299, 599, 1198, 1500]);
   });
 
   it('with Math.random() = 0 the retry follows at once (full jitter reaches zero)', async () => {
