@@ -58,6 +58,9 @@ export interface NewMerchant {
   apiKey: string;
 }
 
+// Far more keys than a test run uses at once; past it the cache starts over (each key costs one hash again).
+const PRESENTED_MAX = 1024;
+
 const KEY_RE = /^sk_(test|live)_([a-z0-9]{6})_([A-Za-z0-9]{16,128})$/;
 
 // Keys are looked up by a keyed hash, so the store never holds a usable secret and a lookup never compares secrets.
@@ -77,6 +80,14 @@ export class Accounts {
   readonly terminals = new Map<string, TerminalRecord>();
   readonly keys = new Map<string, ApiKeyRecord>();
   readonly #byDigest = new Map<string, ApiKeyRecord>();
+  /**
+   * Bearer strings that authenticated, to their key: the keyed hash costs more than the rest of a GET's
+   * authentication, and a client sends the same key on every request. Only keys that were valid when presented
+   * get in (an unknown or malformed token never does, so nobody can fill it), revocation evicts, and it is
+   * bounded. Unlike the digest map this holds presented secrets, in memory only: never logged, never
+   * serialised (a #private field is invisible to JSON.stringify and util.inspect).
+   */
+  readonly #presented = new Map<string, ApiKeyRecord>();
   readonly #now: () => number;
 
   constructor(now: () => number) {
@@ -133,16 +144,22 @@ export class Accounts {
     const key = this.keys.get(keyId);
     if (!key) throw new DomainError(404, 'not_found', 'No API key with this id.');
     key.revokedAt ??= this.#now();
+    for (const [token, k] of this.#presented) if (k === key) this.#presented.delete(token);
   }
 
   /** Resolves a bearer token: a well-formed, known, unrevoked key, or why not. Never echoes the token. */
   authenticate(
     token: string,
   ): { kind: 'ok'; key: ApiKeyRecord } | { kind: 'malformed' | 'unknown' | 'revoked'; key?: undefined } {
+    const seen = this.#presented.get(token);
+    // A revoked key was evicted; the check stays so a cached entry can never outlive its key.
+    if (seen !== undefined && seen.revokedAt === null) return { kind: 'ok', key: seen };
     if (!KEY_RE.test(token)) return { kind: 'malformed' };
     const key = this.#byDigest.get(keyDigest(token));
     if (!key) return { kind: 'unknown' };
     if (key.revokedAt !== null) return { kind: 'revoked' };
+    if (this.#presented.size >= PRESENTED_MAX) this.#presented.clear();
+    this.#presented.set(token, key);
     return { kind: 'ok', key };
   }
 
