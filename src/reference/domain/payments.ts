@@ -62,7 +62,11 @@ export class Payments {
     const currency = input.currency ?? 'RUB';
     requireOneOf('currency', currency, PAYMENT_CURRENCIES);
     const mode = caller.key.mode;
-    const fp = IdempotencyStore.fingerprint('POST /api/v1/public/payments', mode, input);
+    // The fingerprint (canonical JSON and a hash) is only ever compared or stored under an Idempotency-Key.
+    const fp =
+      idempotencyKey === undefined
+        ? ''
+        : IdempotencyStore.fingerprint('POST /api/v1/public/payments', mode, input);
     if (idempotencyKey !== undefined) {
       const hit = this.#d.idempotency.lookup(caller.merchant.id, idempotencyKey, fp);
       if (hit) return this.#answer(this.#byId.get(hit.objectId)!, payBase, true);

@@ -43,7 +43,11 @@ export class Payouts {
   create(caller: Caller, raw: unknown, idempotencyKey: string | undefined): Created<CreatePayoutResponse> {
     const input = parseBody(inputSchemas(true).CreatePayoutInput, raw);
     const mode = caller.key.mode;
-    const fp = IdempotencyStore.fingerprint('POST /api/v1/public/payouts', mode, input);
+    // The fingerprint (canonical JSON and a hash) is only ever compared or stored under an Idempotency-Key.
+    const fp =
+      idempotencyKey === undefined
+        ? ''
+        : IdempotencyStore.fingerprint('POST /api/v1/public/payouts', mode, input);
     if (idempotencyKey !== undefined) {
       const hit = this.#d.idempotency.lookup(caller.merchant.id, idempotencyKey, fp);
       if (hit) return this.#answer(this.#byId.get(hit.objectId)!, true);

@@ -43,11 +43,11 @@ export class Refunds {
   ): Created<Refund> {
     const input = parseBody(inputSchemas(true).CreateRefundInput, raw ?? {});
     const p = this.#d.payments.own(caller, paymentId);
-    const fp = IdempotencyStore.fingerprint(
-      `POST /api/v1/public/payments/${p.id}/refund`,
-      caller.key.mode,
-      input,
-    );
+    // The fingerprint (canonical JSON and a hash) is only ever compared or stored under an Idempotency-Key.
+    const fp =
+      idempotencyKey === undefined
+        ? ''
+        : IdempotencyStore.fingerprint(`POST /api/v1/public/payments/${p.id}/refund`, caller.key.mode, input);
     if (idempotencyKey !== undefined) {
       const hit = this.#d.idempotency.lookup(caller.merchant.id, idempotencyKey, fp);
       if (hit) return { status: 200, body: refundToWire(this.#byId.get(hit.objectId)!) };
