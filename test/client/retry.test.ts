@@ -128,6 +128,23 @@ describe('429 and Retry-After', () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 
+  it('fails fast on a Retry-After date too; a wait equal to the timeout is still waited', async () => {
+    const far = new Date(Date.now() + 90_000).toUTCString();
+    const a = stubFetch(() => apiError(429, 'rate_limited', 'slow', { 'retry-after': far }));
+    const r = await settle(client(a.fetch).payments.get(PAYMENT_ID));
+    expect(a.seen).toHaveLength(1);
+    expect(!r.ok && (r.error as RateLimitError).retryAfter).toBe(90);
+    const b = stubFetch((_, n) =>
+      n === 1 ? apiError(429, 'rate_limited', 'slow', { 'retry-after': '5' }) : json(payment()),
+    );
+    const p = settle(client(b.fetch).payments.get(PAYMENT_ID, { timeout: 5_000 }));
+    await vi.advanceTimersByTimeAsync(4_999);
+    expect(b.seen).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(b.seen).toHaveLength(2);
+    expect((await p).ok).toBe(true);
+  });
+
   it('throws RateLimitError after the retries are spent', async () => {
     const { fetch, seen } = stubFetch(() => apiError(429, 'rate_limited', 'slow', { 'retry-after': '1' }));
     const p = settle(client(fetch, { maxRetries: 2 }).banks.list());
