@@ -167,7 +167,7 @@ function summary(R) {
     'reference SSE fan-out, 1,000 streams',
     '-',
     s?.ok
-      ? `p99 ${f1(s.p99Ms)} ms to reach a stream, all reached in ${f1(s.allP99Ms)} ms (p99 of events); ${kb(s.bytesPerStream)} KB per stream`
+      ? `p99 ${f1(s.p99Ms)} ms to reach a stream, all reached in ${f1(s.allP99Ms)} ms (p99 of events); server CPU ${f1(s.serverCpuPerEvent)} ms per event; ${kb(s.bytesPerStream)} KB per stream`
       : '-',
     'p99 <= 50 ms; < 20 KB per stream',
     mark(s?.ok ? s.allP99Ms <= 50 && s.bytesPerStream < 20 * 1024 : undefined),
@@ -184,7 +184,9 @@ function summary(R) {
   out.push([
     'reference webhook delivery to a local receiver',
     '-',
-    w?.ok ? `${n0(w.deliveriesPerSec)} deliveries/s; API GET throughput drop ${f1(w.dropPct)} %` : '-',
+    w?.ok
+      ? `${n0(w.deliveriesPerSec)} deliveries/s with ${Math.round(w.serverCpuShare * 100)} % of a core; API GET throughput drop ${f1(w.dropPct)} %`
+      : '-',
     '>= 5,000/s; drop < 20 %',
     mark(w?.ok ? w.deliveriesPerSec >= 5000 && w.dropPct < 20 : undefined),
   ]);
