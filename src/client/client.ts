@@ -22,6 +22,14 @@ export interface RawRequestOptions extends RequestOptions {
  * The typed client of the Payment Service Public API. Safe to share: one instance per API key serves any number
  * of concurrent calls. Neither `util.inspect(client)` nor `JSON.stringify(client)` shows the key.
  *
+ * - Every method checks its input first (a `PspValidationError` names each bad field; nothing is sent).
+ * - The three creates always send an `Idempotency-Key`, identical on every retry; read it with
+ *   `.withResponse()` or from the error (`err.idempotencyKey`).
+ * - Requests safe to repeat (GETs, the keyed creates, cancel) are retried on 408, 429, 5xx, timeouts and
+ *   connection failures, `maxRetries` times (default 2), with full-jitter backoff or the server's `Retry-After`.
+ * - Failures are typed: `PspApiError` subclasses by code, then status; `PspTimeoutError`, `PspAbortError`,
+ *   `PspConnectionError`, `PspResponseError`.
+ *
  * @example
  * import { PspClient } from 'psp-sdk';
  *
