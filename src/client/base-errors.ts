@@ -8,6 +8,19 @@ type Inspect = (value: unknown, options?: unknown) => string;
 /** The only own fields `toJSON()` and `util.inspect` show (plus allow-listed headers). */
 const SAFE_FIELDS = ['status', 'code', 'requestId', 'idempotencyKey', 'attempts', 'retryAfter', 'issues'];
 
+/** A redacted copy of an error chain: name, message, stack, a string `code`; nothing else survives. */
+function safeCause(cause: unknown, depth: number): Error | undefined {
+  if (!(cause instanceof Error) || depth === 0) return undefined;
+  const copy = new Error(redactSecrets(cause.message));
+  copy.name = cause.name;
+  copy.stack = redactSecrets(cause.stack ?? `${cause.name}: ${cause.message}`);
+  const code = (cause as { code?: unknown }).code;
+  if (typeof code === 'string') Object.assign(copy, { code: redactSecrets(code) });
+  const inner = safeCause(cause.cause, depth - 1);
+  if (inner) Object.defineProperty(copy, 'cause', { value: inner, enumerable: false, writable: true });
+  return copy;
+}
+
 /**
  * Root of every error the SDK throws. `message`, `stack`, `JSON.stringify(err)` and `util.inspect(err)` never
  * contain an API key, a signing secret or a webhook secret.
@@ -17,10 +30,15 @@ const SAFE_FIELDS = ['status', 'code', 'requestId', 'idempotencyKey', 'attempts'
  */
 export class PspError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
-    super(redactSecrets(message), options);
-    if (options && 'cause' in options) {
-      // The cause stays reachable for debugging but out of enumeration: it may be a foreign object.
-      Object.defineProperty(this, 'cause', { value: options.cause, enumerable: false, writable: true });
+    super(redactSecrets(message));
+    if (options?.cause !== undefined) {
+      // A foreign error (a custom fetch's, say) may quote the request, Authorization header included: keep a
+      // redacted copy, out of enumeration, never the original.
+      Object.defineProperty(this, 'cause', {
+        value: safeCause(options.cause, 3),
+        enumerable: false,
+        writable: true,
+      });
     }
   }
 

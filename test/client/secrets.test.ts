@@ -37,6 +37,7 @@ function forms(err: unknown): Record<string, string> {
     inspect: util.inspect(e),
     inspectDeep: util.inspect(e, { showHidden: true, depth: null }),
     console: util.format('%o %O %s', e, e, e),
+    cause: util.inspect((e as { cause?: unknown }).cause, { showHidden: true, depth: null }),
   };
 }
 
