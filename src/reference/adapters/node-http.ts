@@ -41,8 +41,8 @@ function jsonError(status: number, code: string, message: string): Response {
   });
 }
 
-const NULL_BODY: PropertyDescriptor = { value: null, configurable: true };
-const NO_BODY = (request: Request) => Object.defineProperty(request, 'body', NULL_BODY);
+const NO_BODY = new Uint8Array(0);
+const readNoBody: BodyReader = () => Promise.resolve(NO_BODY);
 
 /**
  * An IPv4 client of a dual-stack (`::`) listener shows up as `::ffff:a.b.c.d`; the allow-list is written in
@@ -89,11 +89,13 @@ export function createNodeListener(
   };
   const listener = getRequestListener((request, env) => {
     const incoming = env.incoming as IncomingMessage;
-    // A GET or HEAD has no body by definition; saying so up front keeps @hono/node-server from building the
-    // full undici Request (with its AbortController) just to answer `request.body`, a third of a GET's cost.
-    if (incoming.method === 'GET' || incoming.method === 'HEAD') NO_BODY(request);
-    else {
-      // The reference reads the body straight from the IncomingMessage (see READ_BODY); nothing else reads it.
+    // The reference reads the body through READ_BODY, never through `request.body`, which would make
+    // @hono/node-server build a full undici Request (with its AbortController) per request. A GET or HEAD has no
+    // body by definition (a plain property, not a redefined `body`: that turned the request into a slow
+    // dictionary object); anything else is read straight from the IncomingMessage.
+    if (incoming.method === 'GET' || incoming.method === 'HEAD') {
+      (request as Request & { [READ_BODY]?: BodyReader })[READ_BODY] = readNoBody;
+    } else {
       let read: Promise<Uint8Array | undefined> | undefined;
       const reader: BodyReader = (maxBytes) => {
         read ??= readIncoming(incoming, maxBytes);
@@ -110,8 +112,6 @@ export function createNodeListener(
   }, listenerOptions);
   return listener as (incoming: IncomingMessage, outgoing: ServerResponse) => Promise<void>;
 }
-
-const EMPTY = new Uint8Array(0);
 
 /**
  * Reads a request body from the IncomingMessage: its bytes, or `undefined` once more than `maxBytes` arrived. Then
@@ -144,7 +144,7 @@ function readIncoming(incoming: IncomingMessage, maxBytes: number): Promise<Uint
     };
     const onEnd = () => {
       stop();
-      if (chunks.length === 0) return resolve(EMPTY);
+      if (chunks.length === 0) return resolve(NO_BODY);
       const whole = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
       // A plain Uint8Array view, as a web stream would give (a Buffer's toString and slice differ).
       resolve(new Uint8Array(whole.buffer, whole.byteOffset, whole.byteLength));
@@ -169,7 +169,9 @@ function settle(res: Response | WireResponse, outgoing: ServerResponse): Respons
   const headers = res.outgoingHeaders();
   // A WireResponse someone already turned into a Response (and maybe read) is written as that Response.
   if (headers === undefined) return res.toResponse();
-  outgoing.writeHead(res.status, { ...headers, 'content-length': Buffer.byteLength(res.body) });
+  // The record is the WireResponse's own and is written once, here: no copy.
+  headers['content-length'] = String(Buffer.byteLength(res.body));
+  outgoing.writeHead(res.status, headers);
   outgoing.end(res.body);
   return RESPONSE_ALREADY_SENT;
 }
