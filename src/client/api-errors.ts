@@ -1,4 +1,4 @@
-import { PspError } from './base-errors.js';
+import { named, PspError } from './base-errors.js';
 
 /** What {@link createApiError} and every API error constructor take. */
 export interface ApiErrorArgs {
@@ -41,6 +41,10 @@ function readBody(status: number, body: unknown): { code: string; message: strin
  * catch (err) { if (err instanceof PspApiError) console.log(err.status, err.code, err.requestId); }
  */
 export class PspApiError extends PspError {
+  static {
+    named(PspApiError, 'PspApiError');
+  }
+
   /** HTTP status. */
   readonly status: number;
   /** The spec's machine-readable code; when the body carries none, one derived from the status (e.g. `not_found`). */
@@ -68,19 +72,47 @@ export class PspApiError extends PspError {
 }
 
 /** 400 `bad_request`: the server refused the request as invalid. @example err instanceof BadRequestError */
-export class BadRequestError extends PspApiError {}
+export class BadRequestError extends PspApiError {
+  static {
+    named(BadRequestError, 'BadRequestError');
+  }
+}
 /** 401: the API key is unknown, revoked or malformed. @example err instanceof AuthenticationError */
-export class AuthenticationError extends PspApiError {}
+export class AuthenticationError extends PspApiError {
+  static {
+    named(AuthenticationError, 'AuthenticationError');
+  }
+}
 /** 403: access forbidden; see the code subclasses. @example err instanceof PermissionDeniedError */
-export class PermissionDeniedError extends PspApiError {}
+export class PermissionDeniedError extends PspApiError {
+  static {
+    named(PermissionDeniedError, 'PermissionDeniedError');
+  }
+}
 /** 404: no such object for this merchant. @example err instanceof NotFoundError */
-export class NotFoundError extends PspApiError {}
+export class NotFoundError extends PspApiError {
+  static {
+    named(NotFoundError, 'NotFoundError');
+  }
+}
 /** 409: the object's state forbids the operation. @example err instanceof ConflictError */
-export class ConflictError extends PspApiError {}
+export class ConflictError extends PspApiError {
+  static {
+    named(ConflictError, 'ConflictError');
+  }
+}
 /** 422: e.g. a refund above the balance, or a payout route not configured. @example err instanceof UnprocessableEntityError */
-export class UnprocessableEntityError extends PspApiError {}
+export class UnprocessableEntityError extends PspApiError {
+  static {
+    named(UnprocessableEntityError, 'UnprocessableEntityError');
+  }
+}
 /** 5xx: a server failure (retried automatically before this is thrown). @example err instanceof InternalServerError */
-export class InternalServerError extends PspApiError {}
+export class InternalServerError extends PspApiError {
+  static {
+    named(InternalServerError, 'InternalServerError');
+  }
+}
 
 /**
  * 429: the merchant's rate limit. `retryAfter` is the server's `Retry-After` in seconds (undefined if absent).
@@ -90,6 +122,10 @@ export class InternalServerError extends PspApiError {}
  * catch (err) { if (err instanceof RateLimitError) await sleep((err.retryAfter ?? 1) * 1000); }
  */
 export class RateLimitError extends PspApiError {
+  static {
+    named(RateLimitError, 'RateLimitError');
+  }
+
   readonly retryAfter?: number;
   constructor(args: ApiErrorArgs & { retryAfter?: number }) {
     super(args);
@@ -99,17 +135,41 @@ export class RateLimitError extends PspApiError {
 }
 
 /** 409 `idempotent_conflict`: the Idempotency-Key was used before with a different body. @example err instanceof IdempotentConflictError */
-export class IdempotentConflictError extends ConflictError {}
+export class IdempotentConflictError extends ConflictError {
+  static {
+    named(IdempotentConflictError, 'IdempotentConflictError');
+  }
+}
 /** 409 `not_pending`: cancel of a payment that is no longer pending. @example err instanceof NotPendingError */
-export class NotPendingError extends ConflictError {}
+export class NotPendingError extends ConflictError {
+  static {
+    named(NotPendingError, 'NotPendingError');
+  }
+}
 /** 403 `live_not_enabled`: a live key while live mode is off. @example err instanceof LiveNotEnabledError */
-export class LiveNotEnabledError extends PermissionDeniedError {}
+export class LiveNotEnabledError extends PermissionDeniedError {
+  static {
+    named(LiveNotEnabledError, 'LiveNotEnabledError');
+  }
+}
 /** 403 `ip_not_allowed`: the source address is outside the cabinet's allow-list. @example err instanceof IpNotAllowedError */
-export class IpNotAllowedError extends PermissionDeniedError {}
+export class IpNotAllowedError extends PermissionDeniedError {
+  static {
+    named(IpNotAllowedError, 'IpNotAllowedError');
+  }
+}
 /** 403 `aml_blocked`. @example err instanceof AmlBlockedError */
-export class AmlBlockedError extends PermissionDeniedError {}
+export class AmlBlockedError extends PermissionDeniedError {
+  static {
+    named(AmlBlockedError, 'AmlBlockedError');
+  }
+}
 /** 403 `forbidden_purpose`. @example err instanceof ForbiddenPurposeError */
-export class ForbiddenPurposeError extends PermissionDeniedError {}
+export class ForbiddenPurposeError extends PermissionDeniedError {
+  static {
+    named(ForbiddenPurposeError, 'ForbiddenPurposeError');
+  }
+}
 /**
  * `signature_required` or `invalid_signature`. The spec files these under 400 and, for `signature_required`,
  * also 401; this class is chosen by code whatever the status, so it extends {@link BadRequestError} and
@@ -118,7 +178,11 @@ export class ForbiddenPurposeError extends PermissionDeniedError {}
  * @example
  * catch (err) { if (err instanceof SignatureError) console.error('check signingSecret', err.code); }
  */
-export class SignatureError extends BadRequestError {}
+export class SignatureError extends BadRequestError {
+  static {
+    named(SignatureError, 'SignatureError');
+  }
+}
 
 type ApiErrorClass = new (args: ApiErrorArgs) => PspApiError;
 

@@ -8,6 +8,22 @@ type Inspect = (value: unknown, options?: unknown) => string;
 /** The only own fields `toJSON()` and `util.inspect` show (plus allow-listed headers). */
 const SAFE_FIELDS = ['status', 'code', 'requestId', 'idempotencyKey', 'attempts', 'retryAfter', 'issues'];
 
+/**
+ * Gives a class its `name` on the prototype, inside the class body: the name survives minification (which
+ * renames classes) and tree-shaking (which would drop a separate module-level loop).
+ *
+ * @example
+ * class MyError extends PspError { static { named(MyError, 'MyError'); } }
+ */
+export function named(cls: { prototype: object }, name: string): void {
+  Object.defineProperty(cls.prototype, 'name', {
+    value: name,
+    enumerable: false,
+    configurable: true,
+    writable: true,
+  });
+}
+
 /** A redacted copy of an error chain: name, message, stack, a string `code`; nothing else survives. */
 function safeCause(cause: unknown, depth: number): Error | undefined {
   if (!(cause instanceof Error) || depth === 0) return undefined;
@@ -29,6 +45,10 @@ function safeCause(cause: unknown, depth: number): Error | undefined {
  * try { await client.payments.get(id); } catch (err) { if (err instanceof PspError) log(err.toJSON()); }
  */
 export class PspError extends Error {
+  static {
+    named(PspError, 'PspError');
+  }
+
   constructor(message: string, options?: { cause?: unknown }) {
     super(redactSecrets(message));
     if (options?.cause !== undefined) {
@@ -70,6 +90,10 @@ export class PspError extends Error {
  * catch (err) { if (err instanceof PspValidationError) err.issues; // [{ field: 'amount', message: 'must be at least 1' }] }
  */
 export class PspValidationError extends PspError {
+  static {
+    named(PspValidationError, 'PspValidationError');
+  }
+
   readonly issues: FieldIssue[];
   constructor(issues: FieldIssue[], what = 'input') {
     const list = issues
@@ -88,6 +112,10 @@ export class PspValidationError extends PspError {
  * catch (err) { if (err instanceof PspResponseError) console.error(err.status, err.issues); }
  */
 export class PspResponseError extends PspError {
+  static {
+    named(PspResponseError, 'PspResponseError');
+  }
+
   constructor(
     message: string,
     readonly status: number,
@@ -105,6 +133,10 @@ export class PspResponseError extends PspError {
  * catch (err) { if (err instanceof PspConnectionError && !(err instanceof PspTimeoutError)) retryLater(); }
  */
 export class PspConnectionError extends PspError {
+  static {
+    named(PspConnectionError, 'PspConnectionError');
+  }
+
   /** The `Idempotency-Key` sent, when the request had one: resend with it to stay exactly-once. */
   idempotencyKey?: string;
   /** How many attempts were made (1 = no retry). */
@@ -117,7 +149,11 @@ export class PspConnectionError extends PspError {
  * @example
  * await client.payments.get(id, { timeout: 5_000 }).catch((e) => e instanceof PspTimeoutError);
  */
-export class PspTimeoutError extends PspConnectionError {}
+export class PspTimeoutError extends PspConnectionError {
+  static {
+    named(PspTimeoutError, 'PspTimeoutError');
+  }
+}
 
 /**
  * The caller's `AbortSignal` fired. Never retried. `reason` is the signal's reason.
@@ -126,6 +162,10 @@ export class PspTimeoutError extends PspConnectionError {}
  * const ac = new AbortController(); ac.abort(); await client.banks.list({ signal: ac.signal }); // throws PspAbortError
  */
 export class PspAbortError extends PspError {
+  static {
+    named(PspAbortError, 'PspAbortError');
+  }
+
   idempotencyKey?: string;
   attempts = 1;
 }
