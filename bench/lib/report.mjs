@@ -159,7 +159,9 @@ function summary(R) {
         ? `${f2(o.ratio)} (${n0(o.rps)} req/s; per server CPU-s ${f2(o.cpuRatio)}); as the CLI runs it ${f2(cli?.ratio)} (CPU ${f2(cli?.cpuRatio)})`
         : '-',
       `>= ${goal}`,
-      mark(o ? o.ratio >= goal : undefined),
+      // autocannon shares the 2 cores, so node:http's req/s is capped by the load generator and the req/s ratio
+      // flatters a slower server; the per-CPU-second ratio is not capped that way. Both are judged.
+      o ? `req/s: ${mark(o.ratio >= goal)}; per server CPU-s: ${mark(o.cpuRatio >= goal)}` : mark(undefined),
     ]);
   }
   const s = R.sse;
