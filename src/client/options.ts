@@ -220,7 +220,9 @@ export function resolveCallOptions(call: RequestOptions | undefined, client: Res
   const timeout = checkNumber(issues, 'timeout', call.timeout, client.timeout, 1, MAX_TIMER);
   const maxRetries = checkNumber(issues, 'maxRetries', call.maxRetries, client.maxRetries, 0, 10);
   const signal = call.signal;
-  if (signal !== undefined && !(signal instanceof AbortSignal)) {
+  // Duck-typed: a signal from another realm (an iframe, a test environment) fails instanceof but works.
+  const s = signal as { aborted?: unknown; addEventListener?: unknown } | undefined;
+  if (s !== undefined && (typeof s.aborted !== 'boolean' || typeof s.addEventListener !== 'function')) {
     issues.push({ field: 'signal', message: 'must be an AbortSignal' });
   }
   if (issues.length > 0) throw new PspValidationError(issues, 'request options');
