@@ -12,16 +12,30 @@ const entry = {
 // is emptied once, here, when the config loads.
 rmSync(new URL('./dist', import.meta.url), { recursive: true, force: true });
 
-// ky and @noble/hashes ship ESM only: the CJS build must bundle them or `require('psp-sdk')` breaks on Node 20.
-const esmOnlyDeps = ['ky', /^ky\//, '@noble/hashes', /^@noble\/hashes\//];
+// The client's and webhooks' dependencies are bundled into both builds:
+// - CJS: ky and @noble/hashes ship ESM only; `require('psp-sdk')` would break on Node 20 without them inlined.
+// - ESM: loading zod/mini's many small modules one by one is most of a cold import. Measured here (CPU time over
+//   `node -e 0`, scripts/import-budget.mjs): `import('psp-sdk')` +99 ms with them external, +38 ms bundled,
+//   against a 40 ms budget. Bundle size is the same either way (size-limit counts dependencies).
+// hono, @hono/node-server and ipaddr.js (reference only) stay external; zod stays a dependency for the .d.ts files.
+const clientDeps = [
+  'ky',
+  /^ky\//,
+  '@noble/hashes',
+  /^@noble\/hashes\//,
+  'zod',
+  /^zod\//,
+  'eventsource-parser',
+  /^eventsource-parser\//,
+];
 // msw is an optional peer of psp-sdk/reference/msw: never bundled.
 const external = [/^node:/, 'msw', /^msw\//];
 const dts: Options['dts'] = { compilerOptions: { ignoreDeprecations: '6.0' } };
 
 export default defineConfig([
   {
-    // ESM: dependencies stay external (the consumer's bundler dedupes them); entries share chunks, which
-    // scripts/check-dist.mjs verifies never carry reference code into the client or webhooks entries.
+    // ESM: entries share chunks, which scripts/check-dist.mjs verifies never carry reference code into the client
+    // or webhooks entries.
     entry,
     format: ['esm'],
     target: 'es2022',
@@ -30,6 +44,7 @@ export default defineConfig([
     sourcemap: true,
     splitting: true,
     treeshake: true,
+    noExternal: clientDeps,
     external,
   },
   {
@@ -41,7 +56,7 @@ export default defineConfig([
     sourcemap: true,
     splitting: false,
     treeshake: true,
-    noExternal: esmOnlyDeps,
+    noExternal: clientDeps,
     external,
   },
   {

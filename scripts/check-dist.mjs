@@ -2,7 +2,7 @@
 // Checks what each built entry pulls in at run time, from the files tsup wrote (dist/ and its source maps):
 // - no reference code (src/reference, hono, @hono/node-server, ipaddr.js) in the client or webhooks entries, in
 //   either format, even through a chunk that ESM code splitting shares with the reference;
-// - no zod at run time in the webhooks entry (types only);
+// - no zod at run time in the webhooks entry (types only), neither imported nor bundled in;
 // - no `node:` import in the client or webhooks entries (they run in browsers and edge runtimes too);
 // - the CJS entries carry no `require` of an ESM-only package (ky, @noble/hashes), which Node 20 cannot load.
 import { existsSync, readFileSync } from 'node:fs';
@@ -73,8 +73,10 @@ for (const [entry, allow] of Object.entries(rules)) {
         if (referenceSources.some((r) => r.test(s))) problems.push(`${name}: contains ${s}`);
       for (const i of g.imports) if (referencePackages.test(i)) problems.push(`${name}: imports ${i}`);
     }
-    if (!allow.zod)
+    if (!allow.zod) {
       for (const i of g.imports) if (/^zod(\/|$)/.test(i)) problems.push(`${name}: imports ${i}`);
+      for (const s of g.sources) if (/node_modules\/zod\//.test(s)) problems.push(`${name}: contains ${s}`);
+    }
     if (!allow.node)
       for (const i of g.imports) if (i.startsWith('node:')) problems.push(`${name}: imports ${i}`);
     if (format === 'cjs')

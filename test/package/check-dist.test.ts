@@ -66,6 +66,16 @@ describe('scripts/check-dist.mjs', () => {
     expect(r.output).toContain('dist/index.js: contains src/reference/domain/payments.ts');
   });
 
+  it('catches zod bundled into the webhooks entry', async () => {
+    const dist = fakeDist(
+      { 'webhooks/index.js': 'export const w = 1;\n' },
+      { 'webhooks/index.js': ['../src/webhooks/verify.ts', '../../node_modules/zod/v4/mini/schemas.js'] },
+    );
+    const r = await check(dist);
+    expect(r.code).toBe(1);
+    expect(r.output).toContain('dist/webhooks/index.js: contains node_modules/zod/v4/mini/schemas.js');
+  });
+
   it('catches hono, zod and node: imports in the webhooks entry, and ESM-only requires in CJS', async () => {
     const r = await check(
       fakeDist({

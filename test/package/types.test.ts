@@ -28,6 +28,7 @@ describe.concurrent('a consumer project type-checks against the published types 
         (e: { stdout?: string; stderr?: string }) => `${e.stdout ?? ''}${e.stderr ?? ''}` || String(e),
       );
       expect(result).toBe('');
-    });
+      // Full library checking of @types/node, msw and hono takes ~10 s of CPU per config; generous for a busy machine.
+    }, 180_000);
   }
 });
