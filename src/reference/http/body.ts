@@ -70,8 +70,12 @@ export async function readRawBody(
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
+// What clients send nearly always; both pass the full check below, which splits and lower-cases every time.
+const PLAIN_JSON = new Set(['application/json', 'application/json; charset=utf-8']);
+
 function checkContentType(header: string | null): void {
   if (header === null) return; // A JSON body without Content-Type is read as JSON, as the spec's wire is JSON only.
+  if (PLAIN_JSON.has(header)) return;
   const [type = '', ...params] = header.split(';').map((s) => s.trim().toLowerCase());
   if (type !== 'application/json' && !/^application\/[a-z0-9.+-]+\+json$/.test(type)) {
     throw new DomainError(

@@ -15,7 +15,16 @@ const replayHeaders = (status: number): Record<string, string> =>
 export function publicRoutes(deps: AppDeps): Hono<AppEnv> {
   const { domain } = deps;
   const r = new Hono<AppEnv>();
-  const payBase = (url: string) => (deps.publicUrl ?? new URL(url).origin).replace(/\/+$/, '');
+  // Every create on one server has the same request URL: parse it once, not per request.
+  let lastUrl = '';
+  let lastBase = '';
+  const payBase = (url: string) => {
+    if (url !== lastUrl) {
+      lastBase = (deps.publicUrl ?? new URL(url).origin).replace(/\/+$/, '');
+      lastUrl = url;
+    }
+    return lastBase;
+  };
   const ct = (c: { req: { header(name: string): string | undefined } }) =>
     c.req.header('content-type') ?? null;
 
