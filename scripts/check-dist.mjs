@@ -4,8 +4,10 @@
 //   either format, even through a chunk that ESM code splitting shares with the reference;
 // - no zod at run time in the webhooks entry (types only), neither imported nor bundled in;
 // - no `node:` import in the client or webhooks entries (they run in browsers and edge runtimes too);
-// - the CJS entries carry no `require` of an ESM-only package (ky, @noble/hashes), which Node 20 cannot load.
+// - the CJS entries carry no `require` of an ESM-only package (ky, @noble/hashes), which Node 20 cannot load;
+// - every package a built file imports is in `dependencies` or `peerDependencies` (a consumer installs only those).
 import { existsSync, readFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -15,6 +17,18 @@ const distArg = process.argv.indexOf('--dist');
 const root =
   distArg > 0 ? resolve(process.argv[distArg + 1], '..') : fileURLToPath(new URL('..', import.meta.url));
 const dist = distArg > 0 ? resolve(process.argv[distArg + 1]) : join(root, 'dist');
+
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const installed = new Set([
+  ...Object.keys(pkg.dependencies ?? {}),
+  ...Object.keys(pkg.peerDependencies ?? {}),
+]);
+const builtins = new Set(builtinModules);
+const packageName = (spec) =>
+  spec
+    .split('/')
+    .slice(0, spec.startsWith('@') ? 2 : 1)
+    .join('/');
 
 const referenceSources = [/(^|\/)src\/reference\//, /node_modules\/(hono|@hono\/node-server|ipaddr\.js)\//];
 const referencePackages = /^(hono|@hono\/node-server|ipaddr\.js)(\/|$)/;
@@ -79,6 +93,12 @@ for (const [entry, allow] of Object.entries(rules)) {
     }
     if (!allow.node)
       for (const i of g.imports) if (i.startsWith('node:')) problems.push(`${name}: imports ${i}`);
+    for (const i of g.imports) {
+      if (i.startsWith('node:') || builtins.has(packageName(i)) || installed.has(packageName(i))) continue;
+      problems.push(
+        `${name}: imports ${i}, which package.json lists in neither dependencies nor peerDependencies`,
+      );
+    }
     if (format === 'cjs')
       for (const i of g.imports) if (esmOnly.test(i)) problems.push(`${name}: requires ESM-only ${i}`);
     console.log(

@@ -14,6 +14,10 @@ type Files = Record<string, string>;
 function fakeDist(files: Files, sources: Record<string, string[]> = {}): string {
   const root = mkdtempSync(join(tmpdir(), 'psp-check-dist-'));
   dirs.push(root);
+  writeFileSync(
+    join(root, 'package.json'),
+    JSON.stringify({ dependencies: { hono: '*', zod: '*' }, peerDependencies: { msw: '*' } }),
+  );
   const clean: Files = {
     'index.js': "import * as z from 'zod/mini';\nexport const a = z;\n",
     'index.cjs': "module.exports = require('zod/mini');\n",
@@ -64,6 +68,15 @@ describe('scripts/check-dist.mjs', () => {
     const r = await check(dist);
     expect(r.code).toBe(1);
     expect(r.output).toContain('dist/index.js: contains src/reference/domain/payments.ts');
+  });
+
+  it('catches a run-time import of a package that consumers do not install', async () => {
+    const r = await check(fakeDist({ 'reference/index.js': "import 'left-pad';\nimport 'http';\n" }));
+    expect(r.code).toBe(1);
+    expect(r.output).toContain(
+      'dist/reference/index.js: imports left-pad, which package.json lists in neither dependencies nor peerDependencies',
+    );
+    expect(r.output).not.toContain('imports http,');
   });
 
   it('catches zod bundled into the webhooks entry', async () => {
