@@ -4,6 +4,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { type BodyReader, READ_BODY } from '../http/body.js';
+import { RAW_HEADERS } from '../http/headers.js';
 import { WireResponse } from '../http/wire-response.js';
 
 /**
@@ -93,6 +94,8 @@ export function createNodeListener(
     // @hono/node-server build a full undici Request (with its AbortController) per request. A GET or HEAD has no
     // body by definition (a plain property, not a redefined `body`: that turned the request into a slow
     // dictionary object); anything else is read straight from the IncomingMessage.
+    // The reference reads its headers from the raw list (see RAW_HEADERS), so no Headers object is built.
+    (request as Request & { [RAW_HEADERS]?: readonly string[] })[RAW_HEADERS] = incoming.rawHeaders;
     if (incoming.method === 'GET' || incoming.method === 'HEAD') {
       (request as Request & { [READ_BODY]?: BodyReader })[READ_BODY] = readNoBody;
     } else {

@@ -3,20 +3,21 @@ import type { Domain } from '../domain/core.js';
 import { DomainError } from '../domain/errors.js';
 import { isAllowed } from '../domain/ip-allow.js';
 import type { Caller } from '../domain/validate.js';
+import { header } from './headers.js';
 
 const SIGNATURE_RE = /^sha256=([0-9a-f]{64})$/;
 
 /** The bearer token of a request, or why there is none. Never echoes the header. */
 export function bearer(request: Request): string {
-  const header = request.headers.get('authorization');
-  if (header === null || header.trim() === '') {
+  const value = header(request, 'authorization');
+  if (value === null || value.trim() === '') {
     throw new DomainError(
       401,
       'unauthorized',
       'Missing Authorization header: send "Authorization: Bearer <API key>".',
     );
   }
-  const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
+  const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(value);
   if (!m) throw new DomainError(401, 'unauthorized', 'The Authorization header must be "Bearer <API key>".');
   return m[1]!;
 }
@@ -33,7 +34,7 @@ export function clientAddress(
   trustProxy: boolean,
 ): string | undefined {
   if (trustProxy) {
-    const xff = request.headers.get('x-forwarded-for');
+    const xff = header(request, 'x-forwarded-for');
     // The rightmost entry is the one our own proxy appended; entries left of it are the client's to forge.
     const last = xff
       ?.split(',')
@@ -105,8 +106,8 @@ export function authenticate(
  * be sent (400 `signature_required`). The HMAC covers the raw body bytes, empty for a GET.
  */
 export function checkSignature(caller: Caller, request: Request, body: Uint8Array): void {
-  const header = request.headers.get('x-psp-signature');
-  if (header === null) {
+  const sent = header(request, 'x-psp-signature');
+  if (sent === null) {
     if (caller.terminal.requireSignature) {
       throw new DomainError(
         400,
@@ -116,7 +117,7 @@ export function checkSignature(caller: Caller, request: Request, body: Uint8Arra
     }
     return;
   }
-  const m = SIGNATURE_RE.exec(header.trim());
+  const m = SIGNATURE_RE.exec(sent.trim());
   if (!m) {
     throw new DomainError(
       400,

@@ -1,5 +1,6 @@
 import { DEFAULTS } from '../domain/defaults.js';
 import { DomainError } from '../domain/errors.js';
+import { header } from './headers.js';
 
 const EMPTY = new Uint8Array(0);
 
@@ -26,7 +27,7 @@ export async function readRawBody(
 ): Promise<Uint8Array> {
   const tooLarge = () =>
     new DomainError(413, 'payload_too_large', `The request body is larger than ${maxBytes} bytes.`);
-  const declared = request.headers.get('content-length');
+  const declared = header(request, 'content-length');
   if (declared !== null && /^\d+$/.test(declared.trim()) && Number(declared) > maxBytes) throw tooLarge();
   const direct = (request as Request & { [READ_BODY]?: BodyReader })[READ_BODY];
   if (direct) {

@@ -6,6 +6,7 @@ import { DomainError } from '../domain/errors.js';
 import type { Caller } from '../domain/validate.js';
 import type { EventStreamHub } from '../sse/index.js';
 import { quote } from './errors.js';
+import { header } from './headers.js';
 
 /** Hono environment of the reference app: the socket address comes in as a binding. */
 export interface AppEnv {
@@ -38,7 +39,7 @@ export function pathId(c: Context, what: string, param = 'id'): string {
 
 /** The Idempotency-Key header (spec 5.6), validated: 1 to 64 visible ASCII characters. */
 export function idempotencyKey(c: Context): string | undefined {
-  const value = c.req.header('idempotency-key');
+  const value = header(c.req.raw, 'idempotency-key') ?? undefined;
   if (value === undefined) return undefined;
   const r = IdempotencyKey.safeParse(value);
   if (!r.success) {

@@ -4,6 +4,7 @@ import { parseJson, readRawBody, requireJson, requireNoBody } from './body.js';
 import { authenticate, checkBlock, checkSignature, clientAddress } from './auth.js';
 import { type AppDeps, type AppEnv, idempotencyKey, pathId } from './context.js';
 import { json } from './errors.js';
+import { header } from './headers.js';
 
 const replayHeaders = (status: number): Record<string, string> =>
   status === 200 ? { 'idempotent-replayed': 'true' } : {};
@@ -25,8 +26,7 @@ export function publicRoutes(deps: AppDeps): Hono<AppEnv> {
     }
     return lastBase;
   };
-  const ct = (c: { req: { header(name: string): string | undefined } }) =>
-    c.req.header('content-type') ?? null;
+  const ct = (c: { req: { raw: Request } }) => header(c.req.raw, 'content-type');
 
   r.use('*', async (c, next) => {
     const address = clientAddress(c.req.raw, c.env?.remoteAddress, deps.trustProxy);
