@@ -5,7 +5,7 @@ import { Payouts } from '../resources/payouts.js';
 import { ApiPromise } from './api-promise.js';
 import { type ClientOptions, type RequestOptions, resolveOptions } from './options.js';
 import { Transport } from './transport.js';
-import { assertNoIssues, idempotencyKeyIssue } from './validate.js';
+import { assertNoIssues, idempotencyKeyIssue, jsonBody } from './validate.js';
 
 /**
  * Options of {@link PspClient.request}.
@@ -89,7 +89,7 @@ export class PspClient {
           {
             method,
             path,
-            body: options.body === undefined ? undefined : JSON.stringify(options.body),
+            body: options.body === undefined ? undefined : jsonBody(options.body),
             idempotencyKey: options.idempotencyKey,
             safe: method === 'GET' || options.idempotencyKey !== undefined,
             options,

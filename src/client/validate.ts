@@ -58,3 +58,19 @@ export function responseParser<T>(schema: () => z.ZodMiniType<T>, what: string) 
     );
   };
 }
+
+/**
+ * The JSON text of a request body; a body JSON cannot encode (a cycle, a BigInt) is a {@link PspValidationError}.
+ *
+ * @example
+ * const body = jsonBody({ amount: 100 }); // '{"amount":100}'
+ */
+export function jsonBody(input: unknown): string {
+  try {
+    return JSON.stringify(input);
+  } catch {
+    throw new PspValidationError([
+      { field: '(body)', message: 'must be JSON-serialisable (no cycles or BigInts)' },
+    ]);
+  }
+}

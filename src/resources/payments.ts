@@ -7,6 +7,7 @@ import {
   checkInput,
   idempotencyKeyIssue,
   idIssue,
+  jsonBody,
   responseParser,
 } from '../client/validate.js';
 import { type CreatePaymentInput, type CreateRefundInput, inputSchemas } from '../schemas/inputs.js';
@@ -60,7 +61,7 @@ export class Payments {
           {
             method: 'POST',
             path: '/payments',
-            body: JSON.stringify(input),
+            body: jsonBody(input),
             idempotencyKey: options?.idempotencyKey ?? crypto.randomUUID(),
             safe: true,
             options,
@@ -146,7 +147,7 @@ export class Payments {
           {
             method: 'POST',
             path: `/payments/${id}/refund`,
-            body: JSON.stringify(input),
+            body: jsonBody(input),
             idempotencyKey: options?.idempotencyKey ?? crypto.randomUUID(),
             safe: true,
             options,

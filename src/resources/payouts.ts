@@ -6,6 +6,7 @@ import {
   checkInput,
   idempotencyKeyIssue,
   idIssue,
+  jsonBody,
   responseParser,
 } from '../client/validate.js';
 import { type CreatePayoutInput, inputSchemas } from '../schemas/inputs.js';
@@ -48,7 +49,7 @@ export class Payouts {
           {
             method: 'POST',
             path: '/payouts',
-            body: JSON.stringify(input),
+            body: jsonBody(input),
             idempotencyKey: options?.idempotencyKey ?? crypto.randomUUID(),
             safe: true,
             options,

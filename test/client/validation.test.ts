@@ -118,6 +118,17 @@ describe('inputs are checked before anything is sent', () => {
     expect(seen).toHaveLength(0);
   });
 
+  it('a body JSON cannot encode is a validation error, not a TypeError', async () => {
+    const { fetch, seen } = stubFetch(() => json({}));
+    const cyclic: Record<string, unknown> = { amount: 1 };
+    cyclic.self = cyclic;
+    const e = await rejection(client(fetch).payments.create(cyclic as { amount: number }));
+    expect(fields(e)).toEqual(['(body)']);
+    const e2 = await rejection(client(fetch).request('POST', '/payments', { body: { n: 1n } }));
+    expect(fields(e2)).toEqual(['(body)']);
+    expect(seen).toHaveLength(0);
+  });
+
   it('sends the body exactly as given, unknown fields included (a newer server may accept them)', async () => {
     const { fetch, seen } = stubFetch(() => json(createPaymentResponse(), 201));
     await client(fetch).payments.create({ amount: 5, future_field: 'x' } as { amount: number });
