@@ -16,14 +16,17 @@ const node = process.execPath;
 
 /**
  * Stages run in order; the steps of one stage run at the same time (their output is printed whole, one step after
- * the other, as each finishes). A step with `background` starts with the first stage and is awaited by its stage.
- * @type {Array<Array<{ name: string, cmd: string, args: string[], json?: string, background?: boolean }>>}
+ * the other, as each finishes).
+ * @type {Array<Array<{ name: string, cmd: string, args: string[], json?: string }>>}
  */
 const stages = [
   [
     { name: 'lint', cmd: bin('biome'), args: ['check', '.'] },
     { name: 'typecheck', cmd: bin('tsc'), args: ['--noEmit', '-p', 'tsconfig.json'] },
     { name: 'build', cmd: bin('tsup'), args: [] },
+    // Network-bound (npm ci of the pinned Deno, Node 24 and Bun when missing), and needed from the next stage on:
+    // test/reference-edge runs the reference under Deno and Bun too.
+    { name: 'runtimes', cmd: node, args: ['scripts/ensure-runtimes.mjs'] },
   ],
   [
     {
@@ -48,10 +51,6 @@ const stages = [
   ],
   // Alone: a timing measurement must not share the cores with anything of ours.
   [{ name: 'import-time budgets', cmd: node, args: ['scripts/import-budget.mjs'] }],
-  [
-    // Network-bound (npm ci of the runtime binaries when missing): started at once, awaited here.
-    { name: 'runtimes', cmd: node, args: ['scripts/ensure-runtimes.mjs'], background: true },
-  ],
   [
     {
       name: 'package smoke (Node 20/24 ESM+CJS, Deno, Bun, bin, consumer types)',
@@ -131,15 +130,13 @@ const selected = stages
 for (const step of selected.flat()) if (step.json) rmSync(step.json, { force: true });
 
 const started = performance.now();
-const background = new Map();
-for (const step of selected.flat()) if (step.background) background.set(step, start(step, true));
 
 const results = [];
 let failed;
 for (const stage of selected) {
   console.log(`\n▶ ${stage.map((s) => s.name).join('  |  ')}`);
-  const capture = stage.length > 1 || stage.some((s) => s.background);
-  const pending = stage.map((s) => background.get(s) ?? start(s, capture));
+  const capture = stage.length > 1;
+  const pending = stage.map((s) => start(s, capture));
   // Print each step's output as soon as it ends, so a long stage still shows progress.
   await Promise.all(
     pending.map((p) =>
@@ -179,7 +176,7 @@ console.log(
   `  total ${((performance.now() - started) / 1000).toFixed(1)} s wall${cpu === undefined ? '' : `, ${cpu.toFixed(0)} s CPU`}`,
 );
 if (failed) console.log(`\nFailed at: ${failed}`);
-// A background step still going after an early failure (the runtimes' npm ci) is not left behind.
+// Every stage awaits all its steps, so nothing should still run here; if anything does, it is not left behind.
 for (const child of running) child.kill('SIGTERM');
 // One plain closing line with the test counts of both vitest runs; a failed non-test step counts as one failure.
 const failures = total.failed + (failed && total.failed === 0 ? 1 : 0);
