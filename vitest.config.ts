@@ -21,8 +21,8 @@ export default defineConfig({
       reporter: ['text', 'json-summary'],
       reportsDirectory: 'coverage',
       reportOnFailure: true,
-      // Lines >= 90 % once every module's suite has landed (enabled at the end of the first build day).
-      thresholds: { lines: 0 },
+      // Issue 5: the run fails below 90 % of src/ lines (97 % when this was set).
+      thresholds: { lines: 90 },
     },
   },
 });
