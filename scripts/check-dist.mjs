@@ -39,6 +39,8 @@ const rules = {
   'webhooks/index': { reference: false, zod: false, node: false },
   'reference/index': { reference: true, zod: true, node: true },
   'reference/msw': { reference: true, zod: true, node: true },
+  // The psp-reference bin: ESM only.
+  'reference/cli': { reference: true, zod: true, node: true, esmOnly: true },
 };
 
 /** Sources (from the .map files) and bare imports reachable from one built file. */
@@ -71,10 +73,11 @@ async function graph(file, format) {
 
 const problems = [];
 for (const [entry, allow] of Object.entries(rules)) {
-  for (const [ext, format] of [
+  const formats = [
     ['js', 'esm'],
     ['cjs', 'cjs'],
-  ]) {
+  ];
+  for (const [ext, format] of allow.esmOnly ? formats.slice(0, 1) : formats) {
     const file = join(dist, `${entry}.${ext}`);
     if (!existsSync(file)) {
       problems.push(`${entry}.${ext}: missing (run the build first)`);
