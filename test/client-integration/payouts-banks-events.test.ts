@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BadRequestError, NotFoundError, UnprocessableEntityError } from '../../src/index.js';
+import { BadRequestError, NotFoundError, PspClient, UnprocessableEntityError } from '../../src/index.js';
 import type { SseEvent } from '../../src/index.js';
 import type { RunningReference } from '../../src/reference/index.js';
 import { failure, merchant, PHONE, startRef, UNKNOWN_ID } from './setup.js';
@@ -101,5 +101,27 @@ describe('events.stream against the reference', () => {
       kind: 'payment.status_changed',
       payload: { id: target, status: 'cancelled' },
     });
+  });
+
+  it('connects with the empty-body signature when the terminal requires signing', async () => {
+    const { m } = merchant(ref);
+    ref.reference.cabinet.updateTerminal(m.terminal_id, { require_signature: true });
+    const signed = new PspClient({
+      apiKey: m.api_key,
+      baseUrl: ref.base_url,
+      signingSecret: m.signing_secret,
+    });
+    const stream = signed.events.stream();
+    const first = (async () => {
+      for await (const ev of stream) return ev;
+      return undefined;
+    })();
+    let ev: SseEvent | undefined;
+    for (let i = 0; i < 50 && !ev; i++) {
+      await signed.payments.create({ amount: 1000 });
+      ev = await Promise.race([first, new Promise<undefined>((r) => setTimeout(() => r(undefined), 20))]);
+    }
+    stream.close();
+    expect(ev?.kind).toBe('payment.created');
   });
 });
