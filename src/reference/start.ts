@@ -13,9 +13,11 @@ export interface StartReferenceOptions extends ReferenceOptions {
   /** Port to bind; 0 takes a free port. Default `4010`. */
   port?: number;
   /**
-   * Let the HTTP adapter swap the global `Request`/`Response` for @hono/node-server's lighter ones: about
-   * twice the throughput, at the price of changing globals for the whole process. The `psp-reference` CLI
-   * turns it on; leave it off inside a test runner or an application. Default: false.
+   * Let the HTTP adapter swap the global `Request`/`Response` for @hono/node-server's lighter ones, changing
+   * globals for the whole process. The reference's own answers no longer need it (they are written without a
+   * `Response` either way, and both modes measure the same); it only lightens the few answers built as real
+   * Responses (the event stream, 204s, the buyer's page). The `psp-reference` CLI turns it on; leave it off
+   * inside a test runner or an application. Default: false.
    */
   overrideGlobalObjects?: boolean;
 }
