@@ -31,3 +31,49 @@ describe('schemas', () => {
     expect(responseSchemas(true).Payment.safeParse(body).success).toBe(false);
   });
 });
+
+describe('the rules the schemas state without zod builders', () => {
+  it('timestamps: RFC 3339 in UTC, and a date that exists', async () => {
+    const { isUtcTimestamp } = await import('../src/schemas/common.js');
+    expect(isUtcTimestamp('2026-11-21T06:00:00Z')).toBe(true);
+    expect(isUtcTimestamp('2026-11-21T06:00:00.123456Z')).toBe(true);
+    expect(isUtcTimestamp('2024-02-29T00:00:00Z')).toBe(true);
+    expect(isUtcTimestamp('2026-02-29T00:00:00Z')).toBe(false);
+    expect(isUtcTimestamp('2026-02-30T00:00:00Z')).toBe(false);
+    expect(isUtcTimestamp('2026-11-21T06:00:00+03:00')).toBe(false);
+    expect(isUtcTimestamp('2026-11-21 06:00:00Z')).toBe(false);
+    expect(isUtcTimestamp('2026-11-21T24:00:00Z')).toBe(false);
+  });
+
+  it('URLs: absolute http(s) only', async () => {
+    const { isHttpUrl } = await import('../src/schemas/common.js');
+    expect(isHttpUrl('https://shop.example/return?x=1')).toBe(true);
+    expect(isHttpUrl('http://127.0.0.1:8080/hook')).toBe(true);
+    for (const bad of ['ftp://x', 'javascript:alert(1)', '/relative', 'shop.example', '']) {
+      expect(isHttpUrl(bad), bad).toBe(false);
+    }
+  });
+
+  it('ids in strict mode are UUIDv4; amounts are safe integers', () => {
+    const strict = responseSchemas(true).Refund;
+    const refund = {
+      id: '3f1c6a0e-8b7d-4c2e-9a51-6d0b2f4e8c17',
+      payment_id: '3f1c6a0e-8b7d-4c2e-9a51-6d0b2f4e8c17',
+      merchant_id: '3f1c6a0e-8b7d-4c2e-9a51-6d0b2f4e8c17',
+      amount: 100,
+      reason: null,
+      status: 'succeeded',
+      created_at: '2026-11-21T06:00:00Z',
+      completed_at: null,
+    };
+    expect(strict.safeParse(refund).success).toBe(true);
+    expect(strict.safeParse({ ...refund, id: '3f1c6a0e-8b7d-1c2e-9a51-6d0b2f4e8c17' }).success).toBe(false);
+    for (const amount of [1.5, 2 ** 53, '100', Number.NaN, Number.POSITIVE_INFINITY]) {
+      expect(strict.safeParse({ ...refund, amount }).success, String(amount)).toBe(false);
+    }
+    const input = inputSchemas(true).CreatePaymentInput.safeParse({ amount: '5', return_url: 'ftp://x' });
+    expect(formatFieldIssues(toFieldIssues(input.error!.issues))).toBe(
+      'amount: must be a whole number of minor units (a safe integer); return_url: must be an absolute http(s) URL',
+    );
+  });
+});

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { perMode, type SchemaMode } from './common.js';
+import { isHttpUrl, minorUnits, perMode, type SchemaMode } from './common.js';
 import {
   BANK_ID_RE,
   CURRENCY_RE,
@@ -10,16 +10,19 @@ import {
   PHONE_RE,
 } from './limits.js';
 
-const amount = () =>
-  z.int('must be a whole number of minor units (a safe integer)').check(z.minimum(1, 'must be at least 1'));
+const WHOLE = 'must be a whole number of minor units (a safe integer)';
+const amount = () => minorUnits(WHOLE).check(z.minimum(1, 'must be at least 1'));
 
 const text = (max: number) =>
   z.string('must be a string').check(z.maxLength(max, `must be at most ${max} characters`));
 
 const httpUrl = () =>
   z
-    .url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' })
-    .check(z.maxLength(LIMITS.urlMax, `must be at most ${LIMITS.urlMax} characters`));
+    .string('must be an absolute http(s) URL')
+    .check(
+      z.refine(isHttpUrl, 'must be an absolute http(s) URL'),
+      z.maxLength(LIMITS.urlMax, `must be at most ${LIMITS.urlMax} characters`),
+    );
 
 const currency = () =>
   z.string('must be a string').check(z.regex(CURRENCY_RE, 'must be a 3-letter uppercase ISO 4217 code'));
