@@ -108,3 +108,40 @@ describe('the node adapter reads bodies from the IncomingMessage', () => {
     expect(ref.reference.stats().payments).toBe(1);
   });
 });
+
+describe('readRawBody through the node adapter, after the client is gone', () => {
+  it('answers 400 at once instead of waiting for events that will never come', async () => {
+    const { listenNode } = await import('../../src/reference/adapters/node-http.js');
+    const { readRawBody } = await import('../../src/reference/http/body.js');
+    let socketClosed!: () => void;
+    const closed = new Promise<void>((resolve) => {
+      socketClosed = resolve;
+    });
+    let outcome!: (value: unknown) => void;
+    const result = new Promise((resolve) => {
+      outcome = resolve;
+    });
+    const server = await listenNode(async (request) => {
+      await closed; // the body is only asked for once the client has gone away
+      await readRawBody(request).then(
+        () => outcome('read'),
+        (error: unknown) => outcome(error),
+      );
+      return new Response(null, { status: 204 });
+    });
+    server.server.on('connection', (socket) => socket.on('close', () => socketClosed()));
+    try {
+      const req = httpRequest(`${server.url}/x`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': '100' },
+      });
+      req.on('error', () => {});
+      req.write('{"amount":', () => req.destroy());
+      const error = (await result) as { status?: number; code?: string };
+      expect(error.status).toBe(400);
+      expect(error.code).toBe('bad_request');
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -123,8 +123,9 @@ export function createNodeListener(
  */
 function readIncoming(incoming: IncomingMessage, maxBytes: number): Promise<Uint8Array | undefined> {
   return new Promise((resolve, reject) => {
-    if (incoming.readableEnded) {
-      reject(new Error('The request body was already read.'));
+    // Already read, or the client already went away: no event will come, so answer now instead of waiting.
+    if (incoming.readableEnded || incoming.destroyed) {
+      reject(new Error('The request body cannot be read.'));
       return;
     }
     const chunks: Uint8Array[] = [];
