@@ -26,6 +26,7 @@
  */
 
 export type { Clock, Timer, TimerCallback } from './domain/clock.js';
+export type { Refusal } from './domain/outcomes.js';
 export { ManualClock, RealClock } from './domain/clock.js';
 export type { PayPagePort, PayPageView } from './http/pay-page.js';
 export type {
@@ -48,4 +49,6 @@ export type {
 } from './service.js';
 export { createReference, DEFAULTS, FakeBank, planPaymentOutcome, planPayoutOutcome } from './service.js';
 export type { RunningReference, StartReferenceOptions } from './start.js';
+export type { DeliveryAttempt } from './webhooks/log.js';
+export type { WebhookService } from './webhooks/index.js';
 export { startReference } from './start.js';
