@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { isHttpUrl, minorUnits, perMode, type SchemaMode } from './common.js';
+import { isHttpUrl, minorUnits, oneOf, perMode, type SchemaMode, stringMap } from './common.js';
 import {
   BANK_ID_RE,
   CURRENCY_RE,
@@ -28,29 +28,7 @@ const currency = () =>
   z.string('must be a string').check(z.regex(CURRENCY_RE, 'must be a 3-letter uppercase ISO 4217 code'));
 
 const metadata = () =>
-  z
-    .record(
-      z
-        .string()
-        .check(
-          z.maxLength(LIMITS.metadataKeyMax, `keys must be at most ${LIMITS.metadataKeyMax} characters`),
-        ),
-      z
-        .string('values must be strings')
-        .check(
-          z.maxLength(
-            LIMITS.metadataValueMax,
-            `values must be at most ${LIMITS.metadataValueMax} characters`,
-          ),
-        ),
-      'must be an object of string values',
-    )
-    .check(
-      z.refine(
-        (m) => Object.keys(m).length <= LIMITS.metadataMaxKeys,
-        `must have at most ${LIMITS.metadataMaxKeys} keys`,
-      ),
-    );
+  stringMap({ key: LIMITS.metadataKeyMax, value: LIMITS.metadataValueMax, keys: LIMITS.metadataMaxKeys });
 
 // Inputs: the reference parses strictly (an unknown field is a 400 naming it); the SDK parses loosely so that a
 // field the server adds later can be sent by an old client.
@@ -61,7 +39,7 @@ function build(m: SchemaMode) {
   const CreatePaymentInput = inputObj(m, {
     amount: amount(),
     currency: z.optional(currency()),
-    method: z.optional(z.enum(PAYMENT_METHODS, `must be one of ${PAYMENT_METHODS.join(', ')}`)),
+    method: z.optional(oneOf(PAYMENT_METHODS)),
     order_id: z.optional(text(LIMITS.orderIdMax)),
     customer_id: z.optional(text(LIMITS.customerIdMax)),
     return_url: z.optional(httpUrl()),
@@ -71,18 +49,14 @@ function build(m: SchemaMode) {
   });
 
   const CreateRefundInput = inputObj(m, {
-    amount: z.optional(
-      z
-        .int('must be a whole number of minor units (a safe integer)')
-        .check(z.minimum(0, 'must not be negative')),
-    ),
+    amount: z.optional(minorUnits(WHOLE).check(z.minimum(0, 'must not be negative'))),
     reason: z.optional(text(LIMITS.reasonMax)),
   });
 
   const CreatePayoutInput = inputObj(m, {
     amount: amount(),
     currency: z.optional(currency()),
-    method: z.optional(z.enum(PAYOUT_METHODS, `must be one of ${PAYOUT_METHODS.join(', ')}`)),
+    method: z.optional(oneOf(PAYOUT_METHODS)),
     phone: z.string('must be a string').check(z.regex(PHONE_RE, 'must be +7 followed by exactly 10 digits')),
     bank_id: z
       .string('must be a string')

@@ -8,6 +8,7 @@ import {
   perMode,
   present,
   type SchemaMode,
+  stringMap,
   timestamp,
   uuid,
 } from './common.js';
@@ -47,7 +48,7 @@ function build(m: SchemaMode) {
     finalized_at: nullable(m, timestamp(m)),
     expires_at: nullable(m, timestamp(m)),
     processing_until: nullable(m, timestamp(m)),
-    metadata: nullable(m, z.record(z.string(), z.string())),
+    metadata: nullable(m, stringMap()),
     customer_card_brand: nullable(m, str()),
     customer_card_mask: nullable(m, str()),
     customer_card_holder: nullable(m, str()),
