@@ -1,5 +1,15 @@
 import * as z from 'zod/mini';
-import { isHttpUrl, minorUnits, oneOf, perMode, type SchemaMode, stringMap } from './common.js';
+import {
+  atLeast,
+  isHttpUrl,
+  matches,
+  maxChars,
+  minorUnits,
+  oneOf,
+  perMode,
+  type SchemaMode,
+  stringMap,
+} from './common.js';
 import {
   BANK_ID_RE,
   CURRENCY_RE,
@@ -11,21 +21,17 @@ import {
 } from './limits.js';
 
 const WHOLE = 'must be a whole number of minor units (a safe integer)';
-const amount = () => minorUnits(WHOLE).check(z.minimum(1, 'must be at least 1'));
+const amount = () => minorUnits(WHOLE).check(atLeast(1, 'must be at least 1'));
 
-const text = (max: number) =>
-  z.string('must be a string').check(z.maxLength(max, `must be at most ${max} characters`));
+const text = (max: number) => z.string('must be a string').check(maxChars(max));
 
 const httpUrl = () =>
   z
     .string('must be an absolute http(s) URL')
-    .check(
-      z.refine(isHttpUrl, 'must be an absolute http(s) URL'),
-      z.maxLength(LIMITS.urlMax, `must be at most ${LIMITS.urlMax} characters`),
-    );
+    .check(z.refine(isHttpUrl, 'must be an absolute http(s) URL'), maxChars(LIMITS.urlMax));
 
 const currency = () =>
-  z.string('must be a string').check(z.regex(CURRENCY_RE, 'must be a 3-letter uppercase ISO 4217 code'));
+  z.string('must be a string').check(matches(CURRENCY_RE, 'must be a 3-letter uppercase ISO 4217 code'));
 
 const metadata = () =>
   stringMap({ key: LIMITS.metadataKeyMax, value: LIMITS.metadataValueMax, keys: LIMITS.metadataMaxKeys });
@@ -49,7 +55,7 @@ function build(m: SchemaMode) {
   });
 
   const CreateRefundInput = inputObj(m, {
-    amount: z.optional(minorUnits(WHOLE).check(z.minimum(0, 'must not be negative'))),
+    amount: z.optional(minorUnits(WHOLE).check(atLeast(0, 'must not be negative'))),
     reason: z.optional(text(LIMITS.reasonMax)),
   });
 
@@ -57,10 +63,10 @@ function build(m: SchemaMode) {
     amount: amount(),
     currency: z.optional(currency()),
     method: z.optional(oneOf(PAYOUT_METHODS)),
-    phone: z.string('must be a string').check(z.regex(PHONE_RE, 'must be +7 followed by exactly 10 digits')),
+    phone: z.string('must be a string').check(matches(PHONE_RE, 'must be +7 followed by exactly 10 digits')),
     bank_id: z
       .string('must be a string')
-      .check(z.regex(BANK_ID_RE, 'must be exactly 12 digits (an SBP member_id)')),
+      .check(matches(BANK_ID_RE, 'must be exactly 12 digits (an SBP member_id)')),
     full_name: z.optional(text(LIMITS.fullNameMax)),
   });
 
@@ -72,7 +78,7 @@ export const inputSchemas = perMode(build);
 
 export const IdempotencyKey = z
   .string('must be a string')
-  .check(z.regex(IDEMPOTENCY_KEY_RE, 'must be 1 to 64 visible ASCII characters'));
+  .check(matches(IDEMPOTENCY_KEY_RE, 'must be 1 to 64 visible ASCII characters'));
 
 type Inputs = ReturnType<typeof build>;
 /** Body of `POST /api/v1/public/payments` (spec 2.2). */
