@@ -34,6 +34,21 @@ export function optional<T extends AnySchema>(m: SchemaMode, s: T) {
   return (m.strict ? z.optional(s) : z.optional(z.nullable(s))) as unknown as z.ZodMiniOptional<T>;
 }
 
+// JSON's primitive types, checked with `typeof` in a custom schema: zod/mini's string, number and boolean classes
+// (coercion, patterns, format hooks) cost the client bundle more than the rule. A type mismatch aborts, as zod's
+// own type issue does, so no later rule runs on a value of the wrong type. Types infer exactly as zod's.
+
+/** A string. */
+export const str = (message = 'must be a string') => z.custom<string>((v) => typeof v === 'string', message);
+
+/** A finite number (zod's `z.number()` rule: NaN and the infinities are refused). */
+export const num = (message = 'must be a finite number') =>
+  z.custom<number>((v) => typeof v === 'number' && Number.isFinite(v), message);
+
+/** A boolean. */
+export const bool = (message = 'must be a boolean') =>
+  z.custom<boolean>((v) => typeof v === 'boolean', message);
+
 /**
  * A string among `values`, stated with a refine rather than `z.enum` (whose machinery costs the client bundle
  * more than the rule is worth). The message lists the values, as zod's enum issue did.
@@ -42,16 +57,16 @@ export function oneOf<const T extends readonly [string, ...string[]]>(
   values: T,
   message = `must be one of ${values.join(', ')}`,
 ) {
-  return z
-    .string(message)
-    .check(z.refine((v) => (values as readonly string[]).includes(v), message)) as unknown as z.ZodMiniEnum<{
+  return str(message).check(
+    z.refine((v) => (values as readonly string[]).includes(v), message),
+  ) as unknown as z.ZodMiniEnum<{
     [K in T[number]]: K;
   }>;
 }
 
 /** A closed enum in strict mode; any string in tolerant mode, so a new value does not break old clients. */
 export function openEnum<const T extends readonly [string, ...string[]]>(m: SchemaMode, values: T) {
-  return (m.strict ? oneOf(values) : z.string()) as unknown as z.ZodMiniEnum<{ [K in T[number]]: K }>;
+  return (m.strict ? oneOf(values) : str()) as unknown as z.ZodMiniEnum<{ [K in T[number]]: K }>;
 }
 
 /** Limits of a string map: key length, value length, key count. */
@@ -133,19 +148,17 @@ export const maxChars = (max: number, message = `must be at most ${max} characte
 export const atLeast = (min: number, message: string) => z.refine<number>((v) => v >= min, message);
 
 export function uuid(m: SchemaMode) {
-  return m.strict ? z.string().check(matches(UUID_V4_RE, 'must be a UUIDv4')) : z.string();
+  return m.strict ? str().check(matches(UUID_V4_RE, 'must be a UUIDv4')) : str();
 }
 
 /** RFC 3339 date-time in UTC (`Z`), as section 1 of the spec requires. */
 export function timestamp(m: SchemaMode) {
-  return m.strict
-    ? z.string().check(z.refine(isUtcTimestamp, 'must be an RFC 3339 date-time in UTC'))
-    : z.string();
+  return m.strict ? str().check(z.refine(isUtcTimestamp, 'must be an RFC 3339 date-time in UTC')) : str();
 }
 
 /** A whole number of minor units within the safe-integer range (beyond it JSON numbers lose precision). */
 export function minorUnits(message = 'must be a safe integer') {
-  return z.number(message).check(z.refine(Number.isSafeInteger, message));
+  return num(message).check(z.refine(Number.isSafeInteger, message));
 }
 
 /** Memoises one build per mode: schemas are built on first use, not at import (cold start matters). */

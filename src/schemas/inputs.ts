@@ -8,6 +8,7 @@ import {
   oneOf,
   perMode,
   type SchemaMode,
+  str,
   stringMap,
 } from './common.js';
 import {
@@ -23,15 +24,15 @@ import {
 const WHOLE = 'must be a whole number of minor units (a safe integer)';
 const amount = () => minorUnits(WHOLE).check(atLeast(1, 'must be at least 1'));
 
-const text = (max: number) => z.string('must be a string').check(maxChars(max));
+const text = (max: number) => str().check(maxChars(max));
 
 const httpUrl = () =>
-  z
-    .string('must be an absolute http(s) URL')
-    .check(z.refine(isHttpUrl, 'must be an absolute http(s) URL'), maxChars(LIMITS.urlMax));
+  str('must be an absolute http(s) URL').check(
+    z.refine(isHttpUrl, 'must be an absolute http(s) URL'),
+    maxChars(LIMITS.urlMax),
+  );
 
-const currency = () =>
-  z.string('must be a string').check(matches(CURRENCY_RE, 'must be a 3-letter uppercase ISO 4217 code'));
+const currency = () => str().check(matches(CURRENCY_RE, 'must be a 3-letter uppercase ISO 4217 code'));
 
 const metadata = () =>
   stringMap({ key: LIMITS.metadataKeyMax, value: LIMITS.metadataValueMax, keys: LIMITS.metadataMaxKeys });
@@ -63,10 +64,8 @@ function build(m: SchemaMode) {
     amount: amount(),
     currency: z.optional(currency()),
     method: z.optional(oneOf(PAYOUT_METHODS)),
-    phone: z.string('must be a string').check(matches(PHONE_RE, 'must be +7 followed by exactly 10 digits')),
-    bank_id: z
-      .string('must be a string')
-      .check(matches(BANK_ID_RE, 'must be exactly 12 digits (an SBP member_id)')),
+    phone: str().check(matches(PHONE_RE, 'must be +7 followed by exactly 10 digits')),
+    bank_id: str().check(matches(BANK_ID_RE, 'must be exactly 12 digits (an SBP member_id)')),
     full_name: z.optional(text(LIMITS.fullNameMax)),
   });
 
@@ -76,9 +75,9 @@ function build(m: SchemaMode) {
 /** Request body schemas. `inputSchemas()` is the SDK's loose variant, `inputSchemas(true)` the reference's strict one. */
 export const inputSchemas = perMode(build);
 
-export const IdempotencyKey = z
-  .string('must be a string')
-  .check(matches(IDEMPOTENCY_KEY_RE, 'must be 1 to 64 visible ASCII characters'));
+export const IdempotencyKey = str().check(
+  matches(IDEMPOTENCY_KEY_RE, 'must be 1 to 64 visible ASCII characters'),
+);
 
 type Inputs = ReturnType<typeof build>;
 /** Body of `POST /api/v1/public/payments` (spec 2.2). */

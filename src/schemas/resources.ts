@@ -1,6 +1,8 @@
 import * as z from 'zod/mini';
 import {
+  bool,
   minorUnits,
+  num,
   nullable,
   obj,
   openEnum,
@@ -8,6 +10,7 @@ import {
   perMode,
   present,
   type SchemaMode,
+  str,
   stringMap,
   timestamp,
   uuid,
@@ -15,8 +18,6 @@ import {
 import { MODES, PAYMENT_METHODS, PAYMENT_STATUSES, PAYOUT_STATUSES, REFUND_STATUSES } from './limits.js';
 
 function build(m: SchemaMode) {
-  const str = () => z.string();
-
   const Refund = obj(m, {
     id: uuid(m),
     payment_id: present(m, uuid(m)),
@@ -36,7 +37,7 @@ function build(m: SchemaMode) {
     order_id: nullable(m, str()),
     amount: present(m, minorUnits()),
     amount_refunded: present(m, minorUnits()),
-    amount_usdt: nullable(m, z.number()),
+    amount_usdt: nullable(m, num()),
     currency: present(m, str()),
     method: present(m, openEnum(m, PAYMENT_METHODS)),
     status: present(m, openEnum(m, PAYMENT_STATUSES)),
@@ -64,7 +65,7 @@ function build(m: SchemaMode) {
     payment: Payment,
     payment_url: present(m, str()),
     mode: present(m, openEnum(m, MODES)),
-    idempotent: optional(m, z.boolean()),
+    idempotent: optional(m, bool()),
     simulator: optional(m, str()),
     bank: optional(m, str()),
     bank_ref: optional(m, str()),
@@ -96,7 +97,7 @@ function build(m: SchemaMode) {
   const CreatePayoutResponse = obj(m, {
     payout: Payout,
     mode: optional(m, openEnum(m, MODES)),
-    idempotent: optional(m, z.boolean()),
+    idempotent: optional(m, bool()),
     simulator: optional(m, str()),
     bank: optional(m, str()),
     bank_ref: optional(m, str()),
@@ -111,7 +112,7 @@ function build(m: SchemaMode) {
   const BankList = obj(m, { items: z.array(SBPBank) });
 
   const ErrorBody = z.looseObject({
-    error: z.looseObject({ code: z.string(), message: z.string() }),
+    error: z.looseObject({ code: str(), message: str() }),
   });
 
   return {
