@@ -23,14 +23,16 @@ const FALLBACK_CODES: Record<number, string> = {
 
 function readBody(status: number, body: unknown): { code: string; message: string } {
   const err = (body as { error?: { code?: unknown; message?: unknown } } | null)?.error;
-  const fallback = FALLBACK_CODES[status] ?? (status >= 500 ? 'internal_error' : 'http_error');
-  const code = typeof err?.code === 'string' && err.code ? err.code : fallback;
-  let message = typeof err?.message === 'string' && err.message ? err.message : '';
-  if (!message) {
-    const text = typeof body === 'string' ? body.trim().slice(0, 200) : '';
-    message = text ? `HTTP ${status}: ${text}` : `HTTP ${status}`;
-  }
-  return { code, message };
+  const text = typeof body === 'string' ? body.trim().slice(0, 200) : '';
+  return {
+    code:
+      typeof err?.code === 'string' && err.code
+        ? err.code
+        : (FALLBACK_CODES[status] ?? (status >= 500 ? 'internal_error' : 'http_error')),
+    message:
+      (typeof err?.message === 'string' && err.message) ||
+      (text ? `HTTP ${status}: ${text}` : `HTTP ${status}`),
+  };
 }
 
 /**
@@ -46,17 +48,17 @@ export class PspApiError extends PspError {
   }
 
   /** HTTP status. */
-  readonly status: number;
+  declare readonly status: number;
   /** The spec's machine-readable code; when the body carries none, one derived from the status (e.g. `not_found`). */
-  readonly code: string;
+  declare readonly code: string;
   /** Response headers. Shown through an allowlist in `toJSON()` and `util.inspect`. */
   declare readonly headers: Headers;
   /** The `Idempotency-Key` the request carried, if any: resend with it to stay exactly-once. */
-  idempotencyKey?: string;
+  declare idempotencyKey?: string;
   /** How many attempts were made (1 = no retry). */
-  attempts: number;
+  declare attempts: number;
   /** The server's request id (`X-Request-Id`), when it sends one. */
-  readonly requestId?: string;
+  declare readonly requestId?: string;
 
   constructor(args: ApiErrorArgs) {
     const { code, message } = readBody(args.status, args.body);
@@ -126,7 +128,7 @@ export class RateLimitError extends PspApiError {
     named(RateLimitError, 'RateLimitError');
   }
 
-  readonly retryAfter?: number;
+  declare readonly retryAfter?: number;
   constructor(args: ApiErrorArgs & { retryAfter?: number }) {
     super(args);
     const ra = args.retryAfter ?? parseRetryAfter(args.headers.get('retry-after'), Date.now());
@@ -220,6 +222,33 @@ export function createApiError(args: ApiErrorArgs): PspApiError {
   const byCode = typeof code === 'string' ? BY_CODE[code] : undefined;
   const Cls = byCode ?? BY_STATUS[args.status] ?? (args.status >= 500 ? InternalServerError : PspApiError);
   return new Cls(args);
+}
+
+/**
+ * The typed error for an HTTP error answer, its body read as JSON, else as text (else none). The one reader of
+ * error answers: the transport and the event stream both use it.
+ *
+ * @example
+ * throw await apiErrorOf(response, { attempts: 1 });
+ */
+export async function apiErrorOf(
+  res: Response,
+  call: { idempotencyKey?: string; attempts: number },
+): Promise<PspApiError> {
+  let body: unknown;
+  try {
+    body = await res.text();
+    body = JSON.parse(body as string);
+  } catch {
+    // Not JSON: the text stays the body (unread: undefined).
+  }
+  return createApiError({
+    status: res.status,
+    body,
+    headers: res.headers,
+    idempotencyKey: call.idempotencyKey,
+    attempts: Math.max(1, call.attempts),
+  });
 }
 
 /**

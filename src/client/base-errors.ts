@@ -1,4 +1,4 @@
-import type { FieldIssue } from '../schemas/issues.js';
+import { type FieldIssue, formatFieldIssues } from '../schemas/issues.js';
 import { redactSecrets, safeHeaders } from './redact.js';
 
 const INSPECT = Symbol.for('nodejs.util.inspect.custom');
@@ -16,12 +16,8 @@ const SAFE_FIELDS = ['status', 'code', 'requestId', 'idempotencyKey', 'attempts'
  * class MyError extends PspError { static { named(MyError, 'MyError'); } }
  */
 export function named(cls: { prototype: object }, name: string): void {
-  Object.defineProperty(cls.prototype, 'name', {
-    value: name,
-    enumerable: false,
-    configurable: true,
-    writable: true,
-  });
+  // Not enumerable: defineProperty's default.
+  Object.defineProperty(cls.prototype, 'name', { value: name, configurable: true, writable: true });
 }
 
 /** A redacted copy of an error chain: name, message, stack, a string `code`; nothing else survives. */
@@ -94,12 +90,9 @@ export class PspValidationError extends PspError {
     named(PspValidationError, 'PspValidationError');
   }
 
-  readonly issues: FieldIssue[];
+  declare readonly issues: FieldIssue[];
   constructor(issues: FieldIssue[], what = 'input') {
-    const list = issues
-      .map((i) => (i.field === '(body)' ? i.message : `${i.field}: ${i.message}`))
-      .join('; ');
-    super(`Invalid ${what}: ${list}`);
+    super(`Invalid ${what}: ${formatFieldIssues(issues)}`);
     this.issues = issues.map((i) => ({ field: i.field, message: redactSecrets(i.message) }));
   }
 }
@@ -116,13 +109,16 @@ export class PspResponseError extends PspError {
     named(PspResponseError, 'PspResponseError');
   }
 
-  constructor(
-    message: string,
-    readonly status: number,
-    readonly issues: FieldIssue[] = [],
-    public idempotencyKey?: string,
-  ) {
+  /** HTTP status of the answer. */
+  declare readonly status: number;
+  /** What drifted from the spec, by field (empty when the answer was not JSON). */
+  declare readonly issues: FieldIssue[];
+  /** The `Idempotency-Key` the request carried, if any. */
+  declare idempotencyKey?: string;
+
+  constructor(message: string, status: number, issues: FieldIssue[] = [], idempotencyKey?: string) {
     super(message);
+    Object.assign(this, { status, issues, idempotencyKey });
   }
 }
 
@@ -138,7 +134,7 @@ export class PspConnectionError extends PspError {
   }
 
   /** The `Idempotency-Key` sent, when the request had one: resend with it to stay exactly-once. */
-  idempotencyKey?: string;
+  declare idempotencyKey?: string;
   /** How many attempts were made (1 = no retry). */
   attempts = 1;
 }
@@ -166,6 +162,8 @@ export class PspAbortError extends PspError {
     named(PspAbortError, 'PspAbortError');
   }
 
-  idempotencyKey?: string;
+  /** The `Idempotency-Key` sent, when the request had one. */
+  declare idempotencyKey?: string;
+  /** How many attempts were made (1 = no retry). */
   attempts = 1;
 }

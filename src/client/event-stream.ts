@@ -2,7 +2,7 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { SseEvent } from '../schemas/events.js';
 
 export type { SseEvent } from '../schemas/events.js';
-import { createApiError, PspApiError, PspConnectionError, parseRetryAfter } from './errors.js';
+import { apiErrorOf, PspApiError, PspConnectionError, parseRetryAfter } from './errors.js';
 import { type Logger, log } from './logger.js';
 import { type BackoffOptions, backoffDelay, sleep } from './sse/backoff.js';
 import { parseEnvelope } from './sse/envelope.js';
@@ -87,7 +87,7 @@ export function streamEvents(
     if (endReason) return;
     endReason = reason;
     stop.abort();
-    safely(() => options.onEnd?.({ reason }));
+    safely(options.onEnd, { reason });
   };
   const onAbort = () => end('aborted');
   if (options.signal?.aborted) end('aborted');
@@ -118,14 +118,9 @@ export function streamEvents(
           arm();
           const res = await transport.fetch(transport.url, { method: 'GET', headers, signal: conn.signal });
           if (!res.ok) {
-            const body = await readBody(res);
-            if (!retryable(res.status))
-              throw createApiError({
-                status: res.status,
-                body,
-                headers: res.headers,
-                attempts: failures + 1,
-              });
+            if (!retryable(res.status)) throw await apiErrorOf(res, { attempts: failures + 1 });
+            // The body of a retryable answer is not needed: release the connection.
+            await res.body?.cancel().catch(() => {});
             reason = `http_${res.status}`;
             const after = parseRetryAfter(res.headers.get('retry-after'), Date.now());
             // Honoured as given, up to 10 minutes: a stream that silently waits for days helps nobody.
@@ -138,7 +133,7 @@ export function streamEvents(
             if (reconnectReason !== undefined) {
               const info = { attempt: failures, reason: reconnectReason };
               log(logger, 'info', 'psp-sdk: event stream reconnected', info);
-              safely(() => options.onReconnect?.(info));
+              safely(options.onReconnect, info);
             }
             reader = res.body.getReader();
             const queue: SseEvent[] = [];
@@ -156,8 +151,9 @@ export function streamEvents(
                   });
               },
               onComment: (comment) => {
-                if (comment.trim() === 'connected') failures = 0;
-                else if (comment.trim() === 'replaced') replaced = true;
+                const c = comment.trim();
+                if (c === 'connected') failures = 0;
+                else if (c === 'replaced') replaced = true;
               },
               onRetry: (ms) => {
                 serverRetryMs = ms;
@@ -192,7 +188,8 @@ export function streamEvents(
           if (stop.signal.aborted) return;
           if (err instanceof PspApiError) throw err;
           reason = conn.signal.reason === WATCHDOG ? 'heartbeat_timeout' : 'network_error';
-          log(logger, 'debug', 'psp-sdk: event stream connection failed', { error: errorName(err) });
+          const error = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+          log(logger, 'debug', 'psp-sdk: event stream connection failed', { error });
         } finally {
           clearTimeout(watchdog);
           stop.signal.removeEventListener('abort', abortConn);
@@ -213,7 +210,7 @@ export function streamEvents(
           attempt: failures,
           delayMs,
         });
-        safely(() => options.onDisconnect?.({ attempt: failures, reason, delayMs }));
+        safely(options.onDisconnect, { attempt: failures, reason, delayMs });
         reconnectReason = reason;
         await sleep(delayMs, stop.signal);
       }
@@ -241,22 +238,9 @@ export function streamEvents(
   };
 }
 
-function errorName(err: unknown): string {
-  return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
-}
-
-async function readBody(res: Response): Promise<unknown> {
-  const text = await res.text().catch(() => '');
+function safely<A>(fn: ((info: A) => void) | undefined, info: A): void {
   try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
-
-function safely(fn: () => void): void {
-  try {
-    fn();
+    fn?.(info);
   } catch {
     // An app callback that throws must not kill the stream.
   }

@@ -1,5 +1,5 @@
 import { HTTPError, TimeoutError } from 'ky';
-import { createApiError, PspAbortError, PspConnectionError, PspError, PspTimeoutError } from './errors.js';
+import { apiErrorOf, PspAbortError, PspConnectionError, PspError, PspTimeoutError } from './errors.js';
 import { redactSecrets } from './redact.js';
 
 /** Per-call state, shared by the attempts of one call. */
@@ -37,33 +37,6 @@ export async function readText(response: Response, ms: number): Promise<string> 
   }
 }
 
-/**
- * The typed API error for an HTTP error answer; its body is read as JSON, else as text.
- *
- * @example
- * throw await apiErrorFrom(response, state);
- */
-export async function apiErrorFrom(res: Response, state: CallState): Promise<PspError> {
-  let body: unknown;
-  try {
-    const text = await res.text();
-    try {
-      body = JSON.parse(text);
-    } catch {
-      body = text;
-    }
-  } catch {
-    body = undefined;
-  }
-  return createApiError({
-    status: res.status,
-    body,
-    headers: res.headers,
-    idempotencyKey: state.idempotencyKey,
-    attempts: Math.max(1, state.attempts),
-  });
-}
-
 /** Stamps the call's attempt count and Idempotency-Key on an error. @example markCall(new PspAbortError('x'), state) */
 export function markCall<E extends PspError & { attempts: number; idempotencyKey?: string }>(
   err: E,
@@ -84,7 +57,7 @@ export function markCall<E extends PspError & { attempts: number; idempotencyKey
 export async function toPspError(err: unknown, state: CallState, what: string): Promise<PspError> {
   if (err instanceof PspError) return err;
   if (state.signal?.aborted) return markCall(new PspAbortError(`${what} was aborted by the caller`), state);
-  if (err instanceof HTTPError) return apiErrorFrom(err.response, state);
+  if (err instanceof HTTPError) return apiErrorOf(err.response, state);
   if (err instanceof TimeoutError || err === BODY_TIMEOUT) {
     // No cause: ky's error holds the Request, and with it the Authorization header.
     const attempt = Math.max(1, state.attempts);

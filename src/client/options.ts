@@ -212,8 +212,7 @@ export interface CallSettings {
  * resolveCallOptions({ timeout: 5_000 }, resolved).timeout; // 5000
  */
 export function resolveCallOptions(call: RequestOptions | undefined, client: ResolvedOptions): CallSettings {
-  if (!call) return { timeout: client.timeout, maxRetries: client.maxRetries, signal: undefined };
-  if (call.timeout === undefined && call.maxRetries === undefined && call.signal === undefined) {
+  if (!call || (call.timeout === undefined && call.maxRetries === undefined && call.signal === undefined)) {
     return { timeout: client.timeout, maxRetries: client.maxRetries, signal: undefined };
   }
   const issues: FieldIssue[] = [];

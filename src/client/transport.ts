@@ -1,7 +1,7 @@
 import ky, { HTTPError, type KyInstance, type Options as KyOptions } from 'ky';
 import type { ApiResult } from './api-promise.js';
-import { PspAbortError, PspError, PspResponseError, parseRetryAfter } from './errors.js';
-import { apiErrorFrom, type CallState, markCall, readText, toPspError } from './failures.js';
+import { apiErrorOf, PspAbortError, PspError, PspResponseError, parseRetryAfter } from './errors.js';
+import { type CallState, markCall, readText, toPspError } from './failures.js';
 import { log, safeHeaders } from './logger.js';
 import { type RequestOptions, type ResolvedOptions, resolveCallOptions } from './options.js';
 import { createSigner, type Signer } from './sign.js';
@@ -127,14 +127,13 @@ export class Transport {
       method: req.method,
       fetch: (input, init) => this.#attempt(input as Request, init, state),
     };
+    const headers: Record<string, string> = {};
     if (req.body !== undefined) {
       kyOptions.body = req.body;
-      const headers: Record<string, string> = { 'content-type': 'application/json' };
-      if (req.idempotencyKey !== undefined) headers['idempotency-key'] = req.idempotencyKey;
-      kyOptions.headers = headers;
-    } else if (req.idempotencyKey !== undefined) {
-      kyOptions.headers = { 'idempotency-key': req.idempotencyKey };
+      headers['content-type'] = 'application/json';
     }
+    if (req.idempotencyKey !== undefined) headers['idempotency-key'] = req.idempotencyKey;
+    kyOptions.headers = headers;
     if (call.timeout !== this.#o.timeout) kyOptions.timeout = call.timeout;
     if (call.signal) kyOptions.signal = call.signal;
     if (!req.safe) kyOptions.retry = { limit: 0 };
@@ -210,16 +209,13 @@ export class Transport {
       });
     }
     if (!this.#sign) return this.#send(request, init, state);
-    // Per attempt, over the exact text handed to fetch (fetch encodes a string body as UTF-8, as HMAC does).
-    const hex = this.#sign(state.body);
-    if (typeof hex === 'string') {
+    const signed = (hex: string) => {
       request.headers.set('x-psp-signature', `sha256=${hex}`);
       return this.#send(request, init, state);
-    }
-    return hex.then((h) => {
-      request.headers.set('x-psp-signature', `sha256=${h}`);
-      return this.#send(request, init, state);
-    });
+    };
+    // Per attempt, over the exact text handed to fetch (fetch encodes a string body as UTF-8, as HMAC does).
+    const hex = this.#sign(state.body);
+    return typeof hex === 'string' ? signed(hex) : hex.then(signed);
   }
 
   async #fail(err: unknown, state: CallState, req: TransportRequest): Promise<PspError> {
@@ -250,7 +246,7 @@ export class Transport {
       // A longer wait than the caller is prepared to spend on this call: answer now, with retryAfter.
       if (wait !== undefined && wait > state.timeout) {
         state.failed = undefined;
-        throw await apiErrorFrom(res, state);
+        throw await apiErrorOf(res, state);
       }
     }
     return res;

@@ -8,12 +8,16 @@ export interface FieldIssue {
 
 const GENERIC = 'Invalid input';
 
+/** Messages for the issues the SDK's own schemas can raise without a message of their own. */
+function basic(issue: z.core.$ZodIssue): string | undefined {
+  if (issue.code === 'invalid_type') return `must be ${issue.expected}`;
+  if (issue.code === 'unrecognized_keys')
+    return `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
+  return undefined;
+}
+
 function fallback(issue: z.core.$ZodIssue): string {
   switch (issue.code) {
-    case 'invalid_type':
-      return `must be ${issue.expected}`;
-    case 'unrecognized_keys':
-      return `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
     case 'invalid_value':
       return `must be one of ${issue.values.map(String).join(', ')}`;
     case 'too_small':
@@ -23,17 +27,34 @@ function fallback(issue: z.core.$ZodIssue): string {
     case 'invalid_format':
       return `must be a valid ${issue.format}`;
     default:
-      return 'is invalid';
+      return basic(issue) ?? 'is invalid';
   }
 }
 
-/** Turns zod issues into field-named messages; zod/mini ships no English messages of its own. */
+function mapIssues(
+  issues: readonly z.core.$ZodIssue[],
+  explain: (issue: z.core.$ZodIssue) => string,
+): FieldIssue[] {
+  return issues.map((issue) => ({
+    field: issue.path.map(String).join('.') || '(body)',
+    message: issue.message && issue.message !== GENERIC ? issue.message : explain(issue),
+  }));
+}
+
+/** Turns zod issues of any schema into field-named messages; zod/mini ships no English messages of its own. */
 export function toFieldIssues(issues: readonly z.core.$ZodIssue[]): FieldIssue[] {
-  return issues.map((issue) => {
-    const field = issue.path.map(String).join('.') || '(body)';
-    const message = issue.message && issue.message !== GENERIC ? issue.message : fallback(issue);
-    return { field, message };
-  });
+  return mapIssues(issues, fallback);
+}
+
+/**
+ * {@link toFieldIssues} for the SDK's own schemas (src/schemas): every rule there states its message, so only a
+ * type mismatch or an unknown key needs one made up. Keeps the other explanations out of the client bundle.
+ *
+ * @example
+ * ownFieldIssues(inputSchemas().CreatePaymentInput.safeParse({}).error!.issues); // [{ field: 'amount', ... }]
+ */
+export function ownFieldIssues(issues: readonly z.core.$ZodIssue[]): FieldIssue[] {
+  return mapIssues(issues, (issue) => basic(issue) ?? 'is invalid');
 }
 
 /** `amount: must be at least 1; phone: must be +7 followed by exactly 10 digits` */
