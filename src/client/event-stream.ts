@@ -12,8 +12,11 @@ export interface EventStreamTransport {
   /** Absolute URL of `GET /api/v1/public/events`. */
   url: string;
   fetch: typeof fetch;
-  /** Fresh per connection attempt: Authorization, and X-PSP-Signature of the empty body when signing. */
-  headers(): Record<string, string>;
+  /**
+   * Fresh per connection attempt: Authorization, and X-PSP-Signature of the empty body when signing. May return
+   * a promise (a signer that is async, like WebCrypto's); a rejection counts as a failed connection attempt.
+   */
+  headers(): Record<string, string> | Promise<Record<string, string>>;
   logger?: Logger;
 }
 
@@ -113,9 +116,13 @@ export function streamEvents(
         };
         let reason: DisconnectReason = 'stream_ended';
         let retryAfterMs: number | undefined;
-        const headers = { accept: 'text/event-stream', 'cache-control': 'no-cache', ...transport.headers() };
         try {
           arm();
+          const headers = {
+            accept: 'text/event-stream',
+            'cache-control': 'no-cache',
+            ...(await transport.headers()),
+          };
           const res = await transport.fetch(transport.url, { method: 'GET', headers, signal: conn.signal });
           if (!res.ok) {
             if (!retryable(res.status)) throw await apiErrorOf(res, { attempts: failures + 1 });

@@ -38,30 +38,11 @@ export class Transport {
   readonly #ky: KyInstance;
   readonly #auth: string;
   readonly #sign: Signer | undefined;
-  /** `sha256=<hex>` of the empty body, for body-less requests made outside ky (the event stream). */
-  #emptySignature: string | undefined;
-  #emptySignatureReady: Promise<void> | undefined;
 
   constructor(options: ResolvedOptions) {
     this.#o = options;
     this.#auth = `Bearer ${options.apiKey}`;
-    if (options.signingSecret) {
-      const sign = createSigner(options.signingSecret);
-      this.#sign = sign;
-      const empty = sign('');
-      if (typeof empty === 'string') this.#emptySignature = `sha256=${empty}`;
-      else {
-        this.#emptySignatureReady = empty.then(
-          (hex) => {
-            this.#emptySignature = `sha256=${hex}`;
-            this.#emptySignatureReady = undefined;
-          },
-          () => {
-            this.#emptySignatureReady = undefined;
-          },
-        );
-      }
-    }
+    if (options.signingSecret) this.#sign = createSigner(options.signingSecret);
     // Everything constant lives in the instance and no hooks are set, so a plain call costs ky little more than
     // a bare `ky.get`.
     this.#ky = ky.create({
@@ -92,16 +73,19 @@ export class Transport {
     return `${this.#o.baseUrl}${API_PREFIX}${path}`;
   }
 
-  /** The headers of a GET without body: bearer auth and, when signing, the signature of the empty string. */
-  getHeaders(): Record<string, string> {
+  /**
+   * The headers of a GET without body made outside ky (the event stream, per connection attempt): bearer auth
+   * and, when signing, the signature of the empty string; a promise only where signing is async (WebCrypto).
+   */
+  getHeaders(): Record<string, string> | Promise<Record<string, string>> {
     const h: Record<string, string> = { authorization: this.#auth };
-    if (this.#emptySignature) h['x-psp-signature'] = this.#emptySignature;
-    return h;
-  }
-
-  /** Pending while an async (WebCrypto) signer computes the empty-body signature; undefined once ready. */
-  headersReady(): Promise<void> | undefined {
-    return this.#emptySignatureReady;
+    if (!this.#sign) return h;
+    const signed = (hex: string) => {
+      h['x-psp-signature'] = `sha256=${hex}`;
+      return h;
+    };
+    const hex = this.#sign('');
+    return typeof hex === 'string' ? signed(hex) : hex.then(signed);
   }
 
   /**

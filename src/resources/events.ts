@@ -40,27 +40,9 @@ export class Events {
    */
   stream(options?: StreamEventsOptions): EventStream {
     const t = this.#t;
-    const open = () =>
-      streamEvents(
-        { url: t.url('/events'), fetch: this.#fetch, headers: () => t.getHeaders(), logger: this.#logger },
-        options,
-      );
-    const ready = t.headersReady();
-    if (!ready) return open();
-    // Only where signing is async (WebCrypto): connect once the empty-body signature exists.
-    let inner: EventStream | undefined;
-    let closed = false;
-    return {
-      async *[Symbol.asyncIterator]() {
-        await ready;
-        if (closed) return;
-        inner = open();
-        yield* inner;
-      },
-      close() {
-        closed = true;
-        inner?.close();
-      },
-    };
+    return streamEvents(
+      { url: t.url('/events'), fetch: this.#fetch, headers: () => t.getHeaders(), logger: this.#logger },
+      options,
+    );
   }
 }
