@@ -10,17 +10,6 @@ export interface ApiErrorArgs {
   attempts: number;
 }
 
-const FALLBACK_CODES: Record<number, string> = {
-  400: 'bad_request',
-  401: 'unauthorized',
-  403: 'forbidden',
-  404: 'not_found',
-  408: 'request_timeout',
-  409: 'conflict',
-  422: 'unprocessable_entity',
-  429: 'rate_limited',
-};
-
 function readBody(status: number, body: unknown): { code: string; message: string } {
   const err = (body as { error?: { code?: unknown; message?: unknown } } | null)?.error;
   const text = typeof body === 'string' ? body.trim().slice(0, 200) : '';
@@ -28,7 +17,7 @@ function readBody(status: number, body: unknown): { code: string; message: strin
     code:
       typeof err?.code === 'string' && err.code
         ? err.code
-        : (FALLBACK_CODES[status] ?? (status >= 500 ? 'internal_error' : 'http_error')),
+        : (BY_STATUS[status]?.[0] ?? (status >= 500 ? 'internal_error' : 'http_error')),
     message:
       (typeof err?.message === 'string' && err.message) ||
       (text ? `HTTP ${status}: ${text}` : `HTTP ${status}`),
@@ -199,14 +188,16 @@ const BY_CODE: Record<string, ApiErrorClass> = {
   invalid_signature: SignatureError,
 };
 
-const BY_STATUS: Record<number, ApiErrorClass> = {
-  400: BadRequestError,
-  401: AuthenticationError,
-  403: PermissionDeniedError,
-  404: NotFoundError,
-  409: ConflictError,
-  422: UnprocessableEntityError,
-  429: RateLimitError,
+// By status: the code an answer without one gets, and the class when no code picks one.
+const BY_STATUS: Record<number, [code: string, cls?: ApiErrorClass]> = {
+  400: ['bad_request', BadRequestError],
+  401: ['unauthorized', AuthenticationError],
+  403: ['forbidden', PermissionDeniedError],
+  404: ['not_found', NotFoundError],
+  408: ['request_timeout'],
+  409: ['conflict', ConflictError],
+  422: ['unprocessable_entity', UnprocessableEntityError],
+  429: ['rate_limited', RateLimitError],
 };
 
 /**
@@ -220,7 +211,8 @@ const BY_STATUS: Record<number, ApiErrorClass> = {
 export function createApiError(args: ApiErrorArgs): PspApiError {
   const code = (args.body as { error?: { code?: unknown } } | null)?.error?.code;
   const byCode = typeof code === 'string' ? BY_CODE[code] : undefined;
-  const Cls = byCode ?? BY_STATUS[args.status] ?? (args.status >= 500 ? InternalServerError : PspApiError);
+  const Cls =
+    byCode ?? BY_STATUS[args.status]?.[1] ?? (args.status >= 500 ? InternalServerError : PspApiError);
   return new Cls(args);
 }
 

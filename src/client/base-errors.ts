@@ -1,7 +1,8 @@
 import { type FieldIssue, formatFieldIssues } from '../schemas/issues.js';
 import { redactSecrets, safeHeaders } from './redact.js';
 
-const INSPECT = Symbol.for('nodejs.util.inspect.custom');
+/** Node's `util.inspect` hook (a registered symbol: no node: import needed). */
+export const INSPECT = Symbol.for('nodejs.util.inspect.custom');
 
 type Inspect = (value: unknown, options?: unknown) => string;
 

@@ -3,6 +3,7 @@ import { Events } from '../resources/events.js';
 import { Payments } from '../resources/payments.js';
 import { Payouts } from '../resources/payouts.js';
 import { ApiPromise } from './api-promise.js';
+import { INSPECT } from './base-errors.js';
 import { type ClientOptions, type RequestOptions, resolveOptions } from './options.js';
 import { Transport } from './transport.js';
 import { assertNoIssues, idempotencyKeyIssue, jsonBody } from './validate.js';
@@ -105,7 +106,7 @@ export class PspClient {
     return { mode: this.mode, baseUrl: this.baseUrl };
   }
 
-  [Symbol.for('nodejs.util.inspect.custom')](): string {
+  [INSPECT](): string {
     return `PspClient { mode: '${this.mode}', baseUrl: '${this.baseUrl}' }`;
   }
 }

@@ -4,6 +4,7 @@ import type { SseEvent } from '../schemas/events.js';
 export type { SseEvent } from '../schemas/events.js';
 import { apiErrorOf, PspApiError, PspConnectionError, parseRetryAfter } from './errors.js';
 import { type Logger, log } from './logger.js';
+import { release } from './release.js';
 import { type BackoffOptions, backoffDelay, sleep } from './sse/backoff.js';
 import { parseEnvelope } from './sse/envelope.js';
 
@@ -108,7 +109,7 @@ export function streamEvents(
         const abortConn = () => conn.abort('stopped');
         stop.signal.addEventListener('abort', abortConn, { once: true });
         let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
-        conn.signal.addEventListener('abort', () => void reader?.cancel().catch(() => {}), { once: true });
+        conn.signal.addEventListener('abort', () => void release(reader), { once: true });
         let watchdog: ReturnType<typeof setTimeout> | undefined;
         const arm = () => {
           clearTimeout(watchdog);
@@ -124,17 +125,14 @@ export function streamEvents(
             ...(await transport.headers()),
           };
           const res = await transport.fetch(transport.url, { method: 'GET', headers, signal: conn.signal });
-          if (!res.ok) {
-            if (!retryable(res.status)) throw await apiErrorOf(res, { attempts: failures + 1 });
-            // The body of a retryable answer is not needed: release the connection.
-            await res.body?.cancel().catch(() => {});
-            reason = `http_${res.status}`;
-            const after = parseRetryAfter(res.headers.get('retry-after'), Date.now());
+          if (!res.ok && !retryable(res.status)) throw await apiErrorOf(res, { attempts: failures + 1 });
+          if (!res.ok || !res.body || !/^text\/event-stream/i.test(res.headers.get('content-type') ?? '')) {
+            // A retryable error answer, or not a stream: the body is not needed, release the connection.
+            await release(res.body);
+            reason = res.ok ? 'unexpected_content_type' : `http_${res.status}`;
+            const after = res.ok ? undefined : parseRetryAfter(res.headers.get('retry-after'), Date.now());
             // Honoured as given, up to 10 minutes: a stream that silently waits for days helps nobody.
             if (after !== undefined) retryAfterMs = Math.min(after, MAX_RETRY_AFTER_MS);
-          } else if (!res.body || !/^text\/event-stream/i.test(res.headers.get('content-type') ?? '')) {
-            await res.body?.cancel().catch(() => {});
-            reason = 'unexpected_content_type';
           } else {
             log(logger, 'debug', 'psp-sdk: event stream connected', { attempt: failures + 1 });
             if (reconnectReason !== undefined) {
@@ -202,15 +200,17 @@ export function streamEvents(
           stop.signal.removeEventListener('abort', abortConn);
           // Close this connection before any other opens: never two at once.
           conn.abort('done');
-          await reader?.cancel().catch(() => {});
+          await release(reader);
         }
         if (stop.signal.aborted) return;
         failures++;
         if (options.maxRetries !== undefined && failures > options.maxRetries)
           throw new PspConnectionError(`Event stream gave up after ${failures} failed attempts (${reason}).`);
-        const backoff = { ...options.backoff };
-        if (serverRetryMs !== undefined && options.backoff?.initialDelayMs === undefined)
-          backoff.initialDelayMs = serverRetryMs;
+        // The server's `retry:` stands in for an initial delay the app did not set.
+        const backoff = {
+          ...options.backoff,
+          initialDelayMs: options.backoff?.initialDelayMs ?? serverRetryMs,
+        };
         const delayMs = retryAfterMs ?? backoffDelay(failures, backoff, options.random);
         log(logger, 'warn', 'psp-sdk: event stream disconnected, reconnecting', {
           reason,

@@ -43,8 +43,7 @@ export const SAFE_HEADERS: ReadonlySet<string> = new Set([
 export function safeHeaders(headers: Headers | Record<string, string> | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   if (!headers) return out;
-  const entries = headers instanceof Headers ? headers.entries() : Object.entries(headers);
-  for (const [name, value] of entries) {
+  for (const [name, value] of headers instanceof Headers ? headers : Object.entries(headers)) {
     const lower = name.toLowerCase();
     if (SAFE_HEADERS.has(lower)) out[lower] = redactSecrets(value);
   }

@@ -15,8 +15,6 @@ function nodeCrypto(): NodeCrypto | undefined {
   }
 }
 
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
-
 /**
  * A signer for `X-PSP-Signature` keyed by the UTF-8 bytes of `secret` (the `thm_...` string as given).
  * node:crypto where present; otherwise WebCrypto, so browsers and edge runtimes need no JS hash code in the
@@ -46,8 +44,6 @@ export function webSigner(secret: string): Signer {
       'sign',
     ]);
     const mac = new Uint8Array(await crypto.subtle.sign('HMAC', await key, enc.encode(body)));
-    let out = '';
-    for (const b of mac) out += HEX[b];
-    return out;
+    return Array.from(mac, (b) => b.toString(16).padStart(2, '0')).join('');
   };
 }

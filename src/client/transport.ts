@@ -4,6 +4,7 @@ import { apiErrorOf, PspAbortError, PspError, PspResponseError, parseRetryAfter 
 import { type CallState, markCall, readText, toPspError } from './failures.js';
 import { log, safeHeaders } from './logger.js';
 import { type RequestOptions, type ResolvedOptions, resolveCallOptions } from './options.js';
+import { release } from './release.js';
 import { createSigner, type Signer } from './sign.js';
 
 /** One API call as the resources describe it. */
@@ -173,7 +174,7 @@ export class Transport {
     state.attempts++;
     if (state.failed) {
       // The failed answer's body is never read: release its connection.
-      void state.failed.body?.cancel().catch(() => undefined);
+      void release(state.failed.body);
       state.failed = undefined;
     }
     if (this.#o.logger) {

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import {
+  arrayOf,
   bool,
   minorUnits,
   num,
@@ -55,7 +56,7 @@ function build(m: SchemaMode) {
     customer_card_holder: nullable(m, str()),
     customer_phone_mask: nullable(m, str()),
     customer_payer_bank: nullable(m, str()),
-    refunds: present(m, z.array(Refund)),
+    refunds: present(m, arrayOf(Refund)),
   };
   const Payment = obj(m, paymentShape);
   /** The payment as a webhook's `data` carries it: the GET fields plus `shop_id` (spec 2.1). */
@@ -109,7 +110,7 @@ function build(m: SchemaMode) {
     name: present(m, str()),
     name_en: present(m, str()),
   });
-  const BankList = obj(m, { items: z.array(SBPBank) });
+  const BankList = obj(m, { items: arrayOf(SBPBank) });
 
   const ErrorBody = z.looseObject({
     error: z.looseObject({ code: str(), message: str() }),
