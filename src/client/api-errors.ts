@@ -1,4 +1,4 @@
-import { named, PspError } from './base-errors.js';
+import { hide, named, PspError } from './base-errors.js';
 
 /** What {@link createApiError} and every API error constructor take. */
 export interface ApiErrorArgs {
@@ -54,7 +54,7 @@ export class PspApiError extends PspError {
     super(message);
     this.status = args.status;
     this.code = code;
-    Object.defineProperty(this, 'headers', { value: args.headers, enumerable: false });
+    hide(this, 'headers', args.headers);
     this.idempotencyKey = args.idempotencyKey;
     this.attempts = args.attempts;
     const rid = args.headers.get('x-request-id') ?? args.headers.get('request-id') ?? undefined;

@@ -17,8 +17,18 @@ const SAFE_FIELDS = ['status', 'code', 'requestId', 'idempotencyKey', 'attempts'
  * class MyError extends PspError { static { named(MyError, 'MyError'); } }
  */
 export function named(cls: { prototype: object }, name: string): void {
-  // Not enumerable: defineProperty's default.
-  Object.defineProperty(cls.prototype, 'name', { value: name, configurable: true, writable: true });
+  hide(cls.prototype, 'name', name);
+}
+
+/**
+ * Sets `key` as a writable, configurable, non-enumerable own property (what class fields and `name` are like,
+ * minus enumeration): out of `Object.keys`, spread and a plain `util.inspect`.
+ *
+ * @example
+ * hide(err, 'headers', response.headers);
+ */
+export function hide(target: object, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, configurable: true, writable: true });
 }
 
 /** A redacted copy of an error chain: name, message, stack, a string `code`; nothing else survives. */
@@ -30,7 +40,7 @@ function safeCause(cause: unknown, depth: number): Error | undefined {
   const code = (cause as { code?: unknown }).code;
   if (typeof code === 'string') Object.assign(copy, { code: redactSecrets(code) });
   const inner = safeCause(cause.cause, depth - 1);
-  if (inner) Object.defineProperty(copy, 'cause', { value: inner, enumerable: false, writable: true });
+  if (inner) hide(copy, 'cause', inner);
   return copy;
 }
 
@@ -51,11 +61,7 @@ export class PspError extends Error {
     if (options?.cause !== undefined) {
       // A foreign error (a custom fetch's, say) may quote the request, Authorization header included: keep a
       // redacted copy, out of enumeration, never the original.
-      Object.defineProperty(this, 'cause', {
-        value: safeCause(options.cause, 3),
-        enumerable: false,
-        writable: true,
-      });
+      hide(this, 'cause', safeCause(options.cause, 3));
     }
   }
 

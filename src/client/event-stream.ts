@@ -102,7 +102,6 @@ export function streamEvents(
     let failures = 0;
     let reconnectReason: string | undefined;
     let serverRetryMs: number | undefined;
-    let failed = false;
     try {
       while (!stop.signal.aborted) {
         const conn = new AbortController();
@@ -222,13 +221,13 @@ export function streamEvents(
         await sleep(delayMs, stop.signal);
       }
     } catch (err) {
-      failed = true;
+      // An error ends the stream too, but it is the error the app sees, not onEnd.
+      endReason ??= 'closed';
+      stop.abort();
       throw err;
     } finally {
       options.signal?.removeEventListener('abort', onAbort);
-      // An error ends the stream too, but it is the error the app sees, not onEnd.
-      if (failed) stop.abort();
-      else end('closed');
+      end('closed');
     }
   }
 

@@ -142,23 +142,20 @@ export class Transport {
         headers: safeHeaders(response.headers),
       });
     }
-    let json: unknown;
-    try {
-      json = text === '' ? undefined : JSON.parse(text);
-    } catch {
-      throw new PspResponseError(
-        `The ${req.method} ${req.path} answer (HTTP ${response.status}) is not JSON`,
-        response.status,
-        [],
-        req.idempotencyKey,
-      );
-    }
     let data: T;
     try {
-      data = parse(json, response.status);
+      data = parse(text === '' ? undefined : JSON.parse(text), response.status);
     } catch (err) {
-      if (err instanceof PspResponseError) err.idempotencyKey = req.idempotencyKey;
-      throw err;
+      // The parser throws PspResponseError only; anything else is JSON.parse refusing the text.
+      const out =
+        err instanceof PspResponseError
+          ? err
+          : new PspResponseError(
+              `The ${req.method} ${req.path} answer (HTTP ${response.status}) is not JSON`,
+              response.status,
+            );
+      out.idempotencyKey = req.idempotencyKey;
+      throw out;
     }
     return {
       data,

@@ -3,7 +3,8 @@ import { type FieldIssue, formatFieldIssues, ownFieldIssues } from '../schemas/i
 import { IDEMPOTENCY_KEY_RE } from '../schemas/limits.js';
 import { PspResponseError, PspValidationError } from './errors.js';
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Any UUID (8-4-4-4-12 hex digits): the id of a path. */
+const UUID_RE = /^[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}$/i;
 
 /**
  * Checks a request body against its schema; throws {@link PspValidationError} naming every bad field.
@@ -46,7 +47,8 @@ export function assertNoIssues(issues: FieldIssue[]): void {
 export function responseParser<T>(schema: () => z.ZodMiniType<T>, what: string) {
   return (json: unknown, status: number): T => {
     const r = schema().safeParse(json);
-    if (r.success) return r.data;
+    // The checked value itself, unknown fields included (the schemas transform nothing; see `obj`).
+    if (r.success) return json as T;
     const issues = ownFieldIssues(r.error.issues);
     const list = formatFieldIssues(issues.slice(0, 5));
     throw new PspResponseError(

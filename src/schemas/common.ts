@@ -13,10 +13,14 @@ export interface SchemaMode {
 
 type AnySchema = z.ZodMiniType;
 
-/** An object: strict mode rejects unknown keys, tolerant mode keeps them. */
+/**
+ * An object: strict mode rejects unknown keys, tolerant mode accepts them. The schemas validate; what the SDK
+ * hands out is the value it checked (they transform nothing), so unknown keys reach the caller in either mode,
+ * and tolerant mode uses zod's plain object, which skips copying them (and zod's catch-all machinery).
+ */
 export function obj<S extends z.core.$ZodLooseShape>(m: SchemaMode, shape: S) {
   // Typed as the strict variant: the types users see are the spec's, exactly.
-  return (m.strict ? z.strictObject(shape) : z.looseObject(shape)) as ReturnType<typeof z.strictObject<S>>;
+  return (m.strict ? z.strictObject(shape) : z.object(shape)) as ReturnType<typeof z.strictObject<S>>;
 }
 
 /** A field the spec lists and the service always sends. Tolerant mode accepts it missing or null. */

@@ -40,7 +40,7 @@ const metadata = () =>
 // Inputs: the reference parses strictly (an unknown field is a 400 naming it); the SDK parses loosely so that a
 // field the server adds later can be sent by an old client.
 const inputObj = <S extends z.core.$ZodLooseShape>(m: SchemaMode, shape: S) =>
-  (m.strict ? z.strictObject(shape) : z.looseObject(shape)) as ReturnType<typeof z.strictObject<S>>;
+  (m.strict ? z.strictObject(shape) : z.object(shape)) as ReturnType<typeof z.strictObject<S>>;
 
 function build(m: SchemaMode) {
   const CreatePaymentInput = inputObj(m, {

@@ -112,9 +112,12 @@ function build(m: SchemaMode) {
   });
   const BankList = obj(m, { items: arrayOf(SBPBank) });
 
-  const ErrorBody = z.looseObject({
-    error: z.looseObject({ code: str(), message: str() }),
-  });
+  // Extra keys are allowed in both modes (z.object ignores them); typed as zod's loose object, index signature
+  // included, which is what the check amounts to.
+  type Loose<S extends z.core.$ZodLooseShape> = ReturnType<typeof z.looseObject<S>>;
+  const ErrorBody = z.object({ error: z.object({ code: str(), message: str() }) }) as unknown as Loose<{
+    error: Loose<{ code: ReturnType<typeof str>; message: ReturnType<typeof str> }>;
+  }>;
 
   return {
     Refund,
