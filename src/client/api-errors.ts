@@ -57,7 +57,7 @@ export class PspApiError extends PspError {
     hide(this, 'headers', args.headers);
     this.idempotencyKey = args.idempotencyKey;
     this.attempts = args.attempts;
-    const rid = args.headers.get('x-request-id') ?? args.headers.get('request-id') ?? undefined;
+    const rid = args.headers.get('x-request-id') ?? args.headers.get('request-id');
     if (rid) this.requestId = rid;
   }
 }
@@ -120,7 +120,7 @@ export class RateLimitError extends PspApiError {
   declare readonly retryAfter?: number;
   constructor(args: ApiErrorArgs & { retryAfter?: number }) {
     super(args);
-    const ra = args.retryAfter ?? parseRetryAfter(args.headers.get('retry-after'), Date.now());
+    const ra = args.retryAfter ?? parseRetryAfter(args.headers.get('retry-after'));
     if (ra !== undefined) this.retryAfter = Math.max(0, ra / 1000);
   }
 }
@@ -248,9 +248,9 @@ export async function apiErrorOf(
  * `now`. Undefined when absent or unreadable.
  *
  * @example
- * parseRetryAfter('2', Date.now()); // 2000
+ * parseRetryAfter('2'); // 2000 (now defaults to Date.now())
  */
-export function parseRetryAfter(value: string | null | undefined, now: number): number | undefined {
+export function parseRetryAfter(value: string | null | undefined, now = Date.now()): number | undefined {
   if (value == null) return undefined;
   const v = value.trim();
   if (v === '') return undefined;

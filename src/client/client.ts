@@ -1,5 +1,5 @@
 import { Banks } from '../resources/banks.js';
-import { Events } from '../resources/events.js';
+import { type Events, eventsOf } from '../resources/events.js';
 import { Payments } from '../resources/payments.js';
 import { Payouts } from '../resources/payouts.js';
 import { ApiPromise } from './api-promise.js';
@@ -65,7 +65,7 @@ export class PspClient {
     this.payments = new Payments(this.#t, o.strict);
     this.payouts = new Payouts(this.#t, o.strict);
     this.banks = new Banks(this.#t, o.strict, o.banksCacheTtl);
-    this.events = new Events(this.#t, o.fetch, o.logger);
+    this.events = eventsOf(this.#t, o.fetch, o.logger);
   }
 
   /**

@@ -129,7 +129,7 @@ export function streamEvents(
             // A retryable error answer, or not a stream: the body is not needed, release the connection.
             await release(res.body);
             reason = res.ok ? 'unexpected_content_type' : `http_${res.status}`;
-            const after = res.ok ? undefined : parseRetryAfter(res.headers.get('retry-after'), Date.now());
+            const after = res.ok ? undefined : parseRetryAfter(res.headers.get('retry-after'));
             // Honoured as given, up to 10 minutes: a stream that silently waits for days helps nobody.
             if (after !== undefined) retryAfterMs = Math.min(after, MAX_RETRY_AFTER_MS);
           } else {

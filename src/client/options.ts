@@ -108,11 +108,12 @@ export function checkNumber(
   max: number,
 ): number {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+  // Number.isInteger is false for anything but a number.
+  if (!Number.isInteger(value) || (value as number) < min || (value as number) > max) {
     issues.push({ field, message: `must be an integer from ${min} to ${max}` });
     return fallback;
   }
-  return value;
+  return value as number;
 }
 
 /**

@@ -40,12 +40,9 @@ export const SAFE_HEADERS: ReadonlySet<string> = new Set([
  * @example
  * safeHeaders(new Headers({ authorization: 'Bearer sk_...', 'retry-after': '2' })); // { 'retry-after': '2' }
  */
-export function safeHeaders(headers: Headers | Record<string, string> | undefined): Record<string, string> {
+export function safeHeaders(headers: Headers): Record<string, string> {
   const out: Record<string, string> = {};
-  if (!headers) return out;
-  for (const [name, value] of headers instanceof Headers ? headers : Object.entries(headers)) {
-    const lower = name.toLowerCase();
-    if (SAFE_HEADERS.has(lower)) out[lower] = redactSecrets(value);
-  }
+  // Headers iterates lower-cased names.
+  for (const [name, value] of headers) if (SAFE_HEADERS.has(name)) out[name] = redactSecrets(value);
   return out;
 }

@@ -224,7 +224,7 @@ export class Transport {
     state.failed = res;
     state.reason = `HTTP ${res.status}`;
     if (res.status === 429) {
-      const wait = parseRetryAfter(res.headers.get('retry-after'), Date.now());
+      const wait = parseRetryAfter(res.headers.get('retry-after'));
       // A longer wait than the caller is prepared to spend on this call: answer now, with retryAfter.
       if (wait !== undefined && wait > state.timeout) {
         state.failed = undefined;

@@ -1,6 +1,9 @@
 import type * as z from 'zod/mini';
 import { type FieldIssue, formatFieldIssues, ownFieldIssues } from '../schemas/issues.js';
 import { IDEMPOTENCY_KEY_RE } from '../schemas/limits.js';
+import { responseSchemas } from '../schemas/resources.js';
+
+type ResponseSchemas = ReturnType<typeof responseSchemas>;
 import { PspResponseError, PspValidationError } from './errors.js';
 
 /** Any UUID (8-4-4-4-12 hex digits): the id of a path. */
@@ -39,14 +42,16 @@ export function assertNoIssues(issues: FieldIssue[]): void {
 }
 
 /**
- * A response parser for `schema`: returns zod's output, or throws {@link PspResponseError} listing the drift.
+ * A response parser for the response schema `name` in the client's mode: returns the checked JSON, or throws
+ * {@link PspResponseError} listing the drift. The schemas are built on the first answer, not here.
  *
  * @example
- * const parse = responseParser(() => responseSchemas().Payment, 'payment');
+ * const parse = responseParser(false, 'Payment', 'payment');
  */
-export function responseParser<T>(schema: () => z.ZodMiniType<T>, what: string) {
+export function responseParser<K extends keyof ResponseSchemas>(strict: boolean, name: K, what: string) {
+  type T = z.output<ResponseSchemas[K]>;
   return (json: unknown, status: number): T => {
-    const r = schema().safeParse(json);
+    const r = responseSchemas(strict)[name].safeParse(json);
     // The checked value itself, unknown fields included (the schemas transform nothing; see `obj`).
     if (r.success) return json as T;
     const issues = ownFieldIssues(r.error.issues);

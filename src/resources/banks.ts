@@ -2,7 +2,7 @@ import { ApiPromise, type ApiResult } from '../client/api-promise.js';
 import type { RequestOptions } from '../client/options.js';
 import type { Transport } from '../client/transport.js';
 import { responseParser } from '../client/validate.js';
-import { type BankList, responseSchemas } from '../schemas/resources.js';
+import type { BankList } from '../schemas/resources.js';
 
 /**
  * Options of `client.banks.list()`.
@@ -32,7 +32,7 @@ export class Banks {
   constructor(transport: Transport, strict: boolean, ttl: number) {
     this.#t = transport;
     this.#ttl = ttl;
-    this.#parse = responseParser(() => responseSchemas(strict).BankList, 'bank list');
+    this.#parse = responseParser(strict, 'BankList', 'bank list');
   }
 
   /**

@@ -18,17 +18,7 @@ export type EventStream = AsyncIterable<SseEvent> & { close(): void };
  * @example
  * for await (const ev of client.events.stream()) if (ev.kind === 'payment.status_changed') console.log(ev.payload);
  */
-export class Events {
-  readonly #t: Transport;
-  readonly #fetch: typeof fetch;
-  readonly #logger: Logger | undefined;
-
-  constructor(transport: Transport, fetchFn: typeof fetch, logger: Logger | undefined) {
-    this.#t = transport;
-    this.#fetch = fetchFn;
-    this.#logger = logger;
-  }
-
+export interface Events {
   /**
    * Opens `GET /events` and yields each event; reconnects by itself after a break. Each connection attempt
    * gets fresh headers (bearer auth and, with a signing secret, the signature of the empty body).
@@ -38,11 +28,18 @@ export class Events {
    * const stream = client.events.stream({ signal: AbortSignal.timeout(60_000) });
    * for await (const ev of stream) console.log(ev.kind, ev.payload.id);
    */
-  stream(options?: StreamEventsOptions): EventStream {
-    const t = this.#t;
-    return streamEvents(
-      { url: t.url('/events'), fetch: this.#fetch, headers: () => t.getHeaders(), logger: this.#logger },
-      options,
-    );
-  }
+  stream(options?: StreamEventsOptions): EventStream;
+}
+
+/**
+ * `client.events` over a transport: a plain object (the namespace holds no state of its own).
+ *
+ * @example
+ * const events = eventsOf(transport, fetch, logger);
+ */
+export function eventsOf(t: Transport, fetchFn: typeof fetch, logger: Logger | undefined): Events {
+  return {
+    stream: (options) =>
+      streamEvents({ url: t.url('/events'), fetch: fetchFn, headers: () => t.getHeaders(), logger }, options),
+  };
 }

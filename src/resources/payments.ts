@@ -11,13 +11,7 @@ import {
   responseParser,
 } from '../client/validate.js';
 import { type CreatePaymentInput, type CreateRefundInput, inputSchemas } from '../schemas/inputs.js';
-import {
-  type CancelPaymentResponse,
-  type CreatePaymentResponse,
-  type Payment,
-  type Refund,
-  responseSchemas,
-} from '../schemas/resources.js';
+import type { CancelPaymentResponse, CreatePaymentResponse, Payment, Refund } from '../schemas/resources.js';
 
 /**
  * Payments: create, read, cancel and refund (spec 4.1 to 4.4). Reached as `client.payments`.
@@ -34,13 +28,10 @@ export class Payments {
 
   constructor(transport: Transport, strict: boolean) {
     this.#t = transport;
-    this.#parseCreate = responseParser(
-      () => responseSchemas(strict).CreatePaymentResponse,
-      'payment creation',
-    );
-    this.#parsePayment = responseParser(() => responseSchemas(strict).Payment, 'payment');
-    this.#parseCancel = responseParser(() => responseSchemas(strict).CancelPaymentResponse, 'cancel answer');
-    this.#parseRefund = responseParser(() => responseSchemas(strict).Refund, 'refund');
+    this.#parseCreate = responseParser(strict, 'CreatePaymentResponse', 'payment creation');
+    this.#parsePayment = responseParser(strict, 'Payment', 'payment');
+    this.#parseCancel = responseParser(strict, 'CancelPaymentResponse', 'cancel answer');
+    this.#parseRefund = responseParser(strict, 'Refund', 'refund');
   }
 
   /**

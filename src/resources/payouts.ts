@@ -10,7 +10,7 @@ import {
   responseParser,
 } from '../client/validate.js';
 import { type CreatePayoutInput, inputSchemas } from '../schemas/inputs.js';
-import { type CreatePayoutResponse, type Payout, responseSchemas } from '../schemas/resources.js';
+import type { CreatePayoutResponse, Payout } from '../schemas/resources.js';
 
 /**
  * SBP payouts to a phone number (spec 4.5, 4.6). Reached as `client.payouts`.
@@ -25,8 +25,8 @@ export class Payouts {
 
   constructor(transport: Transport, strict: boolean) {
     this.#t = transport;
-    this.#parseCreate = responseParser(() => responseSchemas(strict).CreatePayoutResponse, 'payout creation');
-    this.#parsePayout = responseParser(() => responseSchemas(strict).Payout, 'payout');
+    this.#parseCreate = responseParser(strict, 'CreatePayoutResponse', 'payout creation');
+    this.#parsePayout = responseParser(strict, 'Payout', 'payout');
   }
 
   /**
