@@ -106,7 +106,8 @@ export class PspClient {
     return { mode: this.mode, baseUrl: this.baseUrl };
   }
 
-  [INSPECT](): string {
-    return `PspClient { mode: '${this.mode}', baseUrl: '${this.baseUrl}' }`;
+  /** @internal What `util.inspect(client)` shows: the same fields as `toJSON()`. */
+  [INSPECT](_depth: number, options: unknown, inspect?: (v: unknown, o: unknown) => string): string {
+    return `PspClient ${inspect ? inspect(this.toJSON(), options) : JSON.stringify(this)}`;
   }
 }

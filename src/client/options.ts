@@ -89,13 +89,13 @@ const MAX_TIMER = 2_147_483_647;
 
 function env(name: string): string | undefined {
   const proc = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process;
-  const v = proc?.env?.[name];
-  return v === '' ? undefined : v;
+  // An empty variable counts as unset.
+  return proc?.env?.[name] || undefined;
 }
 
 function isBrowser(): boolean {
   const g = globalThis as { window?: unknown; document?: unknown };
-  return typeof g.window !== 'undefined' && typeof g.document !== 'undefined';
+  return g.window !== undefined && g.document !== undefined;
 }
 
 /** Checks a count or duration option; pushes an issue (never the value) when it is bad. */

@@ -25,14 +25,14 @@ export interface BankListOptions extends RequestOptions {
  */
 export class Banks {
   readonly #t: Transport;
+  readonly #strict: boolean;
   readonly #ttl: number;
-  readonly #parse;
   #cached: { result: ApiResult<BankList>; expires: number } | undefined;
 
   constructor(transport: Transport, strict: boolean, ttl: number) {
     this.#t = transport;
+    this.#strict = strict;
     this.#ttl = ttl;
-    this.#parse = responseParser(strict, 'BankList', 'bank list');
   }
 
   /**
@@ -49,7 +49,7 @@ export class Banks {
         if (hit && !options?.refresh && Date.now() < hit.expires) return copy(hit.result);
         const result = await this.#t.request(
           { method: 'GET', path: '/banks/sbp', safe: true, options },
-          this.#parse,
+          responseParser(this.#strict, 'BankList', 'bank list'),
         );
         if (this.#ttl > 0) this.#cached = { result, expires: Date.now() + this.#ttl };
         return copy(result);

@@ -21,17 +21,11 @@ import type { CancelPaymentResponse, CreatePaymentResponse, Payment, Refund } fr
  */
 export class Payments {
   readonly #t: Transport;
-  readonly #parseCreate;
-  readonly #parsePayment;
-  readonly #parseCancel;
-  readonly #parseRefund;
+  readonly #strict: boolean;
 
   constructor(transport: Transport, strict: boolean) {
     this.#t = transport;
-    this.#parseCreate = responseParser(strict, 'CreatePaymentResponse', 'payment creation');
-    this.#parsePayment = responseParser(strict, 'Payment', 'payment');
-    this.#parseCancel = responseParser(strict, 'CancelPaymentResponse', 'cancel answer');
-    this.#parseRefund = responseParser(strict, 'Refund', 'refund');
+    this.#strict = strict;
   }
 
   /**
@@ -57,7 +51,7 @@ export class Payments {
             safe: true,
             options,
           },
-          this.#parseCreate,
+          responseParser(this.#strict, 'CreatePaymentResponse', 'payment creation'),
         );
       })(),
     );
@@ -76,7 +70,7 @@ export class Payments {
         assertNoIssues(idIssue('id', id));
         return this.#t.request(
           { method: 'GET', path: `/payments/${id}`, safe: true, options },
-          this.#parsePayment,
+          responseParser(this.#strict, 'Payment', 'payment'),
         );
       })(),
     );
@@ -98,7 +92,7 @@ export class Payments {
         try {
           return await this.#t.request(
             { method: 'POST', path: `/payments/${id}/cancel`, safe: true, options },
-            this.#parseCancel,
+            responseParser(this.#strict, 'CancelPaymentResponse', 'cancel answer'),
           );
         } catch (err) {
           if (!(err instanceof NotPendingError) || err.attempts < 2) throw err;
@@ -106,7 +100,7 @@ export class Payments {
           try {
             current = await this.#t.request(
               { method: 'GET', path: `/payments/${id}`, safe: true, options },
-              this.#parsePayment,
+              responseParser(this.#strict, 'Payment', 'payment'),
             );
           } catch {
             throw err;
@@ -143,7 +137,7 @@ export class Payments {
             safe: true,
             options,
           },
-          this.#parseRefund,
+          responseParser(this.#strict, 'Refund', 'refund'),
         );
       })(),
     );

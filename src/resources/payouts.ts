@@ -20,13 +20,11 @@ import type { CreatePayoutResponse, Payout } from '../schemas/resources.js';
  */
 export class Payouts {
   readonly #t: Transport;
-  readonly #parseCreate;
-  readonly #parsePayout;
+  readonly #strict: boolean;
 
   constructor(transport: Transport, strict: boolean) {
     this.#t = transport;
-    this.#parseCreate = responseParser(strict, 'CreatePayoutResponse', 'payout creation');
-    this.#parsePayout = responseParser(strict, 'Payout', 'payout');
+    this.#strict = strict;
   }
 
   /**
@@ -54,7 +52,7 @@ export class Payouts {
             safe: true,
             options,
           },
-          this.#parseCreate,
+          responseParser(this.#strict, 'CreatePayoutResponse', 'payout creation'),
         );
       })(),
     );
@@ -73,7 +71,7 @@ export class Payouts {
         assertNoIssues(idIssue('id', id));
         return this.#t.request(
           { method: 'GET', path: `/payouts/${id}`, safe: true, options },
-          this.#parsePayout,
+          responseParser(this.#strict, 'Payout', 'payout'),
         );
       })(),
     );
