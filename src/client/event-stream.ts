@@ -186,12 +186,11 @@ export function streamEvents(
               }
               if (stop.signal.aborted) return;
             }
-            if (conn.signal.reason === WATCHDOG) reason = 'heartbeat_timeout';
           }
         } catch (err) {
           if (stop.signal.aborted) return;
           if (err instanceof PspApiError) throw err;
-          reason = conn.signal.reason === WATCHDOG ? 'heartbeat_timeout' : 'network_error';
+          reason = 'network_error';
           const error = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
           log(logger, 'debug', 'psp-sdk: event stream connection failed', { error });
         } finally {
@@ -201,6 +200,8 @@ export function streamEvents(
           conn.abort('done');
           await release(reader);
         }
+        // Whatever ended the connection (a failed read, an ended body), heartbeat silence is the cause if it fired.
+        if (conn.signal.reason === WATCHDOG) reason = WATCHDOG;
         if (stop.signal.aborted) return;
         failures++;
         if (options.maxRetries !== undefined && failures > options.maxRetries)

@@ -11,9 +11,9 @@ export interface CallState {
   idempotencyKey: string | undefined;
   started: number;
   /** The last failed answer: its body is released before the next attempt, its status logged. */
-  failed: Response | undefined;
+  failed?: Response | undefined;
   /** Why the last attempt failed, for the retry log line. */
-  reason: string | undefined;
+  reason?: string | undefined;
 }
 
 const BODY_TIMEOUT = Symbol('body timeout');

@@ -102,8 +102,6 @@ export class Transport {
       signal: call.signal,
       idempotencyKey: req.idempotencyKey,
       started: this.#o.logger ? Date.now() : 0,
-      failed: undefined,
-      reason: undefined,
     };
     if (call.signal?.aborted)
       throw markCall(new PspAbortError('The request was aborted by the caller'), state);
