@@ -30,7 +30,7 @@ export type DisconnectReason =
   | 'stream_too_large'
   | `http_${number}`;
 
-/** Options of {@link streamEvents} (and of `client.events.stream()`). */
+/** Options of `client.events.stream()`. */
 export interface StreamEventsOptions {
   /** Ends the stream: the iteration finishes cleanly, without an error. */
   signal?: AbortSignal;
