@@ -88,9 +88,16 @@ const SIGNING_SECRET_RE = /^thm_[A-Za-z0-9._~+/=-]+$/;
 const MAX_TIMER = 2_147_483_647;
 
 function env(name: string): string | undefined {
-  const proc = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process;
-  // An empty variable counts as unset.
-  return proc?.env?.[name] || undefined;
+  // Deno without --allow-env throws on any read: a client given its options must still construct there.
+  try {
+    // An empty variable counts as unset.
+    return (
+      (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[name] ||
+      undefined
+    );
+  } catch {
+    return undefined;
+  }
 }
 
 function isBrowser(): boolean {
