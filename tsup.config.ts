@@ -10,7 +10,9 @@ const entry = {
 
 // The three builds below run in parallel: a per-build `clean` would delete what another one just wrote, so dist/
 // is emptied once, here, when the config loads.
-rmSync(new URL('./dist', import.meta.url), { recursive: true, force: true });
+// PSP_OUT_DIR builds elsewhere (a benchmark's private copy) without touching the dist/ that tests and others use.
+const outDir = process.env.PSP_OUT_DIR ?? 'dist';
+rmSync(new URL(`./${outDir}`, import.meta.url), { recursive: true, force: true });
 
 // The client's and webhooks' dependencies are bundled into both builds:
 // - CJS: ky and @noble/hashes ship ESM only; `require('psp-sdk')` would break on Node 20 without them inlined.
@@ -37,6 +39,7 @@ export default defineConfig([
     // ESM: entries share chunks, which scripts/check-dist.mjs verifies never carry reference code into the client
     // or webhooks entries.
     entry,
+    outDir,
     format: ['esm'],
     target: 'es2022',
     platform: 'neutral',
@@ -49,6 +52,7 @@ export default defineConfig([
   },
   {
     entry,
+    outDir,
     format: ['cjs'],
     target: 'es2022',
     platform: 'node',
@@ -62,6 +66,7 @@ export default defineConfig([
   {
     // The `psp-reference` bin: Node only, ESM (package "type": "module").
     entry: { 'reference/cli': 'src/reference/cli.ts' },
+    outDir,
     format: ['esm'],
     target: 'es2022',
     platform: 'node',
