@@ -1,6 +1,6 @@
 // A merchant's webhook receiver on 127.0.0.1: verifies every delivery's v2 signature with node:crypto (as a
 // careful merchant does), answers 503 while told to fail and 204 once told to accept, and reports counts and the
-// times of the first and last accepted delivery. IPC: {cmd:'accept'}, {cmd:'stats'}, {cmd:'secret', secret}.
+// times of the first and last accepted delivery. IPC: {cmd:'accept'}, {cmd:'stats'}, {cmd:'secret', secret}, {cmd:'cpu'} (its CPU time, ms).
 
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -44,6 +44,10 @@ process.on('message', (msg) => {
     process.send({ accepting: performance.now() });
   }
   if (msg?.cmd === 'stats') process.send({ stats: { ...stats, now: performance.now() } });
+  if (msg?.cmd === 'cpu') {
+    const u = process.cpuUsage();
+    process.send({ cpuMs: (u.user + u.system) / 1000 });
+  }
 });
 process.on('disconnect', () => process.exit(0));
 server.listen(0, '127.0.0.1');

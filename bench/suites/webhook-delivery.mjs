@@ -115,9 +115,23 @@ try {
   const setupSeconds = (performance.now() - t0) / 1000;
 
   const load = readLoad(quick ? 6 : 10);
-  await new Promise((r) => setTimeout(r, quick ? 2000 : 3000));
+  // CPU time of the three processes (reference, receiver, this one = autocannon) over the quiet window and over
+  // the burst: on 2 shared cores, what the deliveries take is what the API loses.
+  const cpuAll = async () => {
+    const own = process.cpuUsage();
+    return {
+      server: await ask(server.child, { cmd: 'cpu' }, 'cpuMs'),
+      receiver: await ask(receiver.child, { cmd: 'cpu' }, 'cpuMs'),
+      load: (own.user + own.system) / 1000,
+      at: performance.now(),
+    };
+  };
+  await new Promise((r) => setTimeout(r, 1000));
+  const cpuQuiet = await cpuAll();
+  await new Promise((r) => setTimeout(r, quick ? 1000 : 2000));
   await ask(receiver.child, { cmd: 'accept' }, 'accepting');
-  const cpu0 = await ask(server.child, { cmd: 'cpu' }, 'cpuMs');
+  const cpuBurst = await cpuAll();
+  const cpu0 = cpuBurst.server;
   const burstAt = performance.now();
   await call('POST', '/_simulator/clock/advance', facts.admin_token, '{"seconds":11}');
   let stats;
@@ -129,10 +143,24 @@ try {
   const burstEnd = performance.now();
   // The reference's CPU time over the burst (the API load included): deliveries per CPU-second of the server is
   // what it sustains with a core of its own, however busy the shared machine is.
-  const burstCpuMs = (await ask(server.child, { cmd: 'cpu' }, 'cpuMs')) - cpu0;
+  const cpuEnd = await cpuAll();
+  const burstCpuMs = cpuEnd.server - cpu0;
   await load.done;
-  const before = load.rate(load.started + 1000, burstAt);
+  const before = load.rate(cpuQuiet.at, burstAt);
   const during = load.rate(burstAt, burstEnd);
+  // The noise floor: the API's rate in the two halves of the quiet window (no delivery in either) differs by
+  // this much with nothing changed, so a drop during the burst means something only beyond it.
+  const mid = (cpuQuiet.at + cpuBurst.at) / 2;
+  const noiseFloorPct = Math.abs(1 - load.rate(mid, cpuBurst.at) / load.rate(cpuQuiet.at, mid)) * 100;
+  /** Cores each process used over a window (CPU ms per wall ms). */
+  const shares = (a, b) => {
+    const wall = b.at - a.at;
+    return {
+      reference: (b.server - a.server) / wall,
+      receiver: (b.receiver - a.receiver) / wall,
+      autocannon: (b.load - a.load) / wall,
+    };
+  };
   const deliverySeconds = (stats.lastAt - stats.firstAt) / 1000;
   const deliveriesPerSec = stats.accepted / deliverySeconds;
   const dropPct = (1 - during / before) * 100;
@@ -149,7 +177,13 @@ try {
     setupSeconds,
     serverCpuSeconds: burstCpuMs / 1000,
     serverCpuShare: burstCpuMs / (burstEnd - burstAt),
+    noiseFloorPct,
+    coresQuiet: shares(cpuQuiet, cpuBurst),
+    coresBurst: shares(cpuBurst, cpuEnd),
+    loadAverage: (await import('node:os')).loadavg(),
   };
+  const fmtCores = (c) =>
+    `ref ${c.reference.toFixed(2)} rcv ${c.receiver.toFixed(2)} ac ${c.autocannon.toFixed(2)}`;
   const n0 = (x) => (Number.isFinite(x) ? Math.round(x).toLocaleString('en-US') : '-');
   result.markdown = `| backlog | delivered | bad signatures | deliveries/s | API GET req/s before | during delivery | drop | reference CPU during the burst |
 |---|---|---|---|---|---|---|---|
@@ -162,7 +196,7 @@ reference's delivery costs the API. The backlog is made of ${n0(N)} payments cre
 receiver answered 503 (each delivery then waits for its 10 s retry), released at once by advancing the
 service clock 11 s.`;
   console.error(
-    `\nwebhooks: ${n0(stats.accepted)}/${n0(N)} in ${deliverySeconds.toFixed(2)} s = ${n0(deliveriesPerSec)}/s; API ${n0(before)} -> ${n0(during)} req/s (${dropPct.toFixed(1)} % drop); bad signatures ${stats.badSignature}; setup ${setupSeconds.toFixed(0)} s`,
+    `\nwebhooks: ${n0(stats.accepted)}/${n0(N)} in ${deliverySeconds.toFixed(2)} s = ${n0(deliveriesPerSec)}/s; API ${n0(before)} -> ${n0(during)} req/s (${dropPct.toFixed(1)} % drop; noise floor ${noiseFloorPct.toFixed(1)} %); cores quiet ${fmtCores(result.coresQuiet)}, burst ${fmtCores(result.coresBurst)}; load ${result.loadAverage.map((x) => x.toFixed(2)).join(' ')}; bad signatures ${stats.badSignature}; setup ${setupSeconds.toFixed(0)} s`,
   );
 } finally {
   agent.destroy();

@@ -7,6 +7,7 @@ import { createApp } from './http/app.js';
 import { redactSecrets, toResponse } from './http/errors.js';
 import { WireResponse } from './http/wire-response.js';
 import { createEventStreamHub } from './sse/index.js';
+import { workerTransport } from './adapters/delivery-worker.js';
 import { createWebhookService } from './webhooks/index.js';
 
 export type { CabinetApi, SimulatorApi } from './domain/control.js';
@@ -37,6 +38,15 @@ export interface ReferenceOptions {
   trustProxy?: boolean;
   /** What delivers webhooks. Default `globalThis.fetch`. */
   webhookFetch?: typeof fetch;
+  /**
+   * Where webhook POSTs are sent from, when `webhookFetch` is not given. `'thread'`: node:http on the thread that
+   * serves the API (fetch where there is no node:http). `'worker'`: node:http in a `worker_threads` worker, started
+   * with the first delivery, so a burst of deliveries does not take the API's thread (in-thread again where no
+   * worker can run). Default `'thread'`; `startReference` and the `psp-reference` CLI default to `'worker'`.
+   *
+   * @example createReference({ webhookDelivery: 'worker' })
+   */
+  webhookDelivery?: 'thread' | 'worker';
   /** One line per request and per internal error; never a secret. Default: silent. */
   logger?: (line: string) => void;
   /** The bank live keys talk to. Default: a deterministic fake bank that fills `bank` and `bank_ref`. */
@@ -127,6 +137,9 @@ export function createReference(options: ReferenceOptions = {}): Reference {
     bus: domain.bus,
     clock,
     ...(options.webhookFetch ? { fetch: options.webhookFetch } : {}),
+    ...(options.webhookDelivery === 'worker' && !options.webhookFetch
+      ? { transport: workerTransport({ maxSockets: 64 }) }
+      : {}),
     ...(log ? { logger: log } : {}),
   });
   const hub = createEventStreamHub({ bus: domain.bus, clock });

@@ -3,7 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import { ManualClock } from '../../src/reference/domain/clock.js';
 import { EventBus } from '../../src/reference/domain/events.js';
+import { workerTransport } from '../../src/reference/adapters/delivery-worker.js';
 import { createWebhookService, type WebhookService } from '../../src/reference/webhooks/index.js';
+import type { Transport } from '../../src/reference/webhooks/transport.js';
 import { type Receiver, receiver, SHOP_A, stubFetch, succeeded, T0 } from './helpers.js';
 
 let svc: WebhookService | undefined;
@@ -38,6 +40,7 @@ function service(
     maxInFlight?: number;
     maxInFlightPerEndpoint?: number;
     fetch?: typeof fetch;
+    transport?: Transport;
   } = {},
 ) {
   const bus = new EventBus();
@@ -46,11 +49,14 @@ function service(
   return { bus, clock, svc };
 }
 
-/** Which transport the hostile-receiver tests go through: the default (node:http) or an injected fetch. */
+/** Which transport the hostile-receiver tests go through: the default (node:http), an injected fetch, or a worker. */
 let viaFetch: typeof fetch | undefined;
+let viaWorker = false;
+const via = () =>
+  viaFetch ? { fetch: viaFetch } : viaWorker ? { transport: workerTransport({ maxSockets: 64 }) } : {};
 
 async function oneAttempt(url: string, options: { deadlineMs?: number } = {}) {
-  const { bus, clock, svc } = service({ ...options, ...(viaFetch ? { fetch: viaFetch } : {}) });
+  const { bus, clock, svc } = service({ ...options, ...via() });
   const ep = svc.createEndpoint(SHOP_A, { url });
   bus.publish(succeeded());
   await svc.idle();
@@ -63,9 +69,11 @@ async function oneAttempt(url: string, options: { deadlineMs?: number } = {}) {
 describe.each([
   ['the default transport (node:http)', undefined],
   ['an injected fetch', (input: string | URL | Request, init?: RequestInit) => fetch(input, init)],
+  ['the worker transport (node:http in a worker thread)', 'worker'],
 ])('receivers that misbehave, through %s', (_name, transport) => {
   beforeEach(() => {
-    viaFetch = transport as typeof fetch | undefined;
+    viaWorker = transport === 'worker';
+    viaFetch = typeof transport === 'function' ? (transport as typeof fetch) : undefined;
   });
 
   test('a receiver that never answers fails at the deadline, and the service keeps working', async () => {
@@ -118,7 +126,7 @@ describe.each([
   });
 
   test("a payment's webhook_url with a scheme other than http(s) is refused, never spoken to", async () => {
-    const { bus, svc } = service(viaFetch ? { fetch: viaFetch } : {});
+    const { bus, svc } = service(via());
     const ep = svc.createEndpoint(SHOP_A, { url: 'http://127.0.0.1:9/unused' });
     bus.publish(succeeded({ webhookUrl: 'ftp://127.0.0.1:21/hooks' }));
     await svc.idle();

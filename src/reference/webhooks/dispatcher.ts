@@ -66,6 +66,24 @@ function originOf(url: string): string {
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /**
+ * Runs `fn` in a later turn of the event loop, after pending I/O: `setImmediate` where the runtime has it. Taken
+ * when this module loads, so a test's fake timers do not hold deliveries back (they follow the service clock).
+ */
+const nextTurn: (fn: () => void) => void =
+  typeof globalThis.setImmediate === 'function'
+    ? globalThis.setImmediate.bind(globalThis)
+    : (fn) => {
+        setTimeout(fn, 0);
+      };
+
+/**
+ * Attempts started per event-loop turn. A backlog falling due is started a few at a time, each batch after the I/O
+ * of the previous turn (the API's requests included) has been served, instead of all at once or one from each
+ * completion's microtask, which let deliveries take most turns of the loop from the API.
+ */
+export const STARTS_PER_TURN = 8;
+
+/**
  * Queues and sends deliveries: at most `maxInFlight` requests at once, the rest wait in a FIFO; failed attempts are
  * retried on the service clock. Nothing here is awaited by the code that publishes events.
  */
@@ -170,18 +188,26 @@ export class Dispatcher {
 
   #enqueue(delivery: Delivery, done: (() => void) | undefined): void {
     this.#queue.push({ delivery, done });
-    if (!this.#pumpScheduled) {
-      this.#pumpScheduled = true;
-      // A microtask, not a direct call: the publisher (an API request) returns before any signing or I/O starts.
-      queueMicrotask(() => {
-        this.#pumpScheduled = false;
-        this.#pump();
-      });
-    }
+    this.#schedulePump();
+  }
+
+  /** The publisher (an API request) and each completion return before any signing or I/O of the next attempt. */
+  #schedulePump(): void {
+    if (this.#pumpScheduled) return;
+    this.#pumpScheduled = true;
+    nextTurn(() => {
+      this.#pumpScheduled = false;
+      this.#pump();
+    });
   }
 
   #pump(): void {
+    let started = 0;
     while (this.#inFlight < this.#o.maxInFlight) {
+      if (started === STARTS_PER_TURN) {
+        if (this.#ready.size > 0 || this.#queue.size > 0) this.#schedulePump();
+        break;
+      }
       const job = this.#ready.shift() ?? this.#queue.shift();
       if (!job) break;
       const d = job.delivery;
@@ -203,6 +229,7 @@ export class Dispatcher {
       }
       this.#busy.set(d.target, busy + 1);
       this.#inFlight++;
+      started++;
       void this.#attempt(d)
         .catch((err: unknown) => {
           // A bug, not a receiver's fault (those are results): stop this series rather than retry it forever.
@@ -215,7 +242,7 @@ export class Dispatcher {
           this.#inFlight--;
           this.#release(d.target);
           job.done?.();
-          this.#pump();
+          if (this.#ready.size > 0 || this.#queue.size > 0) this.#schedulePump();
           this.#notifyIdle();
         });
     }

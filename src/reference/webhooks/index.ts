@@ -5,7 +5,7 @@ import { Dispatcher } from './dispatcher.js';
 import { EndpointRegistry, newWebhookSecret, publicView } from './endpoints.js';
 import { toWebhookEvent, type WebhookEvent } from './events.js';
 import type { DeliveryAttempt } from './log.js';
-import { fetchTransport, nodeTransport } from './transport.js';
+import { fetchTransport, nodeTransport, type Transport } from './transport.js';
 
 export { MAX_ATTEMPTS, RETRY_DELAYS_MS } from './dispatcher.js';
 export type { CreatedEndpoint, SignatureVersion } from './endpoints.js';
@@ -22,6 +22,11 @@ export interface WebhookServiceDeps {
    * faster than Node's fetch), else `globalThis.fetch`.
    */
   fetch?: typeof fetch;
+  /**
+   * What sends the POSTs, when neither `fetch` nor the default will do (the reference's worker transport). Closed
+   * with the service. Ignored when `fetch` is given.
+   */
+  transport?: Transport;
   /** A line per attempt and per event that cannot be delivered. Default: silent. Never given a secret. */
   logger?: (line: string) => void;
   /** Most POSTs in flight at once; the rest wait in a queue. Default: 64. */
@@ -117,6 +122,7 @@ export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
     });
   const transport =
     (deps.fetch && fetchTransport(deps.fetch)) ??
+    deps.transport ??
     nodeTransport(maxInFlight) ??
     fetchTransport((input, init) => globalThis.fetch(input, init));
   const dispatcher = new Dispatcher({

@@ -1,0 +1,217 @@
+import { type Abort, MAX_DRAIN_BYTES, nodeTransport, type Transport } from '../webhooks/transport.js';
+import { deliveryWorkerMain } from './delivery-worker-main.js';
+
+/** The part of a `worker_threads` Worker this transport uses. */
+export interface DeliveryWorker {
+  postMessage(value: unknown): void;
+  on(event: 'message', fn: (batch: unknown[][]) => void): unknown;
+  on(event: 'online', fn: () => void): unknown;
+  on(event: 'error', fn: (err: unknown) => void): unknown;
+  on(event: 'exit', fn: (code: number) => void): unknown;
+  terminate(): unknown;
+  ref(): void;
+  unref(): void;
+}
+
+/** Options of {@link workerTransport}. */
+export interface WorkerTransportOptions {
+  /** Keep-alive connections per receiver, in the worker and in the fallback. */
+  maxSockets: number;
+  /** What sends when no worker can run (created lazily). Default: the in-thread node:http transport. */
+  fallback?: () => Transport | undefined;
+  /** Starts the worker from its source. Default: `new Worker(source, { eval: true, workerData })`. For tests. */
+  createWorker?: (
+    source: string,
+    workerData: { maxSockets: number; maxDrainBytes: number },
+  ) => DeliveryWorker;
+}
+
+// Taken when this module loads: a test's fake timers must not hold back the hand-over of deliveries.
+const nextTurn = setImmediate;
+
+interface Pending {
+  url: string;
+  body: Uint8Array;
+  headers: Record<string, string>;
+  abort: Abort;
+  resolve(status: number): void;
+  reject(err: Error): void;
+}
+
+/** A failure reported by the worker, with the `code` post() classifies by (ECONNREFUSED, ...). */
+class DeliveryError extends Error {
+  override readonly name = 'DeliveryError';
+  readonly code: string | undefined;
+  constructor(message: string, code?: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+function defaultCreateWorker(
+  source: string,
+  workerData: { maxSockets: number; maxDrainBytes: number },
+): DeliveryWorker {
+  const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+  const mod = proc?.getBuiltinModule?.('node:worker_threads') as
+    | { Worker?: new (src: string, opts: Record<string, unknown>) => DeliveryWorker }
+    | undefined;
+  if (typeof mod?.Worker !== 'function') throw new Error('worker_threads is not available');
+  return new mod.Worker(source, { eval: true, workerData, name: 'psp-webhook-delivery' });
+}
+
+/**
+ * A webhook transport that sends from a `worker_threads` worker, so the HTTP client's work (the bulk of a
+ * delivery's cost) leaves the thread that serves the API. The main thread only signs, hands the request over and
+ * takes the status back, a few microseconds each: both ways, everything of one event-loop turn travels in one
+ * message.
+ *
+ * The dispatcher's rules stay where they are: its deadline and close abort an attempt here at once (the promise
+ * settles on the main thread; the worker is told to drop the socket), redirects are not followed and at most
+ * {@link MAX_DRAIN_BYTES} of an answer is read, as in the in-thread transport. The worker starts with the first
+ * delivery and never keeps the process alive by itself when idle.
+ *
+ * When no worker can be created, or one fails before it has run, the attempts go through `fallback` (the
+ * in-thread transport) instead, nothing sent twice. A worker that dies later fails the attempts it had in flight
+ * (the dispatcher retries them, as after a dropped connection) and later attempts go through `fallback`.
+ *
+ * @example
+ * ```ts
+ * const transport = workerTransport({ maxSockets: 64 });
+ * const status = await transport.send('http://127.0.0.1:8080/hooks', body, headers, new Abort());
+ * transport.close(); // terminates the worker
+ * ```
+ */
+export function workerTransport(options: WorkerTransportOptions): Transport {
+  const makeFallback = options.fallback ?? (() => nodeTransport(options.maxSockets));
+  const createWorker = options.createWorker ?? defaultCreateWorker;
+  const pending = new Map<number, Pending>();
+  let worker: DeliveryWorker | undefined;
+  let online = false;
+  /** The worker could not run or died: later attempts go in-thread. */
+  let broken = false;
+  let closed = false;
+  let fallback: Transport | undefined;
+  let nextId = 1;
+  let outbox: unknown[][] = [];
+  let flushing = false;
+  let referenced = false;
+
+  const fallbackSend = (url: string, body: Uint8Array, headers: Record<string, string>, abort: Abort) => {
+    fallback ??= makeFallback();
+    if (!fallback) return Promise.reject(new DeliveryError('no way to send webhooks in this runtime'));
+    return fallback.send(url, body, headers, abort);
+  };
+
+  /** Keeps the process alive while attempts are in flight, as open sockets would; not when idle. */
+  const reference = (on: boolean) => {
+    if (!worker || referenced === on) return;
+    referenced = on;
+    if (on) worker.ref();
+    else worker.unref();
+  };
+
+  const take = (id: number): Pending | undefined => {
+    const p = pending.get(id);
+    if (!p) return undefined;
+    pending.delete(id);
+    if (pending.size === 0) reference(false);
+    return p;
+  };
+
+  const flush = () => {
+    flushing = false;
+    const batch = outbox;
+    outbox = [];
+    if (worker && !broken && batch.length > 0) worker.postMessage(batch);
+  };
+
+  const queue = (entry: unknown[]) => {
+    outbox.push(entry);
+    if (!flushing) {
+      flushing = true;
+      nextTurn(flush);
+    }
+  };
+
+  /** The worker is gone: before it ran, its attempts were never sent and go in-thread; after, they fail. */
+  const lost = (reason: string) => {
+    if (broken || closed) return;
+    broken = true;
+    const wasOnline = online;
+    const w = worker;
+    worker = undefined;
+    outbox = [];
+    const all = [...pending.values()];
+    pending.clear();
+    // Already exiting or exited: terminate() only makes sure, and may reject when it is too late for that.
+    Promise.resolve()
+      .then(() => w?.terminate())
+      .catch(() => {});
+    for (const p of all) {
+      if (wasOnline) p.reject(new DeliveryError(`the delivery worker stopped (${reason})`));
+      else fallbackSend(p.url, p.body, p.headers, p.abort).then(p.resolve, p.reject);
+    }
+  };
+
+  const start = (): DeliveryWorker | undefined => {
+    try {
+      const w = createWorker(`(${deliveryWorkerMain.toString()})()`, {
+        maxSockets: options.maxSockets,
+        maxDrainBytes: MAX_DRAIN_BYTES,
+      });
+      w.unref();
+      w.on('online', () => {
+        online = true;
+      });
+      w.on('message', (batch) => {
+        for (const m of batch) {
+          const p = take(m[0] as number);
+          if (!p) continue; // aborted meanwhile: already settled here
+          if ((m[1] as number) >= 0) p.resolve(m[1] as number);
+          else p.reject(new DeliveryError(String(m[3]), m[2] as string | undefined));
+        }
+      });
+      w.on('error', (err) => lost(err instanceof Error ? err.name : 'error'));
+      w.on('exit', (code) => lost(`exit code ${code}`));
+      return w;
+    } catch {
+      broken = true;
+      return undefined;
+    }
+  };
+
+  return {
+    send(url, body, headers, abort) {
+      if (closed) return Promise.reject(new DeliveryError('the webhook transport is closed'));
+      if (!worker && !broken) worker = start();
+      if (broken || !worker) return fallbackSend(url, body, headers, abort);
+      const id = nextId++;
+      return new Promise<number>((resolve, reject) => {
+        pending.set(id, { url, body, headers, abort, resolve, reject });
+        reference(true);
+        queue([0, id, url, body, headers]);
+        abort.onAbort = (reason) => {
+          if (!take(id)) return;
+          reject(reason);
+          queue([1, id]);
+        };
+      });
+    },
+    close() {
+      if (closed) return;
+      closed = true;
+      const w = worker;
+      worker = undefined;
+      const all = [...pending.values()];
+      pending.clear();
+      for (const p of all) p.reject(new DeliveryError('the webhook service closed'));
+      if (w) {
+        Promise.resolve()
+          .then(() => w.terminate())
+          .catch(() => {});
+      }
+      fallback?.close();
+    },
+  };
+}
