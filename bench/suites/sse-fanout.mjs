@@ -4,6 +4,7 @@
 // (after full GCs) from before the streams opened to when all are open.
 
 import http from 'node:http';
+import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { CREATE_INPUT_JSON } from '../lib/fixtures.mjs';
 import { emit, quantile } from '../lib/harness.mjs';
@@ -12,6 +13,10 @@ import { distFile } from '../lib/sdk.mjs';
 import { ask, startServer } from '../servers/spawn.mjs';
 
 const quick = process.argv.includes('--quick');
+// The 1,000 clients: `raw` (default) reads each stream from a plain socket and finds frames with Buffer.indexOf;
+// `http` is the first version (http.request, utf8 decoding, String.includes), whose own CPU per event was about
+// twice the reference's after the direct-write change, so it weighed on the figure it measured.
+const CLIENT = process.env.PSP_SSE_CLIENT === 'http' ? 'http' : 'raw';
 const STREAMS = quick ? 200 : 1000;
 const EVENTS = quick ? 10 : 40;
 
@@ -19,7 +24,9 @@ if (!existsSync(distFile('psp-sdk/reference'))) {
   await emit('sse-fanout', { ok: false, reason: 'no psp-sdk/reference build' });
   process.exit(0);
 }
-const server = await startServer('reference.mjs', ['{}']);
+// PSP_BENCH_SERVER_ARGV adds node flags to the reference process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
+const serverArgv = process.env.PSP_BENCH_SERVER_ARGV?.split(' ').filter(Boolean) ?? [];
+const server = await startServer('reference.mjs', ['{}'], { execArgv: serverArgv });
 const { facts } = server;
 const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
 
@@ -46,6 +53,88 @@ function call(method, path, token, body) {
   });
 }
 
+const MARKER = Buffer.from('event: payment.created');
+const CONNECTED = Buffer.from(': connected');
+
+/** Occurrences of MARKER in `buf`. */
+function count(buf) {
+  let n = 0;
+  for (let i = buf.indexOf(MARKER); i !== -1; i = buf.indexOf(MARKER, i + MARKER.length)) n++;
+  return n;
+}
+
+/** Every raw socket reads into this one buffer (`onread`): each read is scanned at once, before the next. */
+const READ_BUFFER = Buffer.alloc(64 * 1024);
+const EMPTY = Buffer.alloc(0);
+
+/**
+ * One stream over a plain socket: the same request as http.request sends, the status line checked, then every
+ * read scanned for frames as bytes, in place (`onread`: no HTTP parser, no stream, no allocation per read). The
+ * last bytes of a read are kept and scanned with the next, so a frame split across reads still counts once.
+ */
+function openRaw(key, seen) {
+  const { hostname, port } = new URL(facts.base_url);
+  const keep = MARKER.length - 1;
+  return new Promise((resolve, reject) => {
+    const s = { seen: 0, close: () => socket.destroy() };
+    let head = Buffer.alloc(0);
+    let tail = EMPTY;
+    const onread = (nread, buf) => {
+      const read = buf.subarray(0, nread);
+      if (head) {
+        head = Buffer.concat([head, read]);
+        if (head.length >= 12 && !head.subarray(0, 12).equals(Buffer.from('HTTP/1.1 200')))
+          return reject(new Error(`stream answered ${head.subarray(0, 12)}`));
+        if (head.indexOf(CONNECTED) === -1) return;
+        tail = Buffer.from(head.subarray(Math.max(0, head.length - keep)));
+        head = undefined;
+        return resolve(s);
+      }
+      let n = count(read);
+      // A marker across the previous read and this one.
+      if (tail.length > 0) n += count(Buffer.concat([tail, read.subarray(0, keep)]));
+      if (n > 0) seen(s, n);
+      // A read that ends a line ends a chunk: nothing to carry (the usual case, so usually no copy).
+      tail = read[nread - 1] === 0x0a ? EMPTY : Buffer.from(read.subarray(Math.max(0, nread - keep)));
+    };
+    const socket = net.connect({
+      port: Number(port),
+      host: hostname,
+      onread: { buffer: READ_BUFFER, callback: onread },
+    });
+    socket.setNoDelay(true);
+    socket.on('error', reject);
+    socket.write(
+      `GET /api/v1/public/events HTTP/1.1\r\nauthorization: Bearer ${key}\r\naccept: text/event-stream\r\n` +
+        `Host: ${hostname}:${port}\r\nConnection: keep-alive\r\n\r\n`,
+    );
+  });
+}
+
+/** One stream through http.request, as the first version of this suite read it. */
+function openHttp(key, seen) {
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${facts.base_url}/api/v1/public/events`, {
+      headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' },
+    });
+    req.on('response', (res) => {
+      if (res.statusCode !== 200) return reject(new Error(`stream answered ${res.statusCode}`));
+      res.setEncoding('utf8');
+      const s = { seen: 0, close: () => res.destroy() };
+      let connected = false;
+      res.on('data', (chunk) => {
+        if (!connected && chunk.includes(': connected')) {
+          connected = true;
+          resolve(s);
+        }
+        if (chunk.includes('event: payment.created')) seen(s, 1);
+      });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
 const streams = [];
 let result;
 try {
@@ -62,39 +151,19 @@ try {
   const memBefore = await ask(server.child, { cmd: 'memory' }, 'memory');
 
   let waiting = null; // { t0, arrivals: number[], remaining, done }
-  await Promise.all(
-    keys.map(
-      (key) =>
-        new Promise((resolve, reject) => {
-          const req = http.request(`${facts.base_url}/api/v1/public/events`, {
-            headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' },
-          });
-          req.on('response', (res) => {
-            if (res.statusCode !== 200) return reject(new Error(`stream answered ${res.statusCode}`));
-            res.setEncoding('utf8');
-            const s = { res, seen: 0 };
-            streams.push(s);
-            let connected = false;
-            res.on('data', (chunk) => {
-              if (!connected && chunk.includes(': connected')) {
-                connected = true;
-                resolve();
-              }
-              if (chunk.includes('event: payment.created') && waiting) {
-                const now = performance.now();
-                s.seen++;
-                if (s.seen === waiting.index) {
-                  waiting.arrivals.push(now - waiting.t0);
-                  if (--waiting.remaining === 0) waiting.done();
-                }
-              }
-            });
-          });
-          req.on('error', reject);
-          req.end();
-        }),
-    ),
-  );
+  // A stream saw `n` new `event: payment.created` frames: the one of the event being timed is an arrival.
+  const seen = (s, n) => {
+    if (!waiting) return;
+    const now = performance.now();
+    const before = s.seen;
+    s.seen += n;
+    if (before < waiting.index && s.seen >= waiting.index) {
+      waiting.arrivals.push(now - waiting.t0);
+      if (--waiting.remaining === 0) waiting.done();
+    }
+  };
+  const open = CLIENT === 'http' ? openHttp : openRaw;
+  await Promise.all(keys.map((key) => open(key, seen).then((s) => streams.push(s))));
   const memOpen = await ask(server.child, { cmd: 'memory' }, 'memory');
 
   const all = [];
@@ -123,6 +192,7 @@ try {
   const serverCpuPerEvent = ((await ask(server.child, { cmd: 'cpu' }, 'cpuMs')) - serverCpu0) / EVENTS;
   const cu = process.cpuUsage(clientCpu0);
   const clientCpuPerEvent = (cu.user + cu.system) / 1000 / EVENTS;
+  const clientSysPerEvent = cu.system / 1000 / EVENTS;
   all.sort((a, b) => a - b);
   reachAll.sort((a, b) => a - b);
   const heapDelta = memOpen.heapUsed - memBefore.heapUsed;
@@ -131,6 +201,7 @@ try {
   const rssPerStream = (memOpen.rss - memBefore.rss) / STREAMS;
   result = {
     ok: true,
+    client: CLIENT,
     streams: STREAMS,
     events: EVENTS,
     missed,
@@ -143,6 +214,7 @@ try {
     rssPerStream,
     serverCpuPerEvent,
     clientCpuPerEvent,
+    clientSysPerEvent,
   };
   const f = (x) => (Number.isFinite(x) ? x.toFixed(1) : 'never');
   result.markdown = `| streams | events | arrival p50 / p99 / max | all streams reached, p50 / p99 of events | missed frames | heap + external per stream | RSS per stream | server CPU per event | client CPU per event |
@@ -151,7 +223,7 @@ try {
 
 The reference runs in its own process (\`startReference\`); ${STREAMS.toLocaleString('en-US')} API keys are made
 through \`POST /_cabinet/terminals/{id}/api-keys\` and each opens \`GET /api/v1/public/events\` on its own socket
-from this process. Payments are then created one at a time; a frame's latency runs from sending the create to
+from this process (${CLIENT === 'raw' ? 'plain sockets, frames found in the bytes with `Buffer.indexOf`' : '`http.request`, decoded to strings'}). Payments are then created one at a time; a frame's latency runs from sending the create to
 the \`event: payment.created\` frame reaching a stream. The clients' own parsing of ${STREAMS.toLocaleString('en-US')}
 sockets in one process is inside the figure, so it is an upper bound. "CPU per event" is the CPU time the
 server (and this client process) used per event, creation included: on a machine whose cores are taken by other
@@ -161,7 +233,7 @@ with a core each.`;
     `\nSSE ${STREAMS} streams: arrival p99 ${f(result.p99Ms)} ms, all reached p99 ${f(result.allP99Ms)} ms, missed ${missed}, ${(bytesPerStream / 1024).toFixed(1)} KB/stream (rss ${(rssPerStream / 1024).toFixed(1)} KB)`,
   );
 } finally {
-  for (const s of streams) s.res.destroy();
+  for (const s of streams) s.close();
   agent.destroy();
   await server.stop();
 }

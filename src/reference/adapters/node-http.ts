@@ -6,6 +6,8 @@ import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { type BodyReader, READ_BODY } from '../http/body.js';
 import { RAW_HEADERS } from '../http/headers.js';
 import { WireResponse } from '../http/wire-response.js';
+import { NodeResponseSink } from '../sse/node-sink.js';
+import { EventStreamResponse } from '../sse/response.js';
 
 /**
  * A Web-standard handler, as `Reference.fetch` is: the adapter hands it each request and the socket's address.
@@ -166,10 +168,12 @@ function readIncoming(incoming: IncomingMessage, maxBytes: number): Promise<Uint
 
 /**
  * Writes a {@link WireResponse} straight to the socket (status, headers, Content-Length, the body text in one
- * `end`) and tells @hono/node-server it is sent; any other answer goes to @hono/node-server as it is.
+ * `end`; an event stream frame by frame) and tells @hono/node-server it is sent; any other answer goes to
+ * @hono/node-server as it is.
  */
 function settle(res: Response | WireResponse, outgoing: ServerResponse): Response {
   if (!(res instanceof WireResponse)) return res;
+  if (res instanceof EventStreamResponse) return settleEventStream(res, outgoing);
   const headers = res.outgoingHeaders();
   // A WireResponse someone already turned into a Response (and maybe read) is written as that Response.
   if (headers === undefined) return res.toResponse();
@@ -177,6 +181,25 @@ function settle(res: Response | WireResponse, outgoing: ServerResponse): Respons
   headers['content-length'] = String(Buffer.byteLength(res.body));
   outgoing.writeHead(res.status, headers);
   outgoing.end(res.body);
+  return RESPONSE_ALREADY_SENT;
+}
+
+/**
+ * Writes an event stream's head and attaches the response itself to the hub: each frame is a write on the socket,
+ * no web stream in between. The stream leaves the hub when the socket closes.
+ */
+function settleEventStream(res: EventStreamResponse, outgoing: ServerResponse): Response {
+  const headers = res.outgoingHeaders();
+  if (headers === undefined) return res.toResponse();
+  // The client went away while the request was being answered: the stream leaves the hub.
+  if (outgoing.destroyed) {
+    res.cancel();
+    return RESPONSE_ALREADY_SENT;
+  }
+  outgoing.writeHead(res.status, headers);
+  const gone = res.attach(new NodeResponseSink(outgoing));
+  if (gone) outgoing.once('close', gone);
+  else outgoing.end();
   return RESPONSE_ALREADY_SENT;
 }
 

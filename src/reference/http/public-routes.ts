@@ -5,6 +5,7 @@ import { authenticate, checkBlock, checkSignature, clientAddress } from './auth.
 import { type AppDeps, type AppEnv, idempotencyKey, pathId } from './context.js';
 import { json } from './errors.js';
 import { header } from './headers.js';
+import { EventStreamResponse } from '../sse/response.js';
 
 const replayHeaders = (status: number): Record<string, string> =>
   status === 200 ? { 'idempotent-replayed': 'true' } : {};
@@ -87,13 +88,14 @@ export function publicRoutes(deps: AppDeps): Hono<AppEnv> {
     // Hono answers HEAD through the GET route; a HEAD must not open (and leak) a stream.
     if (c.req.raw.method === 'HEAD') return new Response(null, { status: 200, headers });
     const caller = c.get('caller');
-    const stream = deps.hub.open({
-      keyId: caller.key.id,
-      merchantId: caller.merchant.id,
-      mode: caller.key.mode,
-      signal: c.req.raw.signal,
-    });
-    return new Response(stream, { status: 200, headers });
+    // The stream opens now; its bytes go where the answer is consumed: the node adapter writes them straight to the
+    // socket, `Reference.fetch` callers get a standard ReadableStream body (ended by the request's signal).
+    return new EventStreamResponse(
+      deps.hub,
+      { keyId: caller.key.id, merchantId: caller.merchant.id, mode: caller.key.mode },
+      headers,
+      c.req.raw,
+    ) as unknown as Response; // a Response to everyone (its prototype chain), as json()'s WireResponse is
   });
 
   return r;

@@ -65,8 +65,21 @@ export class WireResponse {
 
   /** The same answer as a native `Response`; made once, later calls return the same object. */
   toResponse(): Response {
-    this.#real ??= new Response(this.body, { status: this.status, headers: this.#headers ?? this.#record });
+    this.#real ??= new Response(this.responseBody(), {
+      status: this.status,
+      headers: this.#headers ?? this.#record,
+    });
     return this.#real;
+  }
+
+  /** Whether a native `Response` was made (its body may be in use: the adapter must then write that instead). */
+  get settled(): boolean {
+    return this.#real !== undefined;
+  }
+
+  /** The body of the native `Response`; a subclass that streams returns its stream. */
+  protected responseBody(): ConstructorParameters<typeof Response>[0] {
+    return this.body;
   }
 }
 

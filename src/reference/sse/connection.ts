@@ -7,49 +7,59 @@ export interface BufferLimits {
 }
 
 /**
- * One open stream. Bytes wait in a small queue of our own (the ReadableStream's queue stays empty: its high-water
- * mark is 0), so the limits are exact: when the reader lags and the queue is full, a message is dropped instead of
- * buffered. The chunks are shared with every other stream, so a full queue holds references, not copies.
+ * Where one stream's bytes go: a `ReadableStream` for `Reference.fetch` callers ({@link WebStreamSink}), or, in the
+ * node adapter, the HTTP response itself. The hub decides what to drop from `idle` and the two counters; a sink
+ * only writes, ends and forgets.
+ *
+ * @example
+ * ```ts
+ * const sink: EventSink = new WebStreamSink();
+ * hub.attach({ keyId, merchantId, sink });
+ * ```
+ */
+export interface EventSink {
+  /** The client takes the next chunk at once (a read is waiting, or the socket has nothing pending). */
+  readonly idle: boolean;
+  /** Bytes written but not yet taken by the client. */
+  readonly bufferedBytes: number;
+  /** Messages written but not yet taken by the client (an upper bound where the transport counts only bytes). */
+  readonly bufferedMessages: number;
+  /** Takes one chunk; the bytes are shared with every other stream, so it must not change them. */
+  write(chunk: Uint8Array): void;
+  /** Delivers what is waiting, then `last` (if any), then ends the stream. */
+  end(last?: Uint8Array): void;
+  /** The client went away: drops what is waiting and lets go of the stream. */
+  abort(): void;
+}
+
+/**
+ * One open stream as the hub sees it: its key, its group, and the sink its bytes go to. When the reader lags and
+ * the sink holds as much as the limits allow, a message is dropped instead of buffered; the chunks are shared with
+ * every other stream, so a full buffer holds references, not copies.
  */
 export class Connection {
-  readonly stream: ReadableStream<Uint8Array>;
   readonly keyId: string;
   readonly merchantId: string;
   dropped = 0;
   /** Undoes what `open` hooked up for this stream (its abort listener); run when the stream goes. */
   detach: (() => void) | undefined;
-  #controller!: ReadableStreamDefaultController<Uint8Array>;
-  #queue: Uint8Array[] = [];
-  #head = 0;
-  #bytes = 0;
-  /** A read is waiting and nothing was queued: the next chunk goes straight to the reader. */
-  #waiting = false;
+  readonly #sink: EventSink;
   #closed = false;
   readonly #limits: BufferLimits;
   readonly #onGone: (c: Connection) => void;
 
-  constructor(keyId: string, merchantId: string, limits: BufferLimits, onGone: (c: Connection) => void) {
+  constructor(
+    keyId: string,
+    merchantId: string,
+    sink: EventSink,
+    limits: BufferLimits,
+    onGone: (c: Connection) => void,
+  ) {
     this.keyId = keyId;
     this.merchantId = merchantId;
+    this.#sink = sink;
     this.#limits = limits;
     this.#onGone = onGone;
-    this.stream = new ReadableStream<Uint8Array>(
-      {
-        start: (controller) => {
-          this.#controller = controller;
-        },
-        pull: () => {
-          if (this.#head < this.#queue.length) this.#controller.enqueue(this.#shift());
-          else this.#waiting = true;
-        },
-        cancel: () => {
-          this.#closed = true;
-          this.#clear();
-          this.#onGone(this);
-        },
-      },
-      { highWaterMark: 0 },
-    );
   }
 
   get closed(): boolean {
@@ -58,71 +68,37 @@ export class Connection {
 
   /** Bytes waiting for the reader. */
   get bufferedBytes(): number {
-    return this.#bytes;
+    return this.#closed ? 0 : this.#sink.bufferedBytes;
   }
 
-  /** Queues a chunk, or drops it when the buffer is full. Returns false when dropped. */
+  /** Hands a chunk to the sink, or drops it when the client's buffer is full. Returns false when dropped. */
   push(chunk: Uint8Array, force = false): boolean {
     if (this.#closed) return false;
-    if (this.#waiting) {
-      this.#waiting = false;
-      this.#controller.enqueue(chunk);
-      return true;
-    }
-    const queued = this.#queue.length - this.#head;
-    if (!force && (queued >= this.#limits.messages || this.#bytes + chunk.byteLength > this.#limits.bytes))
+    const sink = this.#sink;
+    if (
+      !force &&
+      !sink.idle &&
+      (sink.bufferedMessages >= this.#limits.messages ||
+        sink.bufferedBytes + chunk.byteLength > this.#limits.bytes)
+    )
       return false;
-    this.#queue.push(chunk);
-    this.#bytes += chunk.byteLength;
+    sink.write(chunk);
     return true;
   }
 
-  /** Hands what is queued (and `last`, if any) to the stream and closes it; the reader gets it all, then the end. */
+  /** Ends the stream after what is buffered (and `last`, if any) reaches the reader. */
   end(last?: Uint8Array): void {
     if (this.#closed) return;
     this.#closed = true;
-    try {
-      while (this.#head < this.#queue.length) this.#controller.enqueue(this.#shift());
-      if (last) this.#controller.enqueue(last);
-      this.#controller.close();
-    } catch {
-      // Already cancelled by the reader.
-    }
-    this.#clear();
+    this.#sink.end(last);
     this.#onGone(this);
   }
 
-  /** The client went away (its request was aborted): drop everything at once. */
+  /** The client went away (its request was aborted, its socket closed): drop everything at once. */
   abort(): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.#clear();
-    try {
-      this.#controller.close();
-    } catch {
-      // Already closed or errored.
-    }
+    this.#sink.abort();
     this.#onGone(this);
-  }
-
-  #shift(): Uint8Array {
-    const chunk = this.#queue[this.#head]!;
-    this.#queue[this.#head++] = undefined as unknown as Uint8Array;
-    this.#bytes -= chunk.byteLength;
-    if (this.#head === this.#queue.length) {
-      this.#queue = [];
-      this.#head = 0;
-    } else if (this.#head > 64 && this.#head * 2 > this.#queue.length) {
-      this.#queue = this.#queue.slice(this.#head);
-      this.#head = 0;
-    }
-    return chunk;
-  }
-
-  #clear(): void {
-    this.#queue = [];
-    this.#head = 0;
-    this.#bytes = 0;
-    this.#waiting = false;
   }
 }

@@ -1,9 +1,21 @@
 import type { Clock, Timer } from '../domain/clock.js';
 import type { EventBus } from '../domain/events.js';
-import { Connection } from './connection.js';
+import { Connection, type EventSink } from './connection.js';
 import { CONNECTED, encodeMessage, PING, REPLACED, toSseEvent } from './encode.js';
+import { WebStreamSink } from './web-sink.js';
 
+export type { EventSink } from './connection.js';
 export { CONNECTED, encodeMessage, PING, REPLACED, toSseEvent } from './encode.js';
+export { EventStreamResponse } from './response.js';
+export { WebStreamSink } from './web-sink.js';
+
+/** Who a stream belongs to: the API key that opened it, its merchant, and the key's mode. */
+export interface StreamOwner {
+  keyId: string;
+  merchantId: string;
+  /** A test key sees only test objects' events; without it, the stream gets every event of the merchant. */
+  mode?: 'test' | 'live';
+}
 
 /** What the hub needs from the reference, and its limits. */
 export interface EventStreamHubDeps {
@@ -19,6 +31,16 @@ export interface EventStreamHubDeps {
   heartbeatMs?: number;
 }
 
+/** An attached stream, for whoever carries it to the client. */
+export interface StreamHandle {
+  /** True once the stream ended or was aborted. */
+  readonly closed: boolean;
+  /** The client went away: the connection leaves the hub at once and its sink is aborted. */
+  abort(): void;
+  /** Run once when the stream goes, whichever way (to remove a listener that would call `abort`). */
+  detach: (() => void) | undefined;
+}
+
 /** The realtime stream of `GET /api/v1/public/events`: one connection per key, a bounded buffer per client. */
 export interface EventStreamHub {
   /**
@@ -30,12 +52,12 @@ export interface EventStreamHub {
    * `mode` is the mode of the key that opens the stream: a test key sees only test objects' events, as its
    * GETs see only test objects. Without it, the stream gets every event of the merchant.
    */
-  open(args: {
-    keyId: string;
-    merchantId: string;
-    mode?: 'test' | 'live';
-    signal?: AbortSignal;
-  }): ReadableStream<Uint8Array>;
+  open(args: StreamOwner & { signal?: AbortSignal }): ReadableStream<Uint8Array>;
+  /**
+   * The same stream written to `sink` instead of a `ReadableStream` (the node adapter writes frames straight to
+   * the socket). Returns what to call when the client goes away; it removes the connection at once.
+   */
+  attach(args: StreamOwner & { sink: EventSink }): StreamHandle;
   /** Open connections, and messages dropped for slow readers since the hub started. */
   stats(): { connections: number; dropped: number; bufferedBytes: number };
   /** Ends every stream (their buffered messages are still delivered), stops the heartbeat and unsubscribes. */
@@ -121,31 +143,46 @@ export function createEventStreamHub(deps: EventStreamHubDeps): EventStreamHub {
     }
   });
 
+  // A new connection: it replaces the key's previous one and gets `: connected` first; a closed hub ends it at once.
+  const connect = ({ keyId, merchantId, mode }: StreamOwner, sink: EventSink) => {
+    const group = groupOf(merchantId, mode);
+    const c = new Connection(keyId, group, sink, limits, gone);
+    if (closed) {
+      c.end();
+      return c;
+    }
+    byKey.get(keyId)?.end(REPLACED);
+    byKey.set(keyId, c);
+    let set = byMerchant.get(group);
+    if (!set) {
+      set = new Set();
+      byMerchant.set(group, set);
+    }
+    set.add(c);
+    c.push(CONNECTED, true);
+    arm();
+    return c;
+  };
+
   return {
-    open({ keyId, merchantId, mode, signal }) {
-      const group = groupOf(merchantId, mode);
-      const c = new Connection(keyId, group, limits, gone);
-      if (closed || signal?.aborted) {
-        c.end();
-        return c.stream;
+    open({ signal, ...owner }) {
+      const sink = new WebStreamSink();
+      if (signal?.aborted) {
+        sink.end();
+        return sink.stream;
       }
-      byKey.get(keyId)?.end(REPLACED);
-      byKey.set(keyId, c);
-      let set = byMerchant.get(group);
-      if (!set) {
-        set = new Set();
-        byMerchant.set(group, set);
-      }
-      set.add(c);
-      c.push(CONNECTED, true);
-      if (signal) {
+      const c = connect(owner, sink);
+      sink.onCancel = () => c.abort();
+      if (signal && !c.closed) {
         // Removed when the stream goes another way, so a long-lived signal does not keep dead streams alive.
         const onAbort = () => c.abort();
         signal.addEventListener('abort', onAbort, { once: true });
         c.detach = () => signal.removeEventListener('abort', onAbort);
       }
-      arm();
-      return c.stream;
+      return sink.stream;
+    },
+    attach({ sink, ...owner }) {
+      return connect(owner, sink);
     },
     stats() {
       let bufferedBytes = 0;
