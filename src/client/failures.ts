@@ -6,6 +6,8 @@ import { redactSecrets } from './redact.js';
 export interface CallState {
   attempts: number;
   body: string;
+  /** Whether the call has a body (sent as `application/json`). */
+  json: boolean;
   timeout: number;
   signal: AbortSignal | undefined;
   idempotencyKey: string | undefined;

@@ -44,11 +44,12 @@ export class Transport {
     this.#o = options;
     this.#auth = `Bearer ${options.apiKey}`;
     if (options.signingSecret) this.#sign = createSigner(options.signingSecret);
-    // Everything constant lives in the instance and no hooks are set, so a plain call costs ky little more than
-    // a bare `ky.get`.
+    // Everything constant lives in the instance, and no headers or hooks are set there: ky merges an instance's
+    // headers into two fresh Headers objects per call and its constructor two more, so the headers are set on
+    // the Request in `#attempt` instead (where the signature already is). A plain call then costs less than a
+    // bare `ky.get` with an auth header.
     this.#ky = ky.create({
       timeout: options.timeout,
-      headers: { authorization: this.#auth, accept: 'application/json' },
       retry: {
         limit: options.maxRetries,
         methods: ['get', 'post'],
@@ -98,6 +99,7 @@ export class Transport {
     const state: CallState = {
       attempts: 0,
       body: req.body ?? '',
+      json: req.body !== undefined,
       timeout: call.timeout,
       signal: call.signal,
       idempotencyKey: req.idempotencyKey,
@@ -110,13 +112,7 @@ export class Transport {
       method: req.method,
       fetch: (input, init) => this.#attempt(input as Request, init, state),
     };
-    const headers: Record<string, string> = {};
-    if (req.body !== undefined) {
-      kyOptions.body = req.body;
-      headers['content-type'] = 'application/json';
-    }
-    if (req.idempotencyKey !== undefined) headers['idempotency-key'] = req.idempotencyKey;
-    kyOptions.headers = headers;
+    if (req.body !== undefined) kyOptions.body = req.body;
     if (call.timeout !== this.#o.timeout) kyOptions.timeout = call.timeout;
     if (call.signal) kyOptions.signal = call.signal;
     if (!req.safe) kyOptions.retry = { limit: 0 };
@@ -188,9 +184,16 @@ export class Transport {
         idempotencyKey: state.idempotencyKey,
       });
     }
+    // The headers of every attempt, set here rather than through ky's `headers` option (see the constructor).
+    const h = request.headers;
+    h.set('authorization', this.#auth);
+    h.set('accept', 'application/json');
+    if (state.idempotencyKey !== undefined) h.set('idempotency-key', state.idempotencyKey);
+    // The Request gave a string body `text/plain`; every body here is JSON.
+    if (state.json) h.set('content-type', 'application/json');
     if (!this.#sign) return this.#send(request, init, state);
     const signed = (hex: string) => {
-      request.headers.set('x-psp-signature', `sha256=${hex}`);
+      h.set('x-psp-signature', `sha256=${hex}`);
       return this.#send(request, init, state);
     };
     // Per attempt, over the exact text handed to fetch (fetch encodes a string body as UTF-8, as HMAC does).
