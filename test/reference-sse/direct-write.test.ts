@@ -1,0 +1,359 @@
+import { ServerResponse } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import { afterEach, describe, expect, test, vi } from 'vitest';
+import { listenNode, type NodeServer } from '../../src/reference/adapters/node-http.js';
+import { ManualClock } from '../../src/reference/domain/clock.js';
+import { type DomainEvent, EventBus } from '../../src/reference/domain/events.js';
+import { createReference, wireHandler } from '../../src/reference/service.js';
+import {
+  createEventStreamHub,
+  type EventStreamHub,
+  EventStreamResponse,
+} from '../../src/reference/sse/index.js';
+import {
+  MERCHANT,
+  payment,
+  paymentChanged,
+  payout,
+  payoutChanged,
+  refund,
+  SHOP_A,
+  T0,
+} from '../reference-webhooks/helpers.js';
+
+// The node adapter writes event-stream frames straight to the socket (EventStreamResponse + NodeResponseSink);
+// `Reference.fetch` callers read the same stream as a ReadableStream. These tests run the direct path over real
+// node:http sockets on 127.0.0.1 and hold it to every rule of the web path.
+
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  vi.restoreAllMocks();
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+const HEADERS = () => ({ 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
+
+/** A hub behind the node adapter, as the reference serves it: `/events?k=<keyId>` opens a stream of MERCHANT. */
+async function setup(options: { bufferSize?: number; bufferBytes?: number } = {}) {
+  const bus = new EventBus();
+  const clock = new ManualClock(T0);
+  const hub: EventStreamHub = createEventStreamHub({ bus, clock, ...options });
+  cleanups.push(() => hub.close());
+  const server: NodeServer = await listenNode(
+    (req) =>
+      new EventStreamResponse(
+        hub,
+        { keyId: new URL(req.url).searchParams.get('k')!, merchantId: MERCHANT },
+        HEADERS(),
+        req,
+      ),
+    { port: 0 },
+  );
+  cleanups.push(() => server.close());
+  return { bus, clock, hub, server };
+}
+
+/** Waits (event-loop turns, no timer) until `ok()` holds; fails after `turns`. */
+async function until(ok: () => boolean, what: string, turns = 20_000): Promise<void> {
+  for (let i = 0; i < turns; i++) {
+    if (ok()) return;
+    await new Promise((r) => setImmediate(r));
+  }
+  throw new Error(`never happened: ${what}`);
+}
+
+/** An HTTP client on a plain socket that keeps the raw bytes, so the chunk framing itself can be checked. */
+function rawClient(port: number, path: string, version = '1.1') {
+  const socket: Socket = connect(port, '127.0.0.1');
+  cleanups.push(() => socket.destroy());
+  let raw = Buffer.alloc(0);
+  let closed = false;
+  socket.on('data', (b) => {
+    raw = Buffer.concat([raw, b]);
+  });
+  socket.on('close', () => {
+    closed = true;
+  });
+  socket.write(`GET ${path} HTTP/${version}\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+  const split = () => {
+    const at = raw.indexOf('\r\n\r\n');
+    return at < 0 ? undefined : { head: raw.subarray(0, at).toString('latin1'), body: raw.subarray(at + 4) };
+  };
+  return {
+    socket,
+    get closed() {
+      return closed;
+    },
+    get head() {
+      return split()?.head ?? '';
+    },
+    /** The body as sent (chunk framing included for HTTP/1.1). */
+    get body() {
+      return split()?.body ?? Buffer.alloc(0);
+    },
+    /** The chunks of a chunked body, and whether the last (empty) chunk arrived. */
+    chunks(): { chunks: Buffer[]; complete: boolean } {
+      const body = this.body;
+      const chunks: Buffer[] = [];
+      let at = 0;
+      for (;;) {
+        const eol = body.indexOf('\r\n', at);
+        if (eol < 0) return { chunks, complete: false };
+        const size = Number.parseInt(body.subarray(at, eol).toString('latin1'), 16);
+        if (size === 0) return { chunks, complete: body.subarray(eol, eol + 4).toString() === '\r\n\r\n' };
+        if (body.length < eol + 2 + size + 2) return { chunks, complete: false };
+        chunks.push(body.subarray(eol + 2, eol + 2 + size));
+        expect(body.subarray(eol + 2 + size, eol + 4 + size).toString()).toBe('\r\n');
+        at = eol + 4 + size;
+      }
+    },
+    /** The decoded body text of a chunked response. */
+    text(): string {
+      return Buffer.concat(this.chunks().chunks).toString('utf8');
+    },
+  };
+}
+
+/** Reads a web stream to its end, as text. */
+async function readAll(stream: ReadableStream<Uint8Array>): Promise<string> {
+  const decoder = new TextDecoder();
+  let text = '';
+  for await (const chunk of stream) text += decoder.decode(chunk, { stream: true });
+  return text;
+}
+
+/** One of each event kind; the order id has Cyrillic letters, so byte and character lengths differ. */
+function events(): DomainEvent[] {
+  const p = payment({ status: 'pending', order_id: 'Заказ-№1' });
+  const po = payout({ status: 'pending' });
+  const paid = payment();
+  return [
+    { type: 'payment.created', at: T0, merchantId: MERCHANT, shopId: SHOP_A, payment: p, webhookUrl: null },
+    paymentChanged(p, 'pending', 'processing', { at: T0 + 1 }),
+    { type: 'payout.created', at: T0 + 3, merchantId: MERCHANT, shopId: SHOP_A, payout: po },
+    payoutChanged(po, 'pending', 'failed', { at: T0 + 4 }),
+    {
+      type: 'refund.created',
+      at: T0 + 5,
+      merchantId: MERCHANT,
+      shopId: SHOP_A,
+      refund: refund(paid, 700),
+      payment: paid,
+      webhookUrl: null,
+    },
+  ];
+}
+
+describe('direct writes to the node ServerResponse', () => {
+  test('the bytes equal the fetch path: connected, every event, ping on the service clock, then the end', async () => {
+    const { bus, clock, hub, server } = await setup();
+    const write = vi.spyOn(ServerResponse.prototype, 'write');
+    const wire = rawClient(server.port, '/events?k=wire');
+    await until(() => wire.text() === ': connected\n\n', 'connected on the socket');
+    expect(wire.head).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(wire.head.toLowerCase()).toContain('transfer-encoding: chunked');
+    expect(wire.head.toLowerCase()).toContain('content-type: text/event-stream; charset=utf-8');
+    const web = readAll(
+      new EventStreamResponse(hub, { keyId: 'web', merchantId: MERCHANT }, HEADERS()).toResponse().body!,
+    );
+
+    for (const e of events()) bus.publish(e);
+    await clock.advance(25_000);
+    bus.publish(paymentChanged(payment({ status: 'processing' }), 'processing', 'succeeded', { at: T0 + 9 }));
+    hub.close();
+    await until(() => wire.chunks().complete, 'the last chunk');
+
+    const webText = await web;
+    expect(wire.text()).toBe(webText);
+    // One chunk per message, each a whole frame: connected, 5 events, ping, 1 event.
+    const { chunks } = wire.chunks();
+    expect(chunks.map((c) => c.toString().split('\n')[0])).toEqual([
+      ': connected',
+      'event: payment.created',
+      'event: payment.status_changed',
+      'event: payout.created',
+      'event: payout.status_changed',
+      'event: refund.created',
+      ': ping',
+      'event: payment.status_changed',
+    ]);
+    expect(webText).toContain('"order_id":"Заказ-№1"');
+    // Only `: connected` went through res.write (it sends the head); every later frame was one socket write.
+    expect(write).toHaveBeenCalledTimes(1);
+  });
+
+  test('through the reference: GET /api/v1/public/events over node:http writes frames directly', async () => {
+    const ref = createReference({ clock: 'manual' });
+    cleanups.push(() => ref.close());
+    const server = await listenNode(wireHandler(ref), { port: 0 });
+    cleanups.push(() => server.close());
+    const write = vi.spyOn(ServerResponse.prototype, 'write');
+    const socket = connect(server.port, '127.0.0.1');
+    cleanups.push(() => socket.destroy());
+    let raw = '';
+    socket.on('data', (b) => {
+      raw += b.toString('utf8');
+    });
+    socket.write(
+      `GET /api/v1/public/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ref.facts.api_key}\r\n\r\n`,
+    );
+    await until(() => raw.includes(': connected\n\n'), 'connected');
+    expect(raw).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(raw.toLowerCase()).toMatch(/\r\nx-request-id: req_/);
+    const created = await ref.fetch(
+      new Request('http://ref.test/api/v1/public/payments', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ref.facts.api_key}`, 'content-type': 'application/json' },
+        body: '{"amount":700,"order_id":"D-1"}',
+      }),
+    );
+    const { payment: p } = (await created.json()) as { payment: { id: string } };
+    await until(() => raw.includes(p.id), 'the payment.created frame');
+    expect(raw).toContain('event: payment.created\ndata: {"kind":"payment.created"');
+    expect(write).toHaveBeenCalledTimes(1);
+  });
+
+  test('an HTTP/1.0 client gets the same frames unchunked (res.write), ended by closing', async () => {
+    const { bus, hub, server } = await setup();
+    const old = rawClient(server.port, '/events?k=old', '1.0');
+    await until(() => old.body.toString() === ': connected\n\n', 'connected');
+    bus.publish(events()[0]!);
+    await until(() => old.body.includes('event: payment.created'), 'the event');
+    hub.close();
+    await until(() => old.closed, 'the close');
+    expect(old.body.toString()).toMatch(/^: connected\n\nevent: payment\.created\ndata: \{[^\n]*\}\n\n$/);
+  });
+
+  test('a second stream of the same key writes ": replaced" on the first and ends it', async () => {
+    const { hub, server } = await setup();
+    const first = rawClient(server.port, '/events?k=same');
+    await until(() => first.text() === ': connected\n\n', 'first connected');
+    const second = rawClient(server.port, '/events?k=same');
+    await until(() => first.chunks().complete, 'the first ends');
+    expect(first.text()).toBe(': connected\n\n: replaced\n\n');
+    await until(() => second.text() === ': connected\n\n', 'second connected');
+    expect(hub.stats().connections).toBe(1);
+  });
+
+  test('a client that stops reading loses messages (counted); memory stays at the cap; a reader gets all', async () => {
+    const bufferBytes = 64 * 1024;
+    const { bus, hub, server } = await setup({ bufferBytes });
+    const slow = rawClient(server.port, '/events?k=slow');
+    await until(() => slow.text() === ': connected\n\n', 'slow connected');
+    slow.socket.pause();
+    const fast = rawClient(server.port, '/events?k=fast');
+    await until(() => fast.text() === ': connected\n\n', 'fast connected');
+
+    // ~8 KB messages fill the kernel's socket buffers, then the socket's own buffer up to the cap.
+    const big = payment({ status: 'pending', order_id: 'x'.repeat(8 * 1024) });
+    let sent = 0;
+    let maxBuffered = 0;
+    const publish = () => {
+      bus.publish({
+        type: 'payment.created',
+        at: T0 + sent,
+        merchantId: MERCHANT,
+        shopId: SHOP_A,
+        payment: big,
+        webhookUrl: null,
+      });
+      sent++;
+      maxBuffered = Math.max(maxBuffered, hub.stats().bufferedBytes);
+    };
+    while (hub.stats().dropped < 20 && sent < 4000) {
+      publish();
+      // Let the reading client drain between small batches, as a real event rate would.
+      if (sent % 8 === 0) await new Promise((r) => setImmediate(r));
+    }
+    const { dropped, connections } = hub.stats();
+    expect(dropped).toBeGreaterThanOrEqual(20);
+    expect(connections).toBe(2);
+    // The slow stream's socket buffer reached the cap and never passed it (the fast one holds a little at most).
+    expect(maxBuffered).toBeGreaterThan(bufferBytes - 9 * 1024);
+    expect(maxBuffered).toBeLessThanOrEqual(2 * bufferBytes);
+    await until(
+      () => (fast.text().match(/event: payment\.created/g) ?? []).length === sent,
+      'every event',
+      200_000,
+    );
+    const ats = fast
+      .text()
+      .split('\n')
+      .filter((l) => l.startsWith('data: '))
+      .map((l) => Date.parse(JSON.parse(l.slice(6)).at) - T0);
+    expect(ats).toEqual(Array.from({ length: sent }, (_, i) => i));
+    slow.socket.destroy();
+    await until(() => hub.stats().connections === 1, 'the slow stream leaves');
+  });
+
+  test('a client that disconnects leaves the hub at once; with none left the heartbeat timer is gone', async () => {
+    const { clock, hub, server } = await setup();
+    const clients = ['a', 'b', 'c'].map((k) => rawClient(server.port, `/events?k=${k}`));
+    await until(() => clients.every((c) => c.text() === ': connected\n\n'), 'all connected');
+    expect(hub.stats().connections).toBe(3);
+    expect(clock.nextDue()).toBeDefined();
+    for (const c of clients) c.socket.destroy();
+    await until(() => hub.stats().connections === 0, 'all gone');
+    expect(clock.nextDue()).toBeUndefined();
+    expect(hub.stats().bufferedBytes).toBe(0);
+  });
+
+  test('closing the hub ends each response with its last chunk', async () => {
+    const { bus, hub, server } = await setup();
+    const a = rawClient(server.port, '/events?k=a');
+    await until(() => a.text() === ': connected\n\n', 'connected');
+    bus.publish(events()[0]!);
+    hub.close();
+    await until(() => a.chunks().complete, 'the last chunk');
+    expect(a.chunks().chunks).toHaveLength(2);
+    expect(hub.stats().connections).toBe(0);
+  });
+});
+
+describe('EventStreamResponse', () => {
+  test('the stream opens with the answer: what happens before it is read is kept, in order', async () => {
+    const bus = new EventBus();
+    const hub = createEventStreamHub({ bus, clock: new ManualClock(T0) });
+    cleanups.push(() => hub.close());
+    const res = new EventStreamResponse(hub, { keyId: 'k', merchantId: MERCHANT }, HEADERS());
+    expect(hub.stats().connections).toBe(1);
+    const [created] = events();
+    bus.publish(created!);
+    const web = res.toResponse();
+    expect(res.toResponse()).toBe(web);
+    expect(res.attach({} as never)).toBeUndefined(); // already a Response body: never carried twice
+    expect(web.status).toBe(200);
+    expect(web.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    hub.close();
+    expect(await readAll(web.body!)).toMatch(/^: connected\n\nevent: payment\.created\n/);
+  });
+
+  test("the request's signal ends the web stream and removes it from the hub", async () => {
+    const hub = createEventStreamHub({ bus: new EventBus(), clock: new ManualClock(T0) });
+    cleanups.push(() => hub.close());
+    const controller = new AbortController();
+    const request = new Request('http://ref.test/events', { signal: controller.signal });
+    const res = new EventStreamResponse(hub, { keyId: 'k', merchantId: MERCHANT }, HEADERS(), request);
+    const text = readAll(res.toResponse().body!);
+    controller.abort();
+    expect(hub.stats().connections).toBe(0);
+    // As with hub.open: an abort drops what the reader had not taken yet.
+    expect(await text).toBe('');
+    // Already aborted: the stream is gone as soon as it is read.
+    const dead = new EventStreamResponse(hub, { keyId: 'j', merchantId: MERCHANT }, HEADERS(), request);
+    expect(await readAll(dead.toResponse().body!)).toBe('');
+    expect(hub.stats().connections).toBe(0);
+  });
+
+  test('cancel() removes a stream nobody will read; a replaced, unread stream ends with ": replaced"', async () => {
+    const hub = createEventStreamHub({ bus: new EventBus(), clock: new ManualClock(T0) });
+    cleanups.push(() => hub.close());
+    const unread = new EventStreamResponse(hub, { keyId: 'k', merchantId: MERCHANT }, HEADERS());
+    unread.cancel();
+    expect(hub.stats().connections).toBe(0);
+    const first = new EventStreamResponse(hub, { keyId: 'r', merchantId: MERCHANT }, HEADERS());
+    new EventStreamResponse(hub, { keyId: 'r', merchantId: MERCHANT }, HEADERS());
+    expect(await readAll(first.toResponse().body!)).toBe(': connected\n\n: replaced\n\n');
+    expect(hub.stats().connections).toBe(1);
+  });
+});
