@@ -23,13 +23,18 @@ afterEach(async () => {
 function realWorkers() {
   const made: Worker[] = [];
   const exited: number[] = [];
+  /** Answers the workers sent back: proof that they, not the in-thread fallback, did the sending. */
+  const answered = { count: 0 };
   const createWorker = (source: string, workerData: unknown): DeliveryWorker => {
     const w = new Worker(source, { eval: true, workerData });
     w.on('exit', (code) => exited.push(code));
+    w.on('message', (batch: unknown) => {
+      if (Array.isArray(batch)) answered.count += batch.length;
+    });
     made.push(w);
     return w;
   };
-  return { made, exited, createWorker };
+  return { made, exited, answered, createWorker };
 }
 
 /** A TCP receiver that keeps every request's raw bytes; `answer` decides what each connection hears back. */
@@ -107,7 +112,7 @@ describe('the worker transport', () => {
     const rx = await rawReceiver((socket) => socket.write(NO_CONTENT));
     const event = toWebhookEvent(succeeded())!;
     const secret = 'whs_test_0123456789abcdef0123456789abcdef';
-    const { made, createWorker } = realWorkers();
+    const { made, answered, createWorker } = realWorkers();
     const viaWorker = workerTransport({ maxSockets: 4, createWorker });
     const inThread = nodeTransport(4)!;
     closers.push(
@@ -118,7 +123,8 @@ describe('the worker transport', () => {
 
     expect(await inThread.send(rx.url, event.body, headers(), new Abort())).toBe(204);
     expect(await viaWorker.send(rx.url, event.body, headers(), new Abort())).toBe(204);
-    expect(made).toHaveLength(1); // the worker sent it, not the fallback
+    expect(made).toHaveLength(1);
+    expect(answered.count).toBe(1); // the worker sent it, not the in-thread fallback
     expect(rx.requests).toHaveLength(2);
     expect(rx.requests[1]).toBe(rx.requests[0]);
     const body = new TextDecoder().decode(event.body);
@@ -129,13 +135,14 @@ describe('the worker transport', () => {
 
   test('the worker starts with the first delivery, not before, and one worker carries them all', async () => {
     const rx = await rawReceiver((socket) => socket.write(NO_CONTENT));
-    const { made, createWorker } = realWorkers();
+    const { made, answered, createWorker } = realWorkers();
     const { bus, svc } = service(workerTransport({ maxSockets: 4, createWorker }));
     const ep = svc.createEndpoint(SHOP_A, { url: rx.url });
     expect(made).toHaveLength(0);
     for (let i = 0; i < 20; i++) bus.publish(succeeded());
     await svc.idle();
     expect(made).toHaveLength(1);
+    expect(answered.count).toBe(20);
     expect(rx.requests).toHaveLength(20);
     expect(svc.deliveries(ep.id).every((d) => d.status_code === 204 && d.error === null)).toBe(true);
   });
@@ -257,6 +264,28 @@ describe('the worker transport', () => {
       [1, 204, null],
       [1, 204, null],
     ]);
+  });
+
+  test('a worker whose script fails as it starts: its attempts are sent in-thread once, not failed', async () => {
+    const rx = await rawReceiver((socket) => socket.write(NO_CONTENT));
+    const exited: number[] = [];
+    const createWorker = (): DeliveryWorker => {
+      // Starts (the 'online' event fires) but throws before it is set up, as a mis-compiled script would.
+      const w = new Worker('throw new ReferenceError("__name is not defined")', { eval: true });
+      w.on('exit', (code) => exited.push(code));
+      return w;
+    };
+    const { bus, svc } = service(workerTransport({ maxSockets: 4, createWorker }));
+    const ep = svc.createEndpoint(SHOP_A, { url: rx.url });
+    for (let i = 0; i < 3; i++) bus.publish(succeeded());
+    await vi.waitFor(() => expect(svc.deliveries(ep.id)).toHaveLength(3));
+    expect(rx.requests).toHaveLength(3);
+    expect(svc.deliveries(ep.id).map((d) => [d.attempt, d.status_code])).toEqual([
+      [1, 204],
+      [1, 204],
+      [1, 204],
+    ]);
+    expect(exited).toEqual([1]);
   });
 
   test('no webhook secret reaches a log line or an error text, whatever happens to the worker', async () => {

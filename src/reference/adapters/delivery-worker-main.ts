@@ -1,30 +1,32 @@
+import type { lightHttpClient } from './delivery-worker-http.js';
+
 /**
- * What the delivery worker runs: keep-alive node:http/https agents that POST webhook deliveries for the main thread.
+ * What the delivery worker runs: keep-alive connections that POST webhook deliveries for the main thread.
  *
- * The worker is started from this function's source text (`(${deliveryWorkerMain})()` with `eval: true`), so it
+ * The worker is started from this function's source text (`(${deliveryWorkerMain})(${lightHttpClient})` with
+ * `eval: true`), so it
  * works alike from src under vitest, from the built ESM and CJS entries and from the `psp-reference` bin, with no
  * extra file to ship or locate. Hence the rule for this function: it must not refer to anything outside its own
  * body (no imports, no module-level names); the Node modules it needs come from `process.getBuiltinModule`.
  *
- * Protocol (both ways one message per event-loop turn, an array of entries):
+ * Protocol: first `'ready'` out, once set up; then both ways one message per event-loop turn, an array of entries:
  * - in: `[0, id, url, body, headers]` sends a POST; `[1, id]` abandons it (deadline or close: the socket is destroyed).
  * - out: `[id, status]` once the answer's body has been read (at most `maxDrainBytes`), or
  *   `[id, -1, code, message]` when the request failed before a status line.
  *
- * `workerData`: `{ maxSockets: number, maxDrainBytes: number }`.
+ * `workerData`: `{ maxSockets, maxDrainBytes, nice }` (see delivery-worker.ts). Plain `http:` goes through
+ * `makeLightClient` (delivery-worker-http.ts, passed in as source too), `https:` through node:https.
  */
-export function deliveryWorkerMain(): void {
+export function deliveryWorkerMain(makeLightClient: typeof lightHttpClient): void {
   const g = globalThis as any;
   const load = (id: string): any => g.process.getBuiltinModule?.(id) ?? g.require(id);
   const { parentPort, workerData } = load('node:worker_threads');
-  const http = load('node:http');
   const https = load('node:https');
   const maxSockets: number = workerData.maxSockets;
   const maxDrainBytes: number = workerData.maxDrainBytes;
-  const agents = {
-    http: new http.Agent({ keepAlive: true, maxSockets }),
-    https: new https.Agent({ keepAlive: true, maxSockets }),
-  };
+  // Plain http goes through the lean client (most of a delivery's CPU is the HTTP client); https through node:https.
+  const light = makeLightClient(load, maxSockets, maxDrainBytes);
+  const agents = { https: new https.Agent({ keepAlive: true, maxSockets }) };
 
   interface Target {
     secure: boolean;
@@ -91,12 +93,20 @@ export function deliveryWorkerMain(): void {
     try {
       const t = targetOf(url);
       headers['content-length'] = String(body.byteLength);
-      const req = (t.secure ? https : http).request({
+      if (!t.secure) {
+        const cancel = light.post(t, headers, body, (outcome) => {
+          if ('status' in outcome) settle([id, outcome.status]);
+          else fail(outcome.error);
+        });
+        requests.set(id, { destroy: cancel });
+        return;
+      }
+      const req = https.request({
         method: 'POST',
         hostname: t.hostname,
         port: t.port,
         path: t.path,
-        agent: t.secure ? agents.https : agents.http,
+        agent: agents.https,
         headers,
       });
       requests.set(id, req);
@@ -123,6 +133,16 @@ export function deliveryWorkerMain(): void {
     }
   };
 
+  // Lower this thread's priority only (Linux: setpriority on a thread id), so a burst of deliveries yields the CPU
+  // to the API's thread when cores are short. Elsewhere /proc/thread-self is missing and nothing changes.
+  if (workerData.nice > 0) {
+    try {
+      const tid = Number(String(load('node:fs').readlinkSync('/proc/thread-self')).split('/').pop());
+      load('node:os').setPriority(tid, workerData.nice);
+    } catch {}
+  }
+  // Everything before this line could still fail without a request sent: the main thread counts on that.
+  parentPort.postMessage('ready');
   parentPort.on('message', (batch: unknown[][]) => {
     for (const m of batch) {
       if (m[0] === 0)
