@@ -17,7 +17,7 @@ export interface StreamOwner {
   mode?: 'test' | 'live';
 }
 
-/** What the hub needs from the reference, and its limits. */
+/** What the hub needs from the reference, and its limits (per client, whatever carries its bytes). */
 export interface EventStreamHubDeps {
   /** Domain events to stream. */
   bus: EventBus;
@@ -46,16 +46,14 @@ export interface EventStreamHub {
   /**
    * A `text/event-stream` body of the merchant's events: `: connected` first, then `event:`/`data:` messages and a
    * `: ping` every heartbeat. A second open with the same `keyId` writes `: replaced` on the first and closes it.
-   * Aborting `signal` or cancelling the stream removes the connection at once.
-   */
-  /**
-   * `mode` is the mode of the key that opens the stream: a test key sees only test objects' events, as its
-   * GETs see only test objects. Without it, the stream gets every event of the merchant.
+   * Aborting `signal` or cancelling the stream removes the connection at once. `mode` is the mode of the key that
+   * opens the stream: a test key sees only test objects' events, as its GETs see only test objects.
    */
   open(args: StreamOwner & { signal?: AbortSignal }): ReadableStream<Uint8Array>;
   /**
    * The same stream written to `sink` instead of a `ReadableStream` (the node adapter writes frames straight to
-   * the socket). Returns what to call when the client goes away; it removes the connection at once.
+   * the socket), with the same rules: `: connected` first, replacement, the heartbeat, and drops (counted) when
+   * the sink holds as much as the limits allow. Call `abort()` on the handle when the client goes away.
    */
   attach(args: StreamOwner & { sink: EventSink }): StreamHandle;
   /** Open connections, and messages dropped for slow readers since the hub started. */

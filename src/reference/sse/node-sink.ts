@@ -69,10 +69,10 @@ export class NodeResponseSink implements EventSink {
 
   write(chunk: Uint8Array): void {
     const res = this.#res;
-    if (this.#ended || res.destroyed) return;
+    if (this.#ended || res.destroyed || res.writableEnded) return;
     if (res.writableLength === 0) this.#pending = 0;
     const socket = res.socket;
-    if (this.#direct && socket && !socket.destroyed) socket.write(chunked(chunk));
+    if (this.#direct && socket?.writable) socket.write(chunked(chunk));
     else {
       res.write(chunk);
       // The head went out with this write (the response owns the socket and held nothing back): later frames
@@ -90,7 +90,7 @@ export class NodeResponseSink implements EventSink {
     if (this.#ended) return;
     if (last) this.write(last);
     this.#ended = true;
-    if (!this.#res.destroyed) this.#res.end();
+    if (!this.#res.destroyed && !this.#res.writableEnded) this.#res.end();
   }
 
   abort(): void {

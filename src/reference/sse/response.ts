@@ -44,7 +44,9 @@ export class EventStreamResponse extends WireResponse {
   attach(sink: EventSink): (() => void) | undefined {
     if (this.#sink.bound || this.settled) return undefined;
     this.#sink.bind(sink);
-    return () => this.#handle.abort();
+    // Not `this`: the answer (and the request it holds) can go once its head is written.
+    const handle = this.#handle;
+    return () => handle.abort();
   }
 
   /** Nobody will read this answer (the client left before it was written): the stream leaves the hub. */
