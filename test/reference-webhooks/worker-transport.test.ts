@@ -285,7 +285,7 @@ describe('the worker transport', () => {
       [1, 204],
       [1, 204],
     ]);
-    expect(exited).toEqual([1]);
+    await vi.waitFor(() => expect(exited).toEqual([1]));
   });
 
   test('no webhook secret reaches a log line or an error text, whatever happens to the worker', async () => {

@@ -134,7 +134,6 @@ export function lightHttpClient(
         if (!m) return fail(c, 'HPE_INVALID_CONSTANT', 'Parse Error: Expected HTTP/');
         const status = Number(m[2]);
         if (status >= 100 && status < 200 && status !== 101) continue; // 100 Continue and friends
-        c.status = status;
         let length = -1;
         let chunked = false;
         let close = m[1] === '0';
@@ -154,6 +153,8 @@ export function lightHttpClient(
           else if (name === 'connection')
             close = /(?:^|,)\s*close\s*(?:,|$)/.test(value) || (close && !/keep-alive/.test(value));
         }
+        // Only a head that parsed whole counts as an answer: before this, a failure is a parse error, not a status.
+        c.status = status;
         c.reusable = !close;
         if (status === 101) return finish(c, { status }, false);
         if (status === 204 || status === 304 || (!chunked && length === 0)) {
