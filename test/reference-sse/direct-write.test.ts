@@ -182,35 +182,56 @@ describe('direct writes to the node ServerResponse', () => {
     expect(write).toHaveBeenCalledTimes(1);
   });
 
-  test('through the reference: GET /api/v1/public/events over node:http writes frames directly', async () => {
+  test('through the reference: GET /api/v1/public/events over node:http, one write per frame, modes apart', async () => {
     const ref = createReference({ clock: 'manual' });
     cleanups.push(() => ref.close());
+    const { merchant_id, terminal_id, api_key: testKey } = ref.facts;
+    ref.cabinet.updateMerchant(merchant_id, { live_enabled: true });
+    const liveKey = ref.cabinet.createApiKey(terminal_id, { mode: 'live' }).api_key;
     const server = await listenNode(wireHandler(ref), { port: 0 });
     cleanups.push(() => server.close());
     const write = vi.spyOn(ServerResponse.prototype, 'write');
-    const socket = connect(server.port, '127.0.0.1');
-    cleanups.push(() => socket.destroy());
-    let raw = '';
-    socket.on('data', (b) => {
-      raw += b.toString('utf8');
-    });
-    socket.write(
-      `GET /api/v1/public/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ref.facts.api_key}\r\n\r\n`,
+    const open = (key: string) => {
+      const socket = connect(server.port, '127.0.0.1');
+      cleanups.push(() => socket.destroy());
+      const s = { raw: '' };
+      socket.on('data', (b) => {
+        s.raw += b.toString('utf8');
+      });
+      socket.write(`GET /api/v1/public/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n\r\n`);
+      return s;
+    };
+    const testStream = open(testKey);
+    const liveStream = open(liveKey);
+    await until(
+      () => testStream.raw.includes(': connected\n\n') && liveStream.raw.includes(': connected\n\n'),
+      'connected',
     );
-    await until(() => raw.includes(': connected\n\n'), 'connected');
-    expect(raw).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
-    expect(raw.toLowerCase()).toMatch(/\r\nx-request-id: req_/);
-    const created = await ref.fetch(
-      new Request('http://ref.test/api/v1/public/payments', {
-        method: 'POST',
-        headers: { authorization: `Bearer ${ref.facts.api_key}`, 'content-type': 'application/json' },
-        body: '{"amount":700,"order_id":"D-1"}',
-      }),
+    expect(testStream.raw).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(testStream.raw.toLowerCase()).toMatch(/\r\nx-request-id: req_/);
+    const create = async (key: string, orderId: string) => {
+      const res = await ref.fetch(
+        new Request('http://ref.test/api/v1/public/payments', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ amount: 700, order_id: orderId }),
+        }),
+      );
+      expect(res.status).toBe(201);
+      return ((await res.json()) as { payment: { id: string } }).payment.id;
+    };
+    const testId = await create(testKey, 'T-1');
+    const liveId = await create(liveKey, 'L-1');
+    await until(
+      () => testStream.raw.includes(testId) && liveStream.raw.includes(liveId),
+      'the payment.created frames',
     );
-    const { payment: p } = (await created.json()) as { payment: { id: string } };
-    await until(() => raw.includes(p.id), 'the payment.created frame');
-    expect(raw).toContain('event: payment.created\ndata: {"kind":"payment.created"');
-    expect(write).toHaveBeenCalledTimes(1);
+    expect(testStream.raw).toContain('event: payment.created\ndata: {"kind":"payment.created"');
+    // A test key's stream sees only test objects' events, a live key's only live ones.
+    expect(testStream.raw).not.toContain(liveId);
+    expect(liveStream.raw).not.toContain(testId);
+    // `: connected` of each stream went through res.write; the events were socket writes.
+    expect(write).toHaveBeenCalledTimes(2);
   });
 
   test('an HTTP/1.0 client gets the same frames unchunked (res.write), ended by closing', async () => {
