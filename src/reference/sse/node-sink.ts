@@ -1,8 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { EventSink } from './connection.js';
 
-const CRLF = 0x0d0a;
-
 /** The last chunk framed, and its framing: the hub writes one event's bytes to every stream in a row. */
 let lastChunk: Uint8Array | undefined;
 let lastFramed: Uint8Array | undefined;
@@ -14,8 +12,8 @@ function chunked(chunk: Uint8Array): Uint8Array {
   const framed = new Uint8Array(size.length + chunk.byteLength + 2);
   for (let i = 0; i < size.length; i++) framed[i] = size.charCodeAt(i);
   framed.set(chunk, size.length);
-  framed[framed.length - 2] = CRLF >> 8;
-  framed[framed.length - 1] = CRLF & 0xff;
+  framed[framed.length - 2] = 13; // \r
+  framed[framed.length - 1] = 10; // \n
   lastChunk = chunk;
   lastFramed = framed;
   return framed;
@@ -31,16 +29,17 @@ const realNode =
 /**
  * A stream written straight to a node `ServerResponse` whose head is already set (`writeHead`): each frame is one
  * write, no web stream or reader promise in between. Once node has sent the head with the first frame, a chunked
- * response gets each later frame as one pre-framed `socket.write` (what `res.write` would send, without its three
- * corked writes and a tick to uncork), the framing made once per event for all streams. The socket's own buffer is
+ * response gets each later frame as one pre-framed `socket.write` (the bytes `res.write` would send, without its
+ * separate size, body and CRLF writes, the cork and the tick to uncork), the framing made once per event for all
+ * streams. The socket's own buffer is
  * the client's buffer: `writableLength` is what it has not taken yet, so a client that does not read makes the hub
  * drop (and count) messages instead of growing memory.
  *
  * @example
  * ```ts
  * res.writeHead(200, { 'content-type': 'text/event-stream' });
- * const gone = hub.attach({ keyId, merchantId, sink: new NodeResponseSink(res) });
- * res.once('close', gone);
+ * const handle = hub.attach({ keyId, merchantId, sink: new NodeResponseSink(res) });
+ * res.once('close', () => handle.abort());
  * ```
  */
 export class NodeResponseSink implements EventSink {
