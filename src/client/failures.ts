@@ -27,16 +27,21 @@ const BODY_TIMEOUT = Symbol('body timeout');
  * @example
  * const text = await readText(response, 60_000);
  */
-export async function readText(response: Response, ms: number): Promise<string> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const stalled = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(BODY_TIMEOUT), ms);
+export function readText(response: Response, ms: number): Promise<string> {
+  // One promise and one timer, no race: this runs on every call.
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(reject, ms, BODY_TIMEOUT);
+    response.text().then(
+      (text) => {
+        clearTimeout(timer);
+        resolve(text);
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        reject(err);
+      },
+    );
   });
-  try {
-    return await Promise.race([response.text(), stalled]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** Stamps the call's attempt count and Idempotency-Key on an error. @example markCall(new PspAbortError('x'), state) */

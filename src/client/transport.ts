@@ -1,4 +1,4 @@
-import ky, { HTTPError, type KyInstance, type Options as KyOptions } from 'ky';
+import ky, { HTTPError, type KyInstance, type Options as KyOptions, TimeoutError } from 'ky';
 import type { ApiResult } from './api-promise.js';
 import { apiErrorOf, PspAbortError, PspError, PspResponseError, parseRetryAfter } from './errors.js';
 import { type CallState, markCall, readText, toPspError } from './failures.js';
@@ -50,22 +50,27 @@ export class Transport {
     // bare `ky.get` with an auth header.
     this.#ky = ky.create({
       timeout: options.timeout,
+      // As few keys as the rules need: ky re-normalises this object on every call. ky's defaults stand for the
+      // rest: statuses 408, 429, 500, 502, 503, 504 (and 413, refused below), Retry-After honoured on 429 and
+      // 503, backoff 0.3 s x 2^(n-1).
       retry: {
         limit: options.maxRetries,
         methods: ['get', 'post'],
-        statusCodes: [408, 429, 500, 502, 503, 504],
-        // ky's defaults stand for the rest: Retry-After honoured on 429 and 503, backoff 0.3 s x 2^(n-1).
         maxRetryAfter: options.maxRetryDelay,
         backoffLimit: options.maxRetryDelay,
         jitter: true,
-        retryOnTimeout: true,
-        // Our own errors (the 429 fail-fast) end the call; any other 5xx is retried like the listed ones.
+        // Our own errors (the 429 fail-fast) and a 413 end the call; a timed-out attempt and any 5xx above 504
+        // are retried like the listed statuses.
         shouldRetry: ({ error }) =>
           error instanceof PspError
             ? false
-            : error instanceof HTTPError && error.response.status > 504
+            : error instanceof TimeoutError
               ? true
-              : undefined,
+              : error instanceof HTTPError
+                ? error.response.status === 413
+                  ? false
+                  : error.response.status > 504 || undefined
+                : undefined,
       },
     });
   }
