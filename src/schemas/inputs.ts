@@ -75,9 +75,12 @@ function build(m: SchemaMode) {
 /** Request body schemas. `inputSchemas()` is the SDK's loose variant, `inputSchemas(true)` the reference's strict one. */
 export const inputSchemas = perMode(build);
 
-export const IdempotencyKey = str().check(
-  matches(IDEMPOTENCY_KEY_RE, 'must be 1 to 64 visible ASCII characters'),
-);
+/** The `Idempotency-Key` header's rule (the reference checks it; the client uses the regex alone). */
+export const IdempotencyKey = /* @__PURE__ */ idempotencyKeySchema();
+
+function idempotencyKeySchema() {
+  return str().check(matches(IDEMPOTENCY_KEY_RE, 'must be 1 to 64 visible ASCII characters'));
+}
 
 type Inputs = ReturnType<typeof build>;
 /** Body of `POST /api/v1/public/payments` (spec 2.2). */
