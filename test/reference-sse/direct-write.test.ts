@@ -319,6 +319,34 @@ describe('direct writes to the node ServerResponse', () => {
     expect(hub.stats().bufferedBytes).toBe(0);
   });
 
+  test('a client that leaves before the answer is written opens nothing that stays', async () => {
+    const bus = new EventBus();
+    const hub = createEventStreamHub({ bus, clock: new ManualClock(T0) });
+    cleanups.push(() => hub.close());
+    let answered: Promise<unknown> | undefined;
+    const server = await listenNode(
+      (req) => {
+        // Answer only once the client is gone (the adapter aborts the request's signal on close).
+        const answer = new Promise<EventStreamResponse>((resolve) => {
+          req.signal.addEventListener('abort', () =>
+            resolve(new EventStreamResponse(hub, { keyId: 'late', merchantId: MERCHANT }, HEADERS())),
+          );
+        });
+        answered = answer;
+        return answer;
+      },
+      { port: 0 },
+    );
+    cleanups.push(() => server.close());
+    const client = rawClient(server.port, '/events');
+    await until(() => answered !== undefined, 'the request reached the handler');
+    client.socket.destroy();
+    await answered;
+    await until(() => hub.stats().connections === 0, 'the stream is gone');
+    bus.publish(events()[0]!);
+    expect(hub.stats()).toMatchObject({ connections: 0, dropped: 0, bufferedBytes: 0 });
+  });
+
   test('closing the hub ends each response with its last chunk', async () => {
     const { bus, hub, server } = await setup();
     const a = rawClient(server.port, '/events?k=a');
