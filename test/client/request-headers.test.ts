@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { PspAbortError } from '../../src/index.js';
 import {
   API_KEY,
   apiError,
@@ -75,5 +76,31 @@ describe('headers of each attempt', () => {
     expect(first?.authorization).toBe(`Bearer ${API_KEY}`);
     expect(first?.['x-psp-signature']).toBe(hmac('{"amount":5}'));
     for (const s of seen) expect(s.headers).toEqual(first);
+    for (const s of seen) expect(s.body).toBe('{"amount":5}');
+  });
+
+  it("the Request of a create follows the call's signals: the caller's abort reaches fetch", async () => {
+    let aborted: AbortSignal | undefined;
+    const { fetch, seen } = stubFetch(
+      (req) =>
+        new Promise<Response>((_, reject) => {
+          aborted = req.signal;
+          req.signal.addEventListener('abort', () => reject(req.signal.reason));
+        }),
+    );
+    const ac = new AbortController();
+    const p = client(fetch)
+      .payments.create({ amount: 5 }, { signal: ac.signal })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    await vi.advanceTimersByTimeAsync(10);
+    expect(seen).toHaveLength(1);
+    expect(aborted?.aborted).toBe(false);
+    ac.abort();
+    const e = await p;
+    expect(e).toBeInstanceOf(PspAbortError);
+    expect(aborted?.aborted).toBe(true);
   });
 });
