@@ -217,16 +217,20 @@ try {
   const fmtCores = (c) =>
     `ref ${c.reference.toFixed(2)} (main ${c.referenceMainThread.toFixed(2)}) rcv ${c.receiver.toFixed(2)} ac ${c.autocannon.toFixed(2)} others ${c.others.toFixed(2)}`;
   const n0 = (x) => (Number.isFinite(x) ? Math.round(x).toLocaleString('en-US') : '-');
-  result.markdown = `| backlog | delivered | bad signatures | deliveries/s | API GET req/s before | during delivery | drop | reference CPU during the burst |
-|---|---|---|---|---|---|---|---|
-| ${n0(N)} | ${n0(stats.accepted)} in ${deliverySeconds.toFixed(2)} s | ${stats.badSignature} | ${n0(deliveriesPerSec)} | ${n0(before)} | ${n0(during)} | ${Number.isFinite(dropPct) ? dropPct.toFixed(1) : '-'} % | ${(burstCpuMs / 1000).toFixed(2)} s over ${((burstEnd - burstAt) / 1000).toFixed(2)} s (${Math.round((burstCpuMs / (burstEnd - burstAt)) * 100)} % of a core) |
+  const q = result.coresQuiet;
+  const b = result.coresBurst;
+  result.markdown = `| backlog | delivered | bad signatures | deliveries/s | API GET req/s before | during delivery | drop | noise floor | reference CPU during the burst | API thread, cores quiet -> burst | other jobs, cores quiet / burst |
+|---|---|---|---|---|---|---|---|---|---|---|
+| ${n0(N)} | ${n0(stats.accepted)} in ${deliverySeconds.toFixed(2)} s | ${stats.badSignature} | ${n0(deliveriesPerSec)} | ${n0(before)} | ${n0(during)} | ${Number.isFinite(dropPct) ? dropPct.toFixed(1) : '-'} % | ${noiseFloorPct.toFixed(1)} % | ${(burstCpuMs / 1000).toFixed(2)} s over ${((burstEnd - burstAt) / 1000).toFixed(2)} s (${Math.round((burstCpuMs / (burstEnd - burstAt)) * 100)} % of a core) | ${q.referenceMainThread.toFixed(2)} -> ${b.referenceMainThread.toFixed(2)} | ${q.others.toFixed(2)} / ${b.others.toFixed(2)} |
 
 The reference (\`startReference({ clock: 'manual' })\`), the receiver (node:http, checks each v2 signature with
 node:crypto) and autocannon (GET /payments/{id}, 10 connections) each run in their own process, so on 2 cores
 they share the CPU: the drop includes the receiver's and autocannon's own work, an upper bound of what the
 reference's delivery costs the API. The backlog is made of ${n0(N)} payments created and succeeded while the
 receiver answered 503 (each delivery then waits for its 10 s retry), released at once by advancing the
-service clock 11 s.`;
+service clock 11 s. The noise floor is the difference between the API's rates in the two halves of the quiet
+window (no delivery in either); "other jobs" is the CPU the rest of the machine used (from /proc/stat), which
+the API could not have had either.`;
   console.error(
     `\nwebhooks: ${n0(stats.accepted)}/${n0(N)} in ${deliverySeconds.toFixed(2)} s = ${n0(deliveriesPerSec)}/s; API ${n0(before)} -> ${n0(during)} req/s (${dropPct.toFixed(1)} % drop; noise floor ${noiseFloorPct.toFixed(1)} %); cores quiet ${fmtCores(result.coresQuiet)}, burst ${fmtCores(result.coresBurst)}; load ${result.loadAverage.map((x) => x.toFixed(2)).join(' ')}; bad signatures ${stats.badSignature}; setup ${setupSeconds.toFixed(0)} s`,
   );
