@@ -56,6 +56,9 @@ export default defineConfig([
     format: ['cjs'],
     target: 'es2022',
     platform: 'node',
+    // `import.meta.url` in CJS: the reference resolves its own dependencies (undici, for the webhook worker) from
+    // where the package is installed, not from the app's cwd.
+    shims: true,
     dts,
     sourcemap: true,
     splitting: false,
