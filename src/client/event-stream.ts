@@ -1,4 +1,3 @@
-import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { SseEvent } from '../schemas/events.js';
 
 export type { SseEvent } from '../schemas/events.js';
@@ -7,6 +6,7 @@ import { type Logger, log } from './logger.js';
 import { release } from './release.js';
 import { type BackoffOptions, backoffDelay, sleep } from './sse/backoff.js';
 import { parseEnvelope } from './sse/envelope.js';
+import { sseParser } from './sse/parser.js';
 
 /** How the stream reaches `GET /api/v1/public/events`; the client builds it. */
 export interface EventStreamTransport {
@@ -143,27 +143,22 @@ export function streamEvents(
             const queue: SseEvent[] = [];
             let replaced = false;
             let overflow = false;
-            const parser = createParser({
-              maxBufferSize: MAX_BUFFER,
-              onEvent: (msg: EventSourceMessage) => {
-                const ev = parseEnvelope(msg.event, msg.data);
+            const feed = sseParser(MAX_BUFFER, {
+              event: (event, data) => {
+                const ev = parseEnvelope(event, data);
                 if (ev) queue.push(ev);
-                else
-                  log(logger, 'warn', 'psp-sdk: skipped a malformed event', {
-                    event: msg.event,
-                    bytes: msg.data.length,
-                  });
+                else log(logger, 'warn', 'psp-sdk: skipped a malformed event', { event, bytes: data.length });
               },
-              onComment: (comment) => {
+              comment: (comment) => {
                 const c = comment.trim();
                 if (c === 'connected') failures = 0;
                 else if (c === 'replaced') replaced = true;
               },
-              onRetry: (ms) => {
+              retry: (ms) => {
                 serverRetryMs = ms;
               },
-              onError: (err) => {
-                if (err.type === 'max-buffer-size-exceeded') overflow = true;
+              overflow: () => {
+                overflow = true;
               },
             });
             const decoder = new TextDecoder();
@@ -172,7 +167,7 @@ export function streamEvents(
               const { value, done } = await reader.read();
               clearTimeout(watchdog);
               if (done) break;
-              parser.feed(decoder.decode(value, { stream: true }));
+              feed(decoder.decode(value, { stream: true }));
               if (queue.length) failures = 0;
               // Watchdog paused while the app handles events: a slow consumer is not a silent server.
               while (queue.length && !stop.signal.aborted) yield queue.shift()!;
