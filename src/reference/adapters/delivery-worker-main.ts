@@ -1,61 +1,75 @@
-import type { lightHttpClient } from './delivery-worker-http.js';
-
 /**
- * What the delivery worker runs: keep-alive connections that POST webhook deliveries for the main thread.
+ * What the delivery worker runs: webhook POSTs for the main thread through an undici `Agent` (keep-alive, at most
+ * `maxSockets` connections per receiver, no pipelining, no redirects followed), http and https alike.
  *
- * The worker is started from this function's source text (`(${deliveryWorkerMain})(${lightHttpClient})` with
- * `eval: true`), so it
+ * The worker is started from this function's source text (`(${deliveryWorkerMain})()` with `eval: true`), so it
  * works alike from src under vitest, from the built ESM and CJS entries and from the `psp-reference` bin, with no
  * extra file to ship or locate. Hence the rule for this function: it must not refer to anything outside its own
- * body (no imports, no module-level names); the Node modules it needs come from `process.getBuiltinModule`.
+ * body (no imports, no module-level names); Node's modules come from `process.getBuiltinModule`, and undici from
+ * the absolute path the main thread resolved (`workerData.undiciPath`).
  *
- * Protocol: first `'ready'` out, once set up; then both ways one message per event-loop turn, an array of entries:
- * - in: `[0, id, url, body, headers]` sends a POST; `[1, id]` abandons it (deadline or close: the socket is destroyed).
- * - out: `[id, status]` once the answer's body has been read (at most `maxDrainBytes`), or
- *   `[id, -1, code, message]` when the request failed before a status line.
+ * Protocol: first `'ready'` out, once set up (undici loaded); then both ways one message per event-loop turn, an
+ * array of entries:
+ * - in: `[0, id, url, body, headers]` sends a POST; `[1, id]` abandons it (deadline or close: the socket is
+ *   destroyed).
+ * - out: `[id, status]` once the answer's body has been read (at most `maxDrainBytes`, else the connection is
+ *   dropped), or `[id, -1, code, message]` when the request failed before a status line.
  *
- * `workerData`: `{ maxSockets, maxDrainBytes, nice }` (see delivery-worker.ts). Plain `http:` goes through
- * `makeLightClient` (delivery-worker-http.ts, passed in as source too), `https:` through node:https.
+ * `workerData`: `{ maxSockets, maxDrainBytes, nice, undiciPath }` (see delivery-worker.ts).
  */
-export function deliveryWorkerMain(makeLightClient: typeof lightHttpClient): void {
+export function deliveryWorkerMain(): void {
   const g = globalThis as any;
-  const load = (id: string): any => g.process.getBuiltinModule?.(id) ?? g.require(id);
+  const load = (id: string): any => g.process.getBuiltinModule(id);
   const { parentPort, workerData } = load('node:worker_threads');
-  const https = load('node:https');
-  const maxSockets: number = workerData.maxSockets;
   const maxDrainBytes: number = workerData.maxDrainBytes;
-  // Plain http goes through the lean client (most of a delivery's CPU is the HTTP client); https through node:https.
-  const light = makeLightClient(load, maxSockets, maxDrainBytes);
-  const agents = { https: new https.Agent({ keepAlive: true, maxSockets }) };
+  // Throws here, before 'ready', when undici is missing or broken: the main thread then sends in-thread.
+  const path = workerData.undiciPath;
+  if (typeof path !== 'string') throw new Error('undici could not be resolved');
+  const undici = load('node:module').createRequire(path)(path);
+  // No interceptors: undici follows no redirect by itself, and a signed body must not go where it was not sent.
+  const agent = new undici.Agent({ connections: workerData.maxSockets, pipelining: 1 });
 
-  interface Target {
-    secure: boolean;
-    hostname: string;
-    port: number;
-    path: string;
-  }
-  const targets = new Map<string, Target>();
-  const targetOf = (url: string): Target => {
+  const targets = new Map<string, { origin: string; path: string }>();
+  const targetOf = (url: string) => {
     let t = targets.get(url);
     if (!t) {
       const u = new URL(url);
       // A payment's webhook_url is checked as a URI only; anything but http(s) is refused rather than spoken to.
       if (u.protocol !== 'http:' && u.protocol !== 'https:')
         throw new TypeError(`unsupported URL scheme ${JSON.stringify(u.protocol)}`);
-      const secure = u.protocol === 'https:';
-      t = {
-        secure,
-        hostname: u.hostname.startsWith('[') ? u.hostname.slice(1, -1) : u.hostname,
-        port: u.port ? Number(u.port) : secure ? 443 : 80,
-        path: `${u.pathname}${u.search}`,
-      };
+      t = { origin: u.origin, path: `${u.pathname}${u.search}` };
       if (targets.size >= 1_000) targets.clear();
       targets.set(url, t);
     }
     return t;
   };
 
-  const requests = new Map<number, any>();
+  /**
+   * The code and text the delivery log shows (post.ts classifies by `code`). Socket errors (ECONNREFUSED,
+   * ECONNRESET, ...) and parse errors (HPE_...) pass as they are; undici's own names become what node:http says.
+   * Never the request's headers: undici's messages name a bad header, not its value.
+   */
+  const describe = (err: any): [string | undefined, string] => {
+    const code = typeof err?.code === 'string' ? err.code : undefined;
+    const message = typeof err?.message === 'string' ? err.message : String(err);
+    if (err?.name === 'HTTPParserError') {
+      // llhttp's reason ("Expected HTTP/", "Invalid header token"), never the receiver's bytes.
+      const reason = /\(([^)]{1,100})\)$/.exec(message)?.[1];
+      return [code, `bad HTTP answer${reason ? ` (${reason})` : ''}`];
+    }
+    if (code === 'UND_ERR_SOCKET')
+      return message === 'other side closed'
+        ? ['ECONNRESET', 'socket hang up']
+        : [undefined, `bad HTTP answer (${message})`];
+    if (code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH')
+      return [undefined, 'bad HTTP answer (body length does not match Content-Length)'];
+    if (code === 'UND_ERR_CONNECT_TIMEOUT') return ['ETIMEDOUT', 'connect timeout'];
+    if (code === 'UND_ERR_HEADERS_TIMEOUT') return ['ETIMEDOUT', 'no status line in time'];
+    if (code === 'UND_ERR_HEADERS_OVERFLOW') return [undefined, 'bad HTTP answer (header overflow)'];
+    return [code, message.length > 200 ? `${message.slice(0, 200)}...` : message];
+  };
+
+  const requests = new Map<number, AbortController>();
   let out: unknown[] = [];
   let flushing = false;
   const flush = () => {
@@ -73,64 +87,30 @@ export function deliveryWorkerMain(makeLightClient: typeof lightHttpClient): voi
     }
   };
 
-  const send = (id: number, url: string, body: Uint8Array, headers: Record<string, string>) => {
-    let settled = false;
-    const settle = (entry: unknown[]) => {
-      if (settled) return;
-      settled = true;
-      requests.delete(id);
-      report(entry);
-    };
-    const fail = (err: unknown) => {
-      const e = err as { code?: unknown; message?: unknown } | null;
-      settle([
-        id,
-        -1,
-        typeof e?.code === 'string' ? e.code : undefined,
-        typeof e?.message === 'string' ? e.message : String(err),
-      ]);
-    };
+  const send = async (id: number, url: string, body: Uint8Array, headers: Record<string, string>) => {
+    const controller = new AbortController();
+    requests.set(id, controller);
+    let status: number;
     try {
       const t = targetOf(url);
-      headers['content-length'] = String(body.byteLength);
-      if (!t.secure) {
-        const cancel = light.post(t, headers, body, (outcome) => {
-          if ('status' in outcome) settle([id, outcome.status]);
-          else fail(outcome.error);
-        });
-        requests.set(id, { destroy: cancel });
-        return;
-      }
-      const req = https.request({
-        method: 'POST',
-        hostname: t.hostname,
-        port: t.port,
+      const res = await agent.request({
+        origin: t.origin,
         path: t.path,
-        agent: agents.https,
+        method: 'POST',
         headers,
+        body,
+        signal: controller.signal,
       });
-      requests.set(id, req);
-      let status: number | undefined;
-      req.on('response', (res: any) => {
-        status = res.statusCode ?? 0;
-        let seen = 0;
-        const done = () => settle([id, status]);
-        res.on('data', (chunk: { length: number }) => {
-          seen += chunk.length;
-          if (seen > maxDrainBytes) res.destroy();
-        });
-        res.on('end', done);
-        res.on('close', done);
-        res.on('error', done);
-      });
-      req.on('error', (err: unknown) => {
-        if (status === undefined) fail(err);
-        else settle([id, status]);
-      });
-      req.end(body);
+      status = res.statusCode;
+      try {
+        // Reads at most maxDrainBytes, else destroys the connection; a reset after the status line still counts.
+        await res.body.dump({ limit: maxDrainBytes });
+      } catch {}
     } catch (err) {
-      fail(err);
+      if (requests.delete(id)) report([id, -1, ...describe(err)]);
+      return;
     }
+    if (requests.delete(id)) report([id, status]);
   };
 
   // Lower this thread's priority only (Linux: setpriority on a thread id), so a burst of deliveries yields the CPU
@@ -146,12 +126,12 @@ export function deliveryWorkerMain(makeLightClient: typeof lightHttpClient): voi
   parentPort.on('message', (batch: unknown[][]) => {
     for (const m of batch) {
       if (m[0] === 0)
-        send(m[1] as number, m[2] as string, m[3] as Uint8Array, m[4] as Record<string, string>);
+        void send(m[1] as number, m[2] as string, m[3] as Uint8Array, m[4] as Record<string, string>);
       else {
-        const req = requests.get(m[1] as number);
+        const controller = requests.get(m[1] as number);
         requests.delete(m[1] as number);
         // The main thread has already settled this attempt; only the socket is left to let go.
-        req?.destroy();
+        controller?.abort();
       }
     }
   });

@@ -1,5 +1,4 @@
 import { type Abort, MAX_DRAIN_BYTES, nodeTransport, type Transport } from '../webhooks/transport.js';
-import { lightHttpClient } from './delivery-worker-http.js';
 import { deliveryWorkerMain } from './delivery-worker-main.js';
 
 /** What the worker is started with. */
@@ -7,6 +6,8 @@ export interface WorkerData {
   maxSockets: number;
   maxDrainBytes: number;
   nice: number;
+  /** Absolute path of undici's entry, resolved on the main thread (the worker runs from source and cannot import). */
+  undiciPath: string | undefined;
 }
 
 /** The part of a `worker_threads` Worker this transport uses. */
@@ -31,6 +32,11 @@ export interface WorkerTransportOptions {
    * is short the API's thread is served first and deliveries take what is left (all of it on an idle machine).
    */
   nice?: number;
+  /**
+   * Absolute path of the undici entry the worker loads. Default: undici as resolved from this module. For tests
+   * (a path that does not load makes the worker fail before it is ready, so attempts go through `fallback`).
+   */
+  undiciPath?: string;
   /** Starts the worker from its source. Default: `new Worker(source, { eval: true, workerData })`. For tests. */
   createWorker?: (source: string, workerData: WorkerData) => DeliveryWorker;
 }
@@ -70,7 +76,23 @@ class DeliveryError extends Error {
  * the worker gets a stand-in so the source runs however it was compiled.
  */
 function workerSource(): string {
-  return `var __name = (fn) => fn;\n(${deliveryWorkerMain.toString()})(${lightHttpClient.toString()});`;
+  return `var __name = (fn) => fn;\n(${deliveryWorkerMain.toString()})();`;
+}
+
+/**
+ * Where undici is, seen from this module (src, or the built ESM and CJS entries: tsup shims `import.meta.url`).
+ * Undefined when it cannot be found: the worker then fails before it is ready and the attempts go in-thread.
+ */
+function resolveUndici(): string | undefined {
+  try {
+    const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+    const mod = proc?.getBuiltinModule?.('node:module') as
+      | { createRequire(from: string): { resolve(id: string): string } }
+      | undefined;
+    return mod?.createRequire(import.meta.url).resolve('undici');
+  } catch {
+    return undefined;
+  }
 }
 
 function defaultCreateWorker(source: string, workerData: WorkerData): DeliveryWorker {
@@ -83,8 +105,8 @@ function defaultCreateWorker(source: string, workerData: WorkerData): DeliveryWo
 }
 
 /**
- * A webhook transport that sends from a `worker_threads` worker, so the HTTP client's work (the bulk of a
- * delivery's cost) leaves the thread that serves the API. The main thread only signs, hands the request over and
+ * A webhook transport that sends from a `worker_threads` worker through undici (an `Agent`, keep-alive, http and
+ * https alike), so the HTTP client's work (the bulk of a delivery's cost) leaves the thread that serves the API. The main thread only signs, hands the request over and
  * takes the status back, a few microseconds each: both ways, everything of one event-loop turn travels in one
  * message.
  *
@@ -185,6 +207,7 @@ export function workerTransport(options: WorkerTransportOptions): Transport {
         maxSockets: options.maxSockets,
         maxDrainBytes: MAX_DRAIN_BYTES,
         nice: options.nice ?? DEFAULT_NICE,
+        undiciPath: options.undiciPath ?? resolveUndici(),
       });
       w.unref();
       w.on('message', (batch) => {
