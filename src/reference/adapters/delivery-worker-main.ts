@@ -10,8 +10,9 @@
  *
  * Protocol: first `'ready'` out, once set up (undici loaded); then both ways one message per event-loop turn, an
  * array of entries:
- * - in: `[0, id, url, body, headers]` sends a POST; `[1, id]` abandons it (deadline or close: the socket is
- *   destroyed).
+ * - in: `[0, id, url, body, headers]` sends a POST; `[2, id, url, body, eventId, secret, version, timestamp]` signs
+ *   it here first (the headers of `signRequestHeaders` in sign.ts, same order, same bytes); `[1, id]` abandons it
+ *   (deadline or close: the socket is destroyed).
  * - out: `[id, status]` once the answer's body has been read (at most `maxDrainBytes`, else the connection is
  *   dropped), or `[id, -1, code, message]` when the request failed before a status line.
  *
@@ -67,6 +68,24 @@ export function deliveryWorkerMain(): void {
     if (code === 'UND_ERR_HEADERS_TIMEOUT') return ['ETIMEDOUT', 'no status line in time'];
     if (code === 'UND_ERR_HEADERS_OVERFLOW') return [undefined, 'bad HTTP answer (header overflow)'];
     return [code, message.length > 200 ? `${message.slice(0, 200)}...` : message];
+  };
+
+  const crypto = load('node:crypto');
+  const hex = (secret: string, a: string | Uint8Array, b?: Uint8Array): string => {
+    const h = crypto.createHmac('sha256', secret).update(a);
+    return (b ? h.update(b) : h).digest('hex');
+  };
+  /** Exactly signRequestHeaders (src/reference/webhooks/sign.ts): v2 `t=,v1=,v2=`, v1 `sha256=`. */
+  const signed = (body: Uint8Array, eventId: string, secret: string, version: string, ts: number) => {
+    const legacy = hex(secret, body);
+    return {
+      'content-type': 'application/json',
+      'user-agent': 'psp-webhook/1.0',
+      'x-psp-event-id': eventId,
+      'x-psp-signature':
+        version === 'v1' ? `sha256=${legacy}` : `t=${ts},v1=${legacy},v2=${hex(secret, `${ts}.`, body)}`,
+      'x-psp-timestamp': String(ts),
+    };
   };
 
   const requests = new Map<number, AbortController>();
@@ -127,7 +146,15 @@ export function deliveryWorkerMain(): void {
     for (const m of batch) {
       if (m[0] === 0)
         void send(m[1] as number, m[2] as string, m[3] as Uint8Array, m[4] as Record<string, string>);
-      else {
+      else if (m[0] === 2) {
+        const body = m[3] as Uint8Array;
+        void send(
+          m[1] as number,
+          m[2] as string,
+          body,
+          signed(body, m[4] as string, m[5] as string, m[6] as string, m[7] as number),
+        );
+      } else {
         const controller = requests.get(m[1] as number);
         requests.delete(m[1] as number);
         // The main thread has already settled this attempt; only the socket is left to let go.

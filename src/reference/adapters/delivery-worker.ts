@@ -1,4 +1,11 @@
-import { type Abort, MAX_DRAIN_BYTES, nodeTransport, type Transport } from '../webhooks/transport.js';
+import { signRequestHeaders } from '../webhooks/sign.js';
+import {
+  type Abort,
+  MAX_DRAIN_BYTES,
+  nodeTransport,
+  type SignRequest,
+  type Transport,
+} from '../webhooks/transport.js';
 import { deliveryWorkerMain } from './delivery-worker-main.js';
 
 /** What the worker is started with. */
@@ -54,11 +61,14 @@ const nextTurn = setImmediate;
 interface Pending {
   url: string;
   body: Uint8Array;
-  headers: Record<string, string>;
+  /** The headers to send, or, for `sendSigned`, what the worker signs with (signed here only for the fallback). */
+  headers: Record<string, string> | SignRequest;
   abort: Abort;
   resolve(status: number): void;
   reject(err: Error): void;
 }
+
+const isSign = (h: Pending['headers']): h is SignRequest => typeof (h as SignRequest).secret === 'string';
 
 /** A failure reported by the worker, with the `code` post() classifies by (ECONNREFUSED, ...). */
 class DeliveryError extends Error {
@@ -141,10 +151,11 @@ export function workerTransport(options: WorkerTransportOptions): Transport {
   let flushing = false;
   let referenced = false;
 
-  const fallbackSend = (url: string, body: Uint8Array, headers: Record<string, string>, abort: Abort) => {
+  const fallbackSend = (url: string, body: Uint8Array, headers: Pending['headers'], abort: Abort) => {
     fallback ??= makeFallback();
     if (!fallback) return Promise.reject(new DeliveryError('no way to send webhooks in this runtime'));
-    return fallback.send(url, body, headers, abort);
+    const h = isSign(headers) ? signRequestHeaders(headers, body) : headers;
+    return fallback.send(url, body, h, abort);
   };
 
   /** Keeps the process alive while attempts are in flight, as open sockets would; not when idle. */
@@ -231,23 +242,31 @@ export function workerTransport(options: WorkerTransportOptions): Transport {
     }
   };
 
+  const send = (url: string, body: Uint8Array, headers: Pending['headers'], abort: Abort) => {
+    if (closed) return Promise.reject(new DeliveryError('the webhook transport is closed'));
+    if (!worker && !broken) worker = start();
+    if (broken || !worker) return fallbackSend(url, body, headers, abort);
+    const id = nextId++;
+    return new Promise<number>((resolve, reject) => {
+      pending.set(id, { url, body, headers, abort, resolve, reject });
+      reference(true);
+      queue(
+        isSign(headers)
+          ? [2, id, url, body, headers.eventId, headers.secret, headers.version, headers.timestamp]
+          : [0, id, url, body, headers],
+      );
+      abort.onAbort = (reason) => {
+        if (!take(id)) return;
+        reject(reason);
+        queue([1, id]);
+      };
+    });
+  };
+
   return {
-    send(url, body, headers, abort) {
-      if (closed) return Promise.reject(new DeliveryError('the webhook transport is closed'));
-      if (!worker && !broken) worker = start();
-      if (broken || !worker) return fallbackSend(url, body, headers, abort);
-      const id = nextId++;
-      return new Promise<number>((resolve, reject) => {
-        pending.set(id, { url, body, headers, abort, resolve, reject });
-        reference(true);
-        queue([0, id, url, body, headers]);
-        abort.onAbort = (reason) => {
-          if (!take(id)) return;
-          reject(reason);
-          queue([1, id]);
-        };
-      });
-    },
+    send,
+    // The worker signs (two HMACs for v2): the API's thread only hands the secret over with the request.
+    sendSigned: send,
     close() {
       if (closed) return;
       closed = true;

@@ -4,8 +4,8 @@ import type { WebhookEvent } from './events.js';
 import { Fifo } from './fifo.js';
 import { post } from './post.js';
 import { RetryTimers } from './retries.js';
-import { Abort, type Transport } from './transport.js';
-import { signedHeaders } from './sign.js';
+import { signedHeaders, signRequest } from './sign.js';
+import { Abort, type Send, type Transport } from './transport.js';
 
 /**
  * Delays before retries 1..8 (spec 6.1), in ms of the service clock: 9 attempts in all, about 3.5 days.
@@ -296,10 +296,19 @@ export class Dispatcher {
     const url = d.endpointId === undefined ? event.webhookUrl! : endpoint.url;
     d.attempt++;
     const at = clock.now();
-    const headers = signedHeaders(event, endpoint.secret, endpoint.signatureVersion, at);
+    const { transport } = this.#o;
+    let send: Send = transport.send;
+    let headers: Record<string, string>;
+    if (transport.sendSigned) {
+      // The transport signs where it sends (the worker: the HMACs leave the API's thread), with this attempt's secret.
+      const sign = signRequest(event, endpoint.secret, endpoint.signatureVersion, at);
+      const sendSigned = transport.sendSigned;
+      send = (u, body, _headers, abort) => sendSigned(u, body, sign, abort);
+      headers = {};
+    } else headers = signedHeaders(event, endpoint.secret, endpoint.signatureVersion, at);
     const abort = new Abort();
     this.#aborts.add(abort);
-    const result = await post(this.#o.transport.send, url, event.body, headers, abort, this.#o.deadlineMs);
+    const result = await post(send, url, event.body, headers, abort, this.#o.deadlineMs);
     this.#aborts.delete(abort);
 
     let next: number | null = null;

@@ -1,6 +1,7 @@
 import { computeSignatureHeader } from '../../webhooks/sign.js';
 import type { SignatureVersion } from './endpoints.js';
 import type { WebhookEvent } from './events.js';
+import type { SignRequest } from './transport.js';
 
 /**
  * The headers of one delivery attempt (spec 6.1). `t` is whole seconds on the service clock at this attempt, so a
@@ -17,12 +18,41 @@ export function signedHeaders(
   version: SignatureVersion,
   nowMs: number,
 ): Record<string, string> {
-  const timestamp = Math.floor(nowMs / 1000);
+  return signRequestHeaders(signRequest(event, secret, version, nowMs), event.body);
+}
+
+/**
+ * The signing of one attempt, for a transport that signs itself (see `Transport.sendSigned`).
+ *
+ * @example
+ * ```ts
+ * signRequest(event, endpoint.secret, 'v2', clock.now()); // { eventId, secret, version: 'v2', timestamp }
+ * ```
+ */
+export function signRequest(
+  event: WebhookEvent,
+  secret: string,
+  version: SignatureVersion,
+  nowMs: number,
+): SignRequest {
+  return { eventId: event.id, secret, version, timestamp: Math.floor(nowMs / 1000) };
+}
+
+/**
+ * The headers a {@link SignRequest} stands for, over `body`: what {@link signedHeaders} answers, in the same order.
+ *
+ * @example
+ * ```ts
+ * signRequestHeaders({ eventId: 'evt_1', secret, version: 'v1', timestamp: 1_700_000_000 }, body);
+ * ```
+ */
+export function signRequestHeaders(sign: SignRequest, body: Uint8Array): Record<string, string> {
+  const { secret, version, timestamp } = sign;
   return {
     'content-type': 'application/json',
     'user-agent': 'psp-webhook/1.0',
-    'x-psp-event-id': event.id,
-    'x-psp-signature': computeSignatureHeader({ secret, body: event.body, version, timestamp }),
+    'x-psp-event-id': sign.eventId,
+    'x-psp-signature': computeSignatureHeader({ secret, body, version, timestamp }),
     'x-psp-timestamp': String(timestamp),
   };
 }

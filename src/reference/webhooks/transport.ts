@@ -1,3 +1,5 @@
+import type { SignatureVersion } from './endpoints.js';
+
 /**
  * A way to stop one request: `abort(reason)` ends it at once (the deadline passed, or the service closed). Lighter
  * than an AbortController, which costs several listeners per request on Node's hot path.
@@ -31,9 +33,29 @@ export type Send = (
   abort: Abort,
 ) => Promise<number>;
 
+/**
+ * What signs one attempt: {@link signRequestHeaders} turns it into exactly the headers `signedHeaders` gives. The
+ * secret is the endpoint's current one at this attempt (a rotation applies to the next attempt).
+ */
+export interface SignRequest {
+  eventId: string;
+  secret: string;
+  version: SignatureVersion;
+  /** Whole Unix seconds on the service clock at this attempt (what `t=` and X-PSP-Timestamp carry). */
+  timestamp: number;
+}
+
+/**
+ * Like {@link Send}, but the transport signs: it sends the headers {@link SignRequest} stands for, computed where it
+ * sends (the worker transport: off the API's thread), byte for byte what the caller would have signed itself.
+ */
+export type SendSigned = (url: string, body: Uint8Array, sign: SignRequest, abort: Abort) => Promise<number>;
+
 /** A {@link Send} that holds connections open, and lets them go on close. */
 export interface Transport {
   send: Send;
+  /** Present when the transport signs attempts itself; the dispatcher then hands it the secret, not headers. */
+  sendSigned?: SendSigned;
   close(): void;
 }
 
