@@ -40,9 +40,9 @@ export interface ReferenceOptions {
   webhookFetch?: typeof fetch;
   /**
    * Where webhook POSTs are sent from, when `webhookFetch` is not given. `'thread'`: node:http on the thread that
-   * serves the API (fetch where there is no node:http). `'worker'`: node:http in a `worker_threads` worker, started
-   * with the first delivery, so a burst of deliveries does not take the API's thread (in-thread again where no
-   * worker can run). Default `'thread'`; `startReference` and the `psp-reference` CLI default to `'worker'`.
+   * serves the API (fetch where there is no node:http). `'worker'`: undici in a `worker_threads` worker, which also
+   * signs each attempt, started with the first delivery, so a burst of deliveries does not take the API's thread
+   * (in-thread again where no worker can run or undici cannot be loaded). Default `'thread'`; `startReference` and the `psp-reference` CLI default to `'worker'`.
    *
    * @example createReference({ webhookDelivery: 'worker' })
    */
