@@ -90,6 +90,12 @@ function buildTest(schema: object): Test {
     };
   }
   // A custom schema's or a refine's own function; a check without one (arrayOf's, stringMap's) runs on a payload.
+  const element = elements.get(schema);
+  if (element) {
+    // arrayOf's check: the custom schema it sits on has already refused a non-array.
+    const each = laxTest(element);
+    return (v) => !Array.isArray(v) || v.every((x) => each(x));
+  }
   const check = zod.check;
   const own: Test | undefined =
     type === 'custom' && fn
@@ -153,6 +159,9 @@ export function openEnum<const T extends readonly [string, ...string[]]>(m: Sche
   return (m.strict ? oneOf(values) : str()) as unknown as z.ZodMiniEnum<{ [K in T[number]]: K }>;
 }
 
+/** The element schema of each `arrayOf` check, for `laxTest`. */
+const elements = new WeakMap<object, object>();
+
 /**
  * An array whose every element passes `element`; an element's issues are reported at `<index>.<path>`, as
  * `z.array` does. Built on a custom schema because `z.array` brings zod's size-cap machinery with it (0.4 KB
@@ -160,18 +169,18 @@ export function openEnum<const T extends readonly [string, ...string[]]>(m: Sche
  * transform nothing, so it equals what `z.array` would have copied.
  */
 export function arrayOf<T extends AnySchema>(element: T) {
-  return z.custom<z.output<T>[]>(Array.isArray, 'must be an array').check(
-    z.check<z.output<T>[]>((ctx) => {
-      const list = ctx.value as unknown;
-      if (!Array.isArray(list)) return;
-      list.forEach((item, i) => {
-        const r = element.safeParse(item);
-        if (!r.success)
-          for (const issue of r.error.issues)
-            ctx.issues.push({ ...issue, input: item, path: [i, ...issue.path] } as z.core.$ZodRawIssue);
-      });
-    }),
-  );
+  const each = z.check<z.output<T>[]>((ctx) => {
+    const list = ctx.value as unknown;
+    if (!Array.isArray(list)) return;
+    list.forEach((item, i) => {
+      const r = element.safeParse(item);
+      if (!r.success)
+        for (const issue of r.error.issues)
+          ctx.issues.push({ ...issue, input: item, path: [i, ...issue.path] } as z.core.$ZodRawIssue);
+    });
+  });
+  elements.set(each, element);
+  return z.custom<z.output<T>[]>(Array.isArray, 'must be an array').check(each);
 }
 
 /** Limits of a string map: key length, value length, key count. */

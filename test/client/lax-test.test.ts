@@ -3,6 +3,7 @@ import * as z from 'zod/mini';
 import { describe, expect, it } from 'vitest';
 import { PspResponseError } from '../../src/index.js';
 import { laxTest, str } from '../../src/schemas/common.js';
+import { inputSchemas } from '../../src/schemas/inputs.js';
 import { responseSchemas } from '../../src/schemas/resources.js';
 import {
   BANKS,
@@ -93,12 +94,14 @@ const value = fc.oneof(
   ),
   fc.jsonValue({ maxDepth: 2 }),
 );
-const mutation = fc.record({
-  path: fc.nat(),
-  op: fc.constantFrom<Mutation['op']>('set', 'set', 'delete', 'extra'),
-  value,
-  key: fc.constantFrom('extra', 'id', 'amount', '__proto__', 'constructor'),
-});
+const mutationOf = (v: fc.Arbitrary<Json>) =>
+  fc.record({
+    path: fc.nat(),
+    op: fc.constantFrom<Mutation['op']>('set', 'set', 'delete', 'extra'),
+    value: v,
+    key: fc.constantFrom('extra', 'id', 'amount', '__proto__', 'constructor'),
+  });
+const mutation = mutationOf(value);
 
 describe('laxTest (the tolerant fast path)', () => {
   const schemas = responseSchemas(false);
@@ -109,6 +112,65 @@ describe('laxTest (the tolerant fast path)', () => {
       expect(laxTest(schema)(sample)).toBe(true);
       fc.assert(
         fc.property(fc.array(mutation, { minLength: 1, maxLength: 3 }), (ms) => {
+          const v = ms.reduce(apply, sample);
+          expect(laxTest(schema)(v)).toBe(schema.safeParse(v).success);
+        }),
+        { numRuns: 1500 },
+      );
+    });
+  }
+
+  const inputs = inputSchemas(false);
+  const INPUTS: Record<keyof typeof inputs, Json> = {
+    CreatePaymentInput: {
+      amount: 1_250_000,
+      currency: 'RUB',
+      method: 'sbp',
+      order_id: 'order-1',
+      customer_id: 'cus_1',
+      description: 'Order 1',
+      return_url: 'https://shop.example.com/return',
+      webhook_url: 'http://127.0.0.1:9/hook',
+      metadata: { customer_id: 'cus_1' },
+    },
+    CreateRefundInput: { amount: 500, reason: 'partial' },
+    CreatePayoutInput: {
+      amount: 50_000,
+      currency: 'RUB',
+      phone: '+79001234567',
+      bank_id: '100000000111',
+      full_name: 'A B',
+    },
+  };
+  // Values that sit on the input rules' edges: lengths, URLs, patterns, amounts, metadata sizes.
+  const edge = fc.oneof(
+    value,
+    fc.constantFrom<Json>(
+      'x'.repeat(65),
+      'x'.repeat(256),
+      'x'.repeat(2049),
+      'ftp://x',
+      'https://',
+      'http://a b',
+      'rub',
+      'USD',
+      'card',
+      '+7900123456',
+      '10000000011',
+      0,
+      -0,
+      2 ** 53 + 2,
+      { ['k'.repeat(41)]: 'v' },
+      { k: 'v'.repeat(501) },
+      Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, 'v'])),
+    ),
+  );
+  for (const [name, sample] of Object.entries(INPUTS)) {
+    it(`${name} (loose input): accepts exactly what zod accepts, on random mutations`, () => {
+      const schema = inputs[name as keyof typeof inputs];
+      expect(laxTest(schema)(sample)).toBe(true);
+      fc.assert(
+        fc.property(fc.array(mutationOf(edge), { minLength: 1, maxLength: 3 }), (ms) => {
           const v = ms.reduce(apply, sample);
           expect(laxTest(schema)(v)).toBe(schema.safeParse(v).success);
         }),
