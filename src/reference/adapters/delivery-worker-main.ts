@@ -88,7 +88,13 @@ export function deliveryWorkerMain(): void {
     };
   };
 
-  const requests = new Map<number, AbortController>();
+  interface Attempt {
+    controller: { abort(reason: Error): void } | undefined;
+    abandoned: boolean;
+    status: number;
+    seen: number;
+  }
+  const requests = new Map<number, Attempt>();
   let out: unknown[] = [];
   let flushing = false;
   const flush = () => {
@@ -106,30 +112,59 @@ export function deliveryWorkerMain(): void {
     }
   };
 
-  const send = async (id: number, url: string, body: Uint8Array, headers: Record<string, string>) => {
-    const controller = new AbortController();
-    requests.set(id, controller);
-    let status: number;
+  /**
+   * One POST through undici's dispatch API: the status from the response start, the body counted and thrown away
+   * chunk by chunk (no Readable stream, no AbortController per request), the connection dropped past the limit.
+   */
+  const send = (id: number, url: string, body: Uint8Array, headers: Record<string, string>) => {
+    let t: { origin: string; path: string };
     try {
-      const t = targetOf(url);
-      const res = await agent.request({
-        origin: t.origin,
-        path: t.path,
-        method: 'POST',
-        headers,
-        body,
-        signal: controller.signal,
-      });
-      status = res.statusCode;
-      try {
-        // Reads at most maxDrainBytes, else destroys the connection; a reset after the status line still counts.
-        await res.body.dump({ limit: maxDrainBytes });
-      } catch {}
+      t = targetOf(url);
     } catch (err) {
-      if (requests.delete(id)) report([id, -1, ...describe(err)]);
+      report([id, -1, ...describe(err)]);
       return;
     }
-    if (requests.delete(id)) report([id, status]);
+    const state: Attempt = { controller: undefined, abandoned: false, status: 0, seen: 0 };
+    requests.set(id, state);
+    const settle = (entry: unknown[]) => {
+      if (requests.get(id) === state) {
+        requests.delete(id);
+        report(entry);
+      }
+    };
+    /** Past the drain limit: the status counts, the connection is not worth reading to its end. */
+    const enough = (controller: any) => {
+      settle([id, state.status]);
+      controller.abort(new Error('drain limit'));
+    };
+    try {
+      agent.dispatch(
+        { origin: t.origin, path: t.path, method: 'POST', headers, body },
+        {
+          onRequestStart(controller: any) {
+            state.controller = controller;
+            if (state.abandoned) controller.abort(new Error('abandoned'));
+          },
+          onResponseStart(controller: any, statusCode: number, resHeaders: Record<string, string>) {
+            state.status = statusCode;
+            if (Number(resHeaders['content-length']) > maxDrainBytes) enough(controller);
+          },
+          onResponseData(controller: any, chunk: { length: number }) {
+            state.seen += chunk.length;
+            if (state.seen > maxDrainBytes) enough(controller);
+          },
+          onResponseEnd() {
+            settle([id, state.status]);
+          },
+          onResponseError(_controller: any, err: unknown) {
+            // A failure after the status line (a reset mid-body): the answer was given.
+            settle(state.status > 0 ? [id, state.status] : [id, -1, ...describe(err)]);
+          },
+        },
+      );
+    } catch (err) {
+      settle([id, -1, ...describe(err)]);
+    }
   };
 
   // Lower this thread's priority only (Linux: setpriority on a thread id), so a burst of deliveries yields the CPU
@@ -155,10 +190,14 @@ export function deliveryWorkerMain(): void {
           signed(body, m[4] as string, m[5] as string, m[6] as string, m[7] as number),
         );
       } else {
-        const controller = requests.get(m[1] as number);
+        const attempt = requests.get(m[1] as number);
         requests.delete(m[1] as number);
-        // The main thread has already settled this attempt; only the socket is left to let go.
-        controller?.abort();
+        // The main thread has already settled this attempt; only the socket is left to let go (or, still queued,
+        // the request is dropped as soon as undici hands it a connection, before a byte is written).
+        if (attempt) {
+          attempt.abandoned = true;
+          attempt.controller?.abort(new Error('abandoned'));
+        }
       }
     }
   });
