@@ -47,12 +47,12 @@ type Internals = {
 const laxTests = new WeakMap<object, Test>();
 
 /**
- * A plain predicate equal to `safeParse(v).success` of a response schema, made once per schema from its
- * definition, so the two cannot drift. zod/mini's object parser (no JIT; an issue list, a result and a copy per
- * field) costs a call more than ky does; tolerant mode asks this first and zod only for the issues of an answer
- * it refuses. Reads the kinds the schemas here are made of (custom schemas and refines, their checks, optional,
- * nullable, plain objects) and hands anything else to zod. test/client/lax-test.test.ts checks the agreement on
- * random mutations of every answer.
+ * A plain predicate equal to `safeParse(v).success` of a schema, made once per schema from its definition, so
+ * the two cannot drift. zod/mini's object parser (no JIT; an issue list, a result and a copy per field) costs a
+ * call more than ky does; the client asks this first, for tolerant answers and for inputs, and zod only for the
+ * issues of a value it refuses. Reads the kinds the schemas here are made of (custom schemas and refines, their
+ * checks, `arrayOf`, optional, nullable, plain objects) and hands anything else (a strict object, say) to zod.
+ * test/client/lax-test.test.ts checks the agreement on random mutations of every answer and input.
  *
  * @example
  * laxTest(responseSchemas().Payment)(json); // true exactly when zod accepts json
@@ -89,13 +89,13 @@ function buildTest(schema: object): Test {
       return true;
     };
   }
-  // A custom schema's or a refine's own function; a check without one (arrayOf's, stringMap's) runs on a payload.
   const element = elements.get(schema);
   if (element) {
     // arrayOf's check: the custom schema it sits on has already refused a non-array.
     const each = laxTest(element);
     return (v) => !Array.isArray(v) || v.every((x) => each(x));
   }
+  // A custom schema's or a refine's own function; a check without one (stringMap's) runs on a payload.
   const check = zod.check;
   const own: Test | undefined =
     type === 'custom' && fn
