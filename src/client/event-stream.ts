@@ -1,3 +1,4 @@
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { SseEvent } from '../schemas/events.js';
 
 export type { SseEvent } from '../schemas/events.js';
@@ -6,7 +7,6 @@ import { type Logger, log } from './logger.js';
 import { release } from './release.js';
 import { type BackoffOptions, backoffDelay, sleep } from './sse/backoff.js';
 import { parseEnvelope } from './sse/envelope.js';
-import { sseParser } from './sse/parser.js';
 
 /** How the stream reaches `GET /api/v1/public/events`; the client builds it. */
 export interface EventStreamTransport {
@@ -143,22 +143,27 @@ export function streamEvents(
             const queue: SseEvent[] = [];
             let replaced = false;
             let overflow = false;
-            const feed = sseParser(MAX_BUFFER, {
-              event: (event, data) => {
-                const ev = parseEnvelope(event, data);
+            const parser = createParser({
+              maxBufferSize: MAX_BUFFER,
+              onEvent: (msg: EventSourceMessage) => {
+                const ev = parseEnvelope(msg.event, msg.data);
                 if (ev) queue.push(ev);
-                else log(logger, 'warn', 'psp-sdk: skipped a malformed event', { event, bytes: data.length });
+                else
+                  log(logger, 'warn', 'psp-sdk: skipped a malformed event', {
+                    event: msg.event,
+                    bytes: msg.data.length,
+                  });
               },
-              comment: (comment) => {
+              onComment: (comment) => {
                 const c = comment.trim();
                 if (c === 'connected') failures = 0;
                 else if (c === 'replaced') replaced = true;
               },
-              retry: (ms) => {
+              onRetry: (ms) => {
                 serverRetryMs = ms;
               },
-              overflow: () => {
-                overflow = true;
+              onError: (err) => {
+                if (err.type === 'max-buffer-size-exceeded') overflow = true;
               },
             });
             const decoder = new TextDecoder();
@@ -167,7 +172,7 @@ export function streamEvents(
               const { value, done } = await reader.read();
               clearTimeout(watchdog);
               if (done) break;
-              feed(decoder.decode(value, { stream: true }));
+              parser.feed(decoder.decode(value, { stream: true }));
               if (queue.length) failures = 0;
               // Watchdog paused while the app handles events: a slow consumer is not a silent server.
               while (queue.length && !stop.signal.aborted) yield queue.shift()!;

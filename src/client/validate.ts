@@ -1,11 +1,10 @@
 import type * as z from 'zod/mini';
 import { type FieldIssue, formatFieldIssues, ownFieldIssues } from '../schemas/issues.js';
 import { IDEMPOTENCY_KEY_RE } from '../schemas/limits.js';
-import { laxTest } from '../schemas/common.js';
 import { responseSchemas } from '../schemas/resources.js';
-import { PspResponseError, PspValidationError } from './errors.js';
 
 type ResponseSchemas = ReturnType<typeof responseSchemas>;
+import { PspResponseError, PspValidationError } from './errors.js';
 
 /** Any UUID (8-4-4-4-12 hex digits): the id of a path. */
 const UUID_RE = /^[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}$/i;
@@ -18,9 +17,8 @@ const UUID_RE = /^[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}$/i;
  * checkInput(inputSchemas().CreatePaymentInput, { amount: 0 }); // throws: amount: must be at least 1
  */
 export function checkInput<T>(schema: z.ZodMiniType, input: T, extra: FieldIssue[] = []): T {
-  // zod only for the issues of an input the plain predicate refuses (see `laxTest`).
-  const r = laxTest(schema)(input) ? undefined : schema.safeParse(input);
-  const issues = r && !r.success ? [...ownFieldIssues(r.error.issues), ...extra] : extra;
+  const r = schema.safeParse(input);
+  const issues = r.success ? extra : [...ownFieldIssues(r.error.issues), ...extra];
   if (issues.length > 0) throw new PspValidationError(issues);
   return input;
 }
@@ -53,10 +51,7 @@ export function assertNoIssues(issues: FieldIssue[]): void {
 export function responseParser<K extends keyof ResponseSchemas>(strict: boolean, name: K, what: string) {
   type T = z.output<ResponseSchemas[K]>;
   return (json: unknown, status: number): T => {
-    const schema = responseSchemas(strict)[name];
-    // Tolerant mode asks zod only for the issues of an answer its predicate refuses.
-    if (!strict && laxTest(schema)(json)) return json as T;
-    const r = schema.safeParse(json);
+    const r = responseSchemas(strict)[name].safeParse(json);
     // The checked value itself, unknown fields included (the schemas transform nothing; see `obj`).
     if (r.success) return json as T;
     const issues = ownFieldIssues(r.error.issues);

@@ -31,87 +31,6 @@ export function present<T extends AnySchema>(m: SchemaMode, s: T): T {
 /** Tolerant mode's form of every field: missing and null both pass. */
 const lax = (s: AnySchema) => z.optional(z.nullable(s));
 
-type Test = (v: unknown) => boolean;
-type Internals = {
-  def: {
-    type?: string;
-    fn?: Test;
-    innerType?: object;
-    shape?: Record<string, object>;
-    catchall?: unknown;
-    checks?: object[];
-  };
-  optin?: string;
-  check?: (payload: { value: unknown; issues: unknown[] }) => void;
-};
-const laxTests = new WeakMap<object, Test>();
-
-/**
- * A plain predicate equal to `safeParse(v).success` of a schema, made once per schema from its definition, so
- * the two cannot drift. zod/mini's object parser (no JIT; an issue list, a result and a copy per field) costs a
- * call more than ky does; the client asks this first, for tolerant answers and for inputs, and zod only for the
- * issues of a value it refuses. Reads the kinds the schemas here are made of (custom schemas and refines, their
- * checks, `arrayOf`, optional, nullable, plain objects) and hands anything else (a strict object, say) to zod.
- * test/client/lax-test.test.ts checks the agreement on random mutations of every answer and input.
- *
- * @example
- * laxTest(responseSchemas().Payment)(json); // true exactly when zod accepts json
- */
-export function laxTest(schema: object): Test {
-  let test = laxTests.get(schema);
-  if (!test) {
-    test = buildTest(schema);
-    laxTests.set(schema, test);
-  }
-  return test;
-}
-
-function buildTest(schema: object): Test {
-  const zod = (schema as { _zod: Internals })._zod;
-  const { type, fn, innerType, shape, catchall, checks = [] } = zod.def;
-  if (innerType && (type === 'optional' || type === 'nullable')) {
-    const inner = laxTest(innerType);
-    const empty = type === 'optional' ? undefined : null;
-    return (v) => v === empty || inner(v);
-  }
-  if (shape && type === 'object' && !catchall) {
-    const keys = Object.keys(shape);
-    const fields = keys.map((k) => laxTest(shape[k] as object));
-    // zod refuses a missing key unless its schema is optional, even one that accepts undefined.
-    const optional = keys.map((k) => (shape[k] as { _zod: Internals })._zod.optin === 'optional');
-    return (v) => {
-      if (!v || typeof v !== 'object' || Array.isArray(v)) return false;
-      for (let i = 0; i < keys.length; i++) {
-        const k = keys[i] as string;
-        const x = (v as Record<string, unknown>)[k];
-        if (!(fields[i] as Test)(x) || (x === undefined && !optional[i] && !(k in v))) return false;
-      }
-      return true;
-    };
-  }
-  const element = elements.get(schema);
-  if (element) {
-    // arrayOf's check: the custom schema it sits on has already refused a non-array.
-    const each = laxTest(element);
-    return (v) => !Array.isArray(v) || v.every((x) => each(x));
-  }
-  // A custom schema's or a refine's own function; a check without one (stringMap's) runs on a payload.
-  const check = zod.check;
-  const own: Test | undefined =
-    type === 'custom' && fn
-      ? fn
-      : !type && check
-        ? (v) => {
-            const p = { value: v, issues: [] };
-            check(p);
-            return !p.issues[0];
-          }
-        : undefined;
-  if (!own) return (v) => (schema as z.ZodMiniType).safeParse(v).success;
-  const all = checks.map(laxTest);
-  return all.length ? (v) => !!own(v) && all.every((f) => f(v)) : (v) => !!own(v);
-}
-
 /** A field the service always sends, possibly `null` (e.g. `captured_at` before capture). */
 export function nullable<T extends AnySchema>(m: SchemaMode, s: T) {
   return (m.strict ? z.nullable(s) : lax(s)) as unknown as z.ZodMiniNullable<T>;
@@ -126,10 +45,8 @@ export function optional<T extends AnySchema>(m: SchemaMode, s: T) {
 // (coercion, patterns, format hooks) cost the client bundle more than the rule. A type mismatch aborts, as zod's
 // own type issue does, so no later rule runs on a value of the wrong type. Types infer exactly as zod's.
 
-const isString = (v: unknown) => typeof v === 'string';
-
 /** A string. */
-export const str = (message = 'must be a string') => z.custom<string>(isString, message);
+export const str = (message = 'must be a string') => z.custom<string>((v) => typeof v === 'string', message);
 
 /** A finite number (zod's `z.number()` rule: NaN and the infinities are refused). */
 export const num = (message = 'must be a finite number') =>
@@ -159,9 +76,6 @@ export function openEnum<const T extends readonly [string, ...string[]]>(m: Sche
   return (m.strict ? oneOf(values) : str()) as unknown as z.ZodMiniEnum<{ [K in T[number]]: K }>;
 }
 
-/** The element schema of each `arrayOf` check, for `laxTest`. */
-const elements = new WeakMap<object, object>();
-
 /**
  * An array whose every element passes `element`; an element's issues are reported at `<index>.<path>`, as
  * `z.array` does. Built on a custom schema because `z.array` brings zod's size-cap machinery with it (0.4 KB
@@ -169,18 +83,18 @@ const elements = new WeakMap<object, object>();
  * transform nothing, so it equals what `z.array` would have copied.
  */
 export function arrayOf<T extends AnySchema>(element: T) {
-  const each = z.check<z.output<T>[]>((ctx) => {
-    const list = ctx.value as unknown;
-    if (!Array.isArray(list)) return;
-    list.forEach((item, i) => {
-      const r = element.safeParse(item);
-      if (!r.success)
-        for (const issue of r.error.issues)
-          ctx.issues.push({ ...issue, input: item, path: [i, ...issue.path] } as z.core.$ZodRawIssue);
-    });
-  });
-  elements.set(each, element);
-  return z.custom<z.output<T>[]>(Array.isArray, 'must be an array').check(each);
+  return z.custom<z.output<T>[]>(Array.isArray, 'must be an array').check(
+    z.check<z.output<T>[]>((ctx) => {
+      const list = ctx.value as unknown;
+      if (!Array.isArray(list)) return;
+      list.forEach((item, i) => {
+        const r = element.safeParse(item);
+        if (!r.success)
+          for (const issue of r.error.issues)
+            ctx.issues.push({ ...issue, input: item, path: [i, ...issue.path] } as z.core.$ZodRawIssue);
+      });
+    }),
+  );
 }
 
 /** Limits of a string map: key length, value length, key count. */
