@@ -103,7 +103,13 @@ function summary(R) {
     `ky ${f2(kg?.ratio)}; stripe ${f2(sg?.ratio)}; openai ${f2(find(g, 'openai-node models.retrieve')?.ratio)}; openapi-fetch ${f2(find(g, 'openapi-fetch GET')?.ratio)}`,
     og ? `${f2(og.ratio)} (${f2(og.ratio / kg.ratio)} x ky)` : '-',
     '>= 0.9 x ky, >= stripe',
-    mark(og && og.ratio >= 0.9 * kg.ratio && og.ratio >= sg.ratio),
+    // Two goals in one row, judged apart: the second cannot be met on top of ky where bare ky itself is slower
+    // than stripe-node (analysis.md, "the ky ceiling"), so the row says which part holds.
+    og
+      ? `0.9 x ky: ${mark(og.ratio >= 0.9 * kg.ratio)}; >= stripe: ${mark(og.ratio >= sg.ratio)}${
+          kg.ratio < sg.ratio ? ` (bare ky itself is ${f2(kg.ratio / sg.ratio)} x stripe)` : ''
+        }`
+      : mark(undefined),
   ]);
   const c = R.client?.create;
   const oc = find(c, 'psp-sdk payments.create (signing on)');
