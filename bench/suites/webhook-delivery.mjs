@@ -214,6 +214,13 @@ try {
     coresBurst: shares(cpuBurst, cpuEnd),
     loadAverage: (await import('node:os')).loadavg(),
   };
+  {
+    const b = result.coresBurst;
+    const us = (cores) => (cores / deliveriesPerSec) * 1e6;
+    // CPU per delivery beyond the API thread: the delivery worker (with V8's helper threads) and the receiver.
+    result.workerUsPerDelivery = us(b.reference - b.referenceMainThread);
+    result.receiverUsPerDelivery = us(b.receiver);
+  }
   const fmtCores = (c) =>
     `ref ${c.reference.toFixed(2)} (main ${c.referenceMainThread.toFixed(2)}) rcv ${c.receiver.toFixed(2)} ac ${c.autocannon.toFixed(2)} others ${c.others.toFixed(2)}`;
   const n0 = (x) => (Number.isFinite(x) ? Math.round(x).toLocaleString('en-US') : '-');
@@ -232,7 +239,7 @@ service clock 11 s. The noise floor is the difference between the API's rates in
 window (no delivery in either); "other jobs" is the CPU the rest of the machine used (from /proc/stat), which
 the API could not have had either.`;
   console.error(
-    `\nwebhooks: ${n0(stats.accepted)}/${n0(N)} in ${deliverySeconds.toFixed(2)} s = ${n0(deliveriesPerSec)}/s; API ${n0(before)} -> ${n0(during)} req/s (${dropPct.toFixed(1)} % drop; noise floor ${noiseFloorPct.toFixed(1)} %); cores quiet ${fmtCores(result.coresQuiet)}, burst ${fmtCores(result.coresBurst)}; load ${result.loadAverage.map((x) => x.toFixed(2)).join(' ')}; bad signatures ${stats.badSignature}; setup ${setupSeconds.toFixed(0)} s`,
+    `\nwebhooks: ${n0(stats.accepted)}/${n0(N)} in ${deliverySeconds.toFixed(2)} s = ${n0(deliveriesPerSec)}/s; API ${n0(before)} -> ${n0(during)} req/s (${dropPct.toFixed(1)} % drop; noise floor ${noiseFloorPct.toFixed(1)} %); cores quiet ${fmtCores(result.coresQuiet)}, burst ${fmtCores(result.coresBurst)}; load ${result.loadAverage.map((x) => x.toFixed(2)).join(' ')}; bad signatures ${stats.badSignature}; setup ${setupSeconds.toFixed(0)} s; per delivery: worker+helpers ${result.workerUsPerDelivery.toFixed(0)} us, receiver ${result.receiverUsPerDelivery.toFixed(0)} us`,
   );
 } finally {
   agent.destroy();
