@@ -35,7 +35,7 @@ export interface WorkerTransportOptions {
   /** What sends when no worker can run (created lazily). Default: the in-thread node:http transport. */
   fallback?: () => Transport | undefined;
   /**
-   * OS scheduling priority of the worker thread, as a nice value (Linux; ignored elsewhere). Default 10: where CPU
+   * OS scheduling priority of the worker thread, as a nice value (Linux; ignored elsewhere). Default 5: where CPU
    * is short the API's thread is served first and deliveries take what is left (all of it on an idle machine).
    */
   nice?: number;
@@ -49,11 +49,13 @@ export interface WorkerTransportOptions {
 }
 
 /**
- * Nice value of the delivery worker. Measured on 2 shared cores (bench/suites/webhook-delivery.mjs): at 0 the worker
- * and the receiver share the cores evenly with the API's thread and the API lost 30-55 % during a burst; at 10 it
- * lost 2-21 % at the same 5,000+ deliveries/s; at 19 deliveries fell to 1,000/s on a busy machine.
+ * Nice value of the delivery worker. Measured on 2 shared cores (bench/suites/webhook-delivery.mjs, 8,000 deliveries
+ * released at once under GET load, 3 interleaved runs each): with undici at 10 the API lost 32-38 % during the burst
+ * and deliveries fell to 4,200-4,600/s; at 5 it lost 28-41 % at 5,400-5,800/s. With the earlier hand-written client
+ * 0 cost the API 46 % and 19 starved deliveries to 1,000/s on a busy machine. 5 keeps the 5,000/s the reference
+ * promises while still letting the API's thread go first where CPU is short.
  */
-const DEFAULT_NICE = 10;
+const DEFAULT_NICE = 5;
 
 // Taken when this module loads: a test's fake timers must not hold back the hand-over of deliveries.
 const nextTurn = setImmediate;
