@@ -24,7 +24,10 @@ if (!existsSync(distFile('psp-sdk/reference'))) {
   await emit('webhook-delivery', { ok: false, reason: 'no psp-sdk/reference build' });
   process.exit(0);
 }
-const server = await startServer('reference.mjs', ['{"clock":"manual"}']);
+// PSP_BENCH_SERVER_ARGV adds node flags to the reference process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`
+// (a profile per thread: the API's and the delivery worker's).
+const serverArgv = process.env.PSP_BENCH_SERVER_ARGV?.split(' ').filter(Boolean) ?? [];
+const server = await startServer('reference.mjs', ['{"clock":"manual"}'], { execArgv: serverArgv });
 const receiver = await startServer('receiver.mjs');
 const { facts } = server;
 const agent = new http.Agent({ keepAlive: true, maxSockets: 10 });
