@@ -24,6 +24,23 @@ const ALLOWED: Record<PaymentStatus, readonly PaymentStatus[]> = {
   refunded: [],
 };
 
+// How many payments' GET texts are kept (about 1.5 KB each): bounded, so memory per stored payment does not grow
+// with reads.
+const WIRE_TEXT_CACHE = 1024;
+
+/** A payment's GET text and the state of the record it was made from. */
+interface WireText {
+  readonly record: PaymentRecord;
+  readonly status: PaymentStatus;
+  readonly amountRefunded: number;
+  readonly refunds: number;
+  readonly processingUntil: number | null;
+  readonly capturedAt: number | null;
+  readonly finalizedAt: number | null;
+  readonly terminalName: string;
+  readonly text: string;
+}
+
 const FINAL: ReadonlySet<PaymentStatus> = new Set(['succeeded', 'failed', 'expired', 'cancelled']);
 
 export interface PaymentDeps {
@@ -46,6 +63,7 @@ export interface Created<T> {
  */
 export class Payments {
   readonly #byId = new Map<string, PaymentRecord>();
+  readonly #texts = new Map<string, WireText>();
   readonly #d: PaymentDeps;
 
   constructor(deps: PaymentDeps) {
@@ -158,6 +176,46 @@ export class Payments {
   /** `GET /payments/{id}`. */
   read(caller: Caller, id: string): Payment {
     return paymentToWire(this.own(caller, id));
+  }
+
+  /**
+   * `GET /payments/{id}` as its JSON text: `JSON.stringify(read(caller, id))`, served from a bounded cache of
+   * recently read payments. An entry is used only while the record still shows the state it was made from
+   * (every field a move or a refund changes), so no mutation path has to remember to invalidate it.
+   */
+  readText(caller: Caller, id: string): string {
+    const p = this.own(caller, id);
+    const hit = this.#texts.get(id);
+    if (
+      hit !== undefined &&
+      hit.record === p &&
+      hit.status === p.status &&
+      hit.amountRefunded === p.amountRefunded &&
+      hit.refunds === (p.refunds?.length ?? 0) &&
+      hit.processingUntil === p.processingUntil &&
+      hit.capturedAt === p.capturedAt &&
+      hit.finalizedAt === p.finalizedAt &&
+      hit.terminalName === p.terminal.name
+    ) {
+      return hit.text;
+    }
+    const text = JSON.stringify(paymentToWire(p));
+    if (hit === undefined && this.#texts.size >= WIRE_TEXT_CACHE) {
+      // Oldest first: a Map iterates in insertion order.
+      this.#texts.delete(this.#texts.keys().next().value!);
+    }
+    this.#texts.set(id, {
+      record: p,
+      status: p.status,
+      amountRefunded: p.amountRefunded,
+      refunds: p.refunds?.length ?? 0,
+      processingUntil: p.processingUntil,
+      capturedAt: p.capturedAt,
+      finalizedAt: p.finalizedAt,
+      terminalName: p.terminal.name,
+      text,
+    });
+    return text;
   }
 
   /** `POST /payments/{id}/cancel`: pending only, else 409 `not_pending`. */

@@ -6,7 +6,11 @@ import { WireResponse } from './wire-response.js';
  * stands in for): the node adapter writes its text directly, `Reference.fetch` hands out a real `Response`.
  */
 export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  const text = JSON.stringify(body);
+  return jsonText(status, JSON.stringify(body), headers);
+}
+
+/** {@link json} of a body already serialised (`text` must be JSON). */
+export function jsonText(status: number, text: string, headers: Record<string, string> = {}): Response {
   // A literal (one shape for every answer) rather than a spread of a shared object: cheaper to build and to
   // add x-request-id to.
   const record: Record<string, string> = {

@@ -3,7 +3,7 @@ import { SBP_BANKS } from '../domain/bank-directory.js';
 import { parseJson, readRawBody, requireJson, requireNoBody } from './body.js';
 import { authenticate, checkBlock, checkSignature, clientAddress } from './auth.js';
 import { type AppDeps, type AppEnv, idempotencyKey, pathId } from './context.js';
-import { json } from './errors.js';
+import { json, jsonText } from './errors.js';
 import { header } from './headers.js';
 import { EventStreamResponse } from '../sse/response.js';
 
@@ -48,7 +48,9 @@ export function publicRoutes(deps: AppDeps): Hono<AppEnv> {
     return json(res.status, res.body, replayHeaders(res.status));
   });
 
-  r.get('/payments/:id', (c) => json(200, domain.payments.read(c.get('caller'), pathId(c, 'payment'))));
+  r.get('/payments/:id', (c) =>
+    jsonText(200, domain.payments.readText(c.get('caller'), pathId(c, 'payment'))),
+  );
 
   r.post('/payments/:id/cancel', (c) => {
     const id = pathId(c, 'payment');
