@@ -1,4 +1,3 @@
-import { inputSchemas } from '../../schemas/inputs.js';
 import type { CreatePaymentResponse, Payment, PaymentStatus } from '../../schemas/resources.js';
 import type { BankAdapter } from './bank.js';
 import type { Clock } from './clock.js';
@@ -11,7 +10,8 @@ import { PAYMENT_DECLINE, PAYMENT_REFUSAL, planPaymentOutcome } from './outcomes
 import { PaymentRecord } from './records.js';
 import type { Scheduler } from './scheduler.js';
 import { paymentToWire } from './serialize.js';
-import { type Caller, parseBody, requireOneOf } from './validate.js';
+import { parseCreatePaymentInput } from './create-payment-input.js';
+import { type Caller, requireOneOf } from './validate.js';
 
 /** Spec 3.1 plus our readings of its "not shown" moves (docs/spec-decisions.md). Anything else is a 409. */
 const ALLOWED: Record<PaymentStatus, readonly PaymentStatus[]> = {
@@ -76,7 +76,7 @@ export class Payments {
 
   /** `POST /payments`: `payBase` is the origin of `payment_url` (`${payBase}/pay/${id}`). */
   create(caller: Caller, raw: unknown, idempotencyKey: string | undefined, payBase: string) {
-    const input = parseBody(inputSchemas(true).CreatePaymentInput, raw);
+    const input = parseCreatePaymentInput(raw);
     const currency = input.currency ?? 'RUB';
     requireOneOf('currency', currency, PAYMENT_CURRENCIES);
     const mode = caller.key.mode;
