@@ -4,6 +4,7 @@ import { Domain } from './domain/core.js';
 import { randomToken } from './domain/ids.js';
 import type { BankAdapter } from './domain/bank.js';
 import { createApp } from './http/app.js';
+import { publicFastPath } from './http/public-routes.js';
 import { redactSecrets, toResponse } from './http/errors.js';
 import { WireResponse } from './http/wire-response.js';
 import { createEventStreamHub } from './sse/index.js';
@@ -148,18 +149,18 @@ export function createReference(options: ReferenceOptions = {}): Reference {
   const adminToken = `adm_${randomToken(40)}`;
   const first = cabinet.createMerchant({ name: 'Reference merchant' });
   const facts: StartupFacts = Object.freeze({ admin_token: adminToken, ...first });
-  const app = createApp(
-    {
-      domain,
-      cabinet,
-      simulator,
-      hub,
-      adminToken,
-      trustProxy: options.trustProxy ?? false,
-      ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
-    },
-    log,
-  );
+  const appDeps = {
+    domain,
+    cabinet,
+    simulator,
+    hub,
+    adminToken,
+    trustProxy: options.trustProxy ?? false,
+    ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
+  };
+  const app = createApp(appDeps, log);
+  // The two busiest routes skip hono's dispatch; everything else (and any request they do not take) goes to app.
+  const fast = publicFastPath(appDeps);
   let closed: Promise<void> | undefined;
 
   // What the node adapter calls: the reference's own JSON answers stay WireResponses, which it writes directly.
@@ -167,7 +168,10 @@ export function createReference(options: ReferenceOptions = {}): Reference {
     const started = Date.now();
     let res: Response | WireResponse;
     try {
-      res = (await app.fetch(request, { remoteAddress: info?.remoteAddress })) as Response | WireResponse;
+      const remoteAddress = info?.remoteAddress;
+      res = (await (fast(request, remoteAddress) ?? app.fetch(request, { remoteAddress }))) as
+        | Response
+        | WireResponse;
     } catch (err) {
       res = toResponse(err, log);
     }

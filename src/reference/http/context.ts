@@ -30,7 +30,11 @@ const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f
 
 /** A path id: a UUIDv4, else 404 naming the problem (no object can have that id). */
 export function pathId(c: Context, what: string, param = 'id'): string {
-  const id = c.req.param(param) ?? '';
+  return checkPathId(c.req.param(param) ?? '', what);
+}
+
+/** {@link pathId} of an id already taken from the path. */
+export function checkPathId(id: string, what: string): string {
   if (!UUID_RE.test(id)) {
     throw new DomainError(404, 'not_found', `No ${what} with id ${quote(id)}: ids are UUIDv4 strings.`);
   }
@@ -39,7 +43,12 @@ export function pathId(c: Context, what: string, param = 'id'): string {
 
 /** The Idempotency-Key header (spec 5.6), validated: 1 to 64 visible ASCII characters. */
 export function idempotencyKey(c: Context): string | undefined {
-  const value = header(c.req.raw, 'idempotency-key') ?? undefined;
+  return idempotencyKeyOf(c.req.raw);
+}
+
+/** {@link idempotencyKey} of a request. */
+export function idempotencyKeyOf(request: Request): string | undefined {
+  const value = header(request, 'idempotency-key') ?? undefined;
   if (value === undefined) return undefined;
   const r = IdempotencyKey.safeParse(value);
   if (!r.success) {
