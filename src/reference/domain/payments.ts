@@ -122,7 +122,7 @@ export class Payments {
         fingerprint: fp,
       });
     }
-    this.#publishCreated(p);
+    const snapshot = this.#publishCreated(p);
     if (p.outcome === 'refused') {
       const refusal = live?.refusal ?? PAYMENT_REFUSAL;
       this.move(p, 'failed', refusal.code, refusal.message);
@@ -131,12 +131,18 @@ export class Payments {
         if (p.status === 'pending') this.move(p, 'expired');
       });
     }
-    return this.#answer(p, payBase, false);
+    // The event's snapshot is the answer's payment while nothing moved it since (a move always changes the status).
+    return this.#answer(p, payBase, false, p.status === 'pending' ? snapshot : undefined);
   }
 
-  #answer(p: PaymentRecord, payBase: string, replay: boolean): Created<CreatePaymentResponse> {
+  #answer(
+    p: PaymentRecord,
+    payBase: string,
+    replay: boolean,
+    wire?: Payment,
+  ): Created<CreatePaymentResponse> {
     const body: CreatePaymentResponse = {
-      payment: paymentToWire(p),
+      payment: wire ?? paymentToWire(p),
       payment_url: `${payBase}/pay/${p.id}`,
       mode: p.mode,
     };
@@ -299,15 +305,18 @@ export class Payments {
     }
   }
 
-  #publishCreated(p: PaymentRecord): void {
+  /** Publishes `payment.created`; returns the payment snapshot it carries. */
+  #publishCreated(p: PaymentRecord): Payment {
+    const payment = paymentToWire(p);
     this.#d.bus.publish({
       type: 'payment.created',
       at: p.createdAt,
       merchantId: p.merchantId,
       mode: p.mode,
       shopId: p.shopId,
-      payment: paymentToWire(p),
+      payment,
       webhookUrl: p.webhookUrl,
     });
+    return payment;
   }
 }
