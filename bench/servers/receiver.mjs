@@ -39,6 +39,12 @@ process.on('message', (msg) => {
     secret = msg.secret;
     process.send({ secretSet: true });
   }
+  if (msg?.cmd === 'fail') {
+    // A new backlog: fail again and forget the last one's counts.
+    accept = false;
+    Object.assign(stats, { failed: 0, accepted: 0, badSignature: 0, firstAt: 0, lastAt: 0 });
+    process.send({ failing: true });
+  }
   if (msg?.cmd === 'accept') {
     accept = true;
     process.send({ accepting: performance.now() });

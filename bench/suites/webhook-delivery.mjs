@@ -19,6 +19,7 @@ import { ask, startServer } from '../servers/spawn.mjs';
 
 const quick = process.argv.includes('--quick');
 const N = quick ? 3000 : 8000;
+const BURSTS = quick ? 1 : 3;
 
 if (!existsSync(distFile('psp-sdk/reference'))) {
   await emit('webhook-delivery', { ok: false, reason: 'no psp-sdk/reference build' });
@@ -129,101 +130,131 @@ try {
   );
   await ask(receiver.child, { cmd: 'secret', secret: endpoint.secret }, 'secretSet');
 
-  const t0 = performance.now();
-  await pool(N, 10, async () => {
-    const { payment } = await call('POST', '/api/v1/public/payments', facts.api_key, CREATE_INPUT_JSON);
-    await call('POST', `/_simulator/payments/${payment.id}/succeed`, facts.admin_token);
-  });
-  // Every first attempt must have been answered (503) before the burst, or the burst would mix with them.
-  for (let i = 0; i < 600; i++) {
-    const s = await ask(receiver.child, { cmd: 'stats' }, 'stats');
-    if (s.failed >= N) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  const setupSeconds = (performance.now() - t0) / 1000;
+  /** One burst: a fresh backlog of N failed first attempts, released at once under GET load. */
+  async function burst() {
+    // The receiver fails again and forgets the previous burst's counts.
+    await ask(receiver.child, { cmd: 'fail' }, 'failing');
+    const t0 = performance.now();
+    await pool(N, 10, async () => {
+      const { payment } = await call('POST', '/api/v1/public/payments', facts.api_key, CREATE_INPUT_JSON);
+      await call('POST', `/_simulator/payments/${payment.id}/succeed`, facts.admin_token);
+    });
+    // Every first attempt must have been answered (503) before the burst, or the burst would mix with them.
+    for (let i = 0; i < 600; i++) {
+      const s = await ask(receiver.child, { cmd: 'stats' }, 'stats');
+      if (s.failed >= N) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const setupSeconds = (performance.now() - t0) / 1000;
 
-  const load = readLoad(quick ? 6 : 10);
-  // CPU time of the three processes (reference, receiver, this one = autocannon) over the quiet window and over
-  // the burst: on 2 shared cores, what the deliveries take is what the API loses.
-  const cpuAll = async () => {
-    const own = process.cpuUsage();
-    return {
-      machine: machineBusyMs(),
-      serverMain: mainThreadMs(server.child.pid),
-      server: await ask(server.child, { cmd: 'cpu' }, 'cpuMs'),
-      receiver: await ask(receiver.child, { cmd: 'cpu' }, 'cpuMs'),
-      load: (own.user + own.system) / 1000,
-      at: performance.now(),
+    const load = readLoad(quick ? 6 : 10);
+    // CPU time of the three processes (reference, receiver, this one = autocannon) over the quiet window and over
+    // the burst: on 2 shared cores, what the deliveries take is what the API loses.
+    const cpuAll = async () => {
+      const own = process.cpuUsage();
+      return {
+        machine: machineBusyMs(),
+        serverMain: mainThreadMs(server.child.pid),
+        server: await ask(server.child, { cmd: 'cpu' }, 'cpuMs'),
+        receiver: await ask(receiver.child, { cmd: 'cpu' }, 'cpuMs'),
+        load: (own.user + own.system) / 1000,
+        at: performance.now(),
+      };
     };
-  };
-  await new Promise((r) => setTimeout(r, 1000));
-  const cpuQuiet = await cpuAll();
-  await new Promise((r) => setTimeout(r, quick ? 1000 : 2000));
-  await ask(receiver.child, { cmd: 'accept' }, 'accepting');
-  const cpuBurst = await cpuAll();
-  const cpu0 = cpuBurst.server;
-  const burstAt = performance.now();
-  await call('POST', '/_simulator/clock/advance', facts.admin_token, '{"seconds":11}');
-  let stats;
-  for (;;) {
-    stats = await ask(receiver.child, { cmd: 'stats' }, 'stats');
-    if (stats.accepted >= N || performance.now() - burstAt > 60_000) break;
-    await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 1000));
+    const cpuQuiet = await cpuAll();
+    await new Promise((r) => setTimeout(r, quick ? 1000 : 2000));
+    await ask(receiver.child, { cmd: 'accept' }, 'accepting');
+    const cpuBurst = await cpuAll();
+    const cpu0 = cpuBurst.server;
+    const burstAt = performance.now();
+    await call('POST', '/_simulator/clock/advance', facts.admin_token, '{"seconds":11}');
+    let stats;
+    for (;;) {
+      stats = await ask(receiver.child, { cmd: 'stats' }, 'stats');
+      if (stats.accepted >= N || performance.now() - burstAt > 60_000) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const burstEnd = performance.now();
+    // The reference's CPU time over the burst (the API load included): deliveries per CPU-second of the server is
+    // what it sustains with a core of its own, however busy the shared machine is.
+    const cpuEnd = await cpuAll();
+    const burstCpuMs = cpuEnd.server - cpu0;
+    await load.done;
+    const before = load.rate(cpuQuiet.at, burstAt);
+    const during = load.rate(burstAt, burstEnd);
+    // The noise floor: the API's rate in the two halves of the quiet window (no delivery in either) differs by
+    // this much with nothing changed, so a drop during the burst means something only beyond it.
+    const mid = (cpuQuiet.at + cpuBurst.at) / 2;
+    const noiseFloorPct = Math.abs(1 - load.rate(mid, cpuBurst.at) / load.rate(cpuQuiet.at, mid)) * 100;
+    /** Cores each process used over a window (CPU ms per wall ms). */
+    const shares = (a, b) => {
+      const wall = b.at - a.at;
+      return {
+        reference: (b.server - a.server) / wall,
+        referenceMainThread: (b.serverMain - a.serverMain) / wall,
+        // Everything else the machine ran meanwhile (other people's jobs): CPU the API could not have had anyway.
+        others:
+          (b.machine - a.machine - (b.server - a.server) - (b.receiver - a.receiver) - (b.load - a.load)) /
+          wall,
+        receiver: (b.receiver - a.receiver) / wall,
+        autocannon: (b.load - a.load) / wall,
+      };
+    };
+    const deliverySeconds = (stats.lastAt - stats.firstAt) / 1000;
+    const deliveriesPerSec = stats.accepted / deliverySeconds;
+    const dropPct = (1 - during / before) * 100;
+    const r = {
+      ok: stats.accepted >= N,
+      count: N,
+      accepted: stats.accepted,
+      badSignature: stats.badSignature,
+      deliveriesPerSec,
+      deliverySeconds,
+      apiRpsBefore: before,
+      apiRpsDuring: during,
+      dropPct,
+      setupSeconds,
+      serverCpuSeconds: burstCpuMs / 1000,
+      serverCpuShare: burstCpuMs / (burstEnd - burstAt),
+      noiseFloorPct,
+      coresQuiet: shares(cpuQuiet, cpuBurst),
+      coresBurst: shares(cpuBurst, cpuEnd),
+      loadAverage: (await import('node:os')).loadavg(),
+    };
+    {
+      const b = r.coresBurst;
+      const us = (cores) => (cores / deliveriesPerSec) * 1e6;
+      // CPU per delivery beyond the API thread: the delivery worker (with V8's helper threads) and the receiver.
+      r.workerUsPerDelivery = us(b.reference - b.referenceMainThread);
+      r.receiverUsPerDelivery = us(b.receiver);
+    }
+    return r;
   }
-  const burstEnd = performance.now();
-  // The reference's CPU time over the burst (the API load included): deliveries per CPU-second of the server is
-  // what it sustains with a core of its own, however busy the shared machine is.
-  const cpuEnd = await cpuAll();
-  const burstCpuMs = cpuEnd.server - cpu0;
-  await load.done;
-  const before = load.rate(cpuQuiet.at, burstAt);
-  const during = load.rate(burstAt, burstEnd);
-  // The noise floor: the API's rate in the two halves of the quiet window (no delivery in either) differs by
-  // this much with nothing changed, so a drop during the burst means something only beyond it.
-  const mid = (cpuQuiet.at + cpuBurst.at) / 2;
-  const noiseFloorPct = Math.abs(1 - load.rate(mid, cpuBurst.at) / load.rate(cpuQuiet.at, mid)) * 100;
-  /** Cores each process used over a window (CPU ms per wall ms). */
-  const shares = (a, b) => {
-    const wall = b.at - a.at;
-    return {
-      reference: (b.server - a.server) / wall,
-      referenceMainThread: (b.serverMain - a.serverMain) / wall,
-      // Everything else the machine ran meanwhile (other people's jobs): CPU the API could not have had anyway.
-      others:
-        (b.machine - a.machine - (b.server - a.server) - (b.receiver - a.receiver) - (b.load - a.load)) /
-        wall,
-      receiver: (b.receiver - a.receiver) / wall,
-      autocannon: (b.load - a.load) / wall,
-    };
-  };
-  const deliverySeconds = (stats.lastAt - stats.firstAt) / 1000;
-  const deliveriesPerSec = stats.accepted / deliverySeconds;
-  const dropPct = (1 - during / before) * 100;
-  result = {
-    ok: stats.accepted >= N,
-    count: N,
-    accepted: stats.accepted,
-    badSignature: stats.badSignature,
-    deliveriesPerSec,
+
+  // Several bursts, the median reported: one burst's drop varies by 10-15 points with what else the two cores do.
+  const bursts = [];
+  for (let i = 0; i < BURSTS; i++) bursts.push(await burst());
+  const byDrop = [...bursts].sort((x, y) => x.dropPct - y.dropPct);
+  result = { ...byDrop[Math.floor((byDrop.length - 1) / 2)] };
+  result.bursts = bursts.map((x) => ({
+    deliveriesPerSec: x.deliveriesPerSec,
+    dropPct: x.dropPct,
+    noiseFloorPct: x.noiseFloorPct,
+  }));
+  result.ok = bursts.every((x) => x.ok);
+  const stats = { accepted: result.accepted, badSignature: bursts.reduce((n, x) => n + x.badSignature, 0) };
+  const {
     deliverySeconds,
+    deliveriesPerSec,
     apiRpsBefore: before,
     apiRpsDuring: during,
     dropPct,
-    setupSeconds,
-    serverCpuSeconds: burstCpuMs / 1000,
-    serverCpuShare: burstCpuMs / (burstEnd - burstAt),
     noiseFloorPct,
-    coresQuiet: shares(cpuQuiet, cpuBurst),
-    coresBurst: shares(cpuBurst, cpuEnd),
-    loadAverage: (await import('node:os')).loadavg(),
-  };
-  {
-    const b = result.coresBurst;
-    const us = (cores) => (cores / deliveriesPerSec) * 1e6;
-    // CPU per delivery beyond the API thread: the delivery worker (with V8's helper threads) and the receiver.
-    result.workerUsPerDelivery = us(b.reference - b.referenceMainThread);
-    result.receiverUsPerDelivery = us(b.receiver);
-  }
+    setupSeconds,
+  } = result;
+  const burstCpuMs = result.serverCpuSeconds * 1000;
+  const burstSpanMs = burstCpuMs / result.serverCpuShare;
   const fmtCores = (c) =>
     `ref ${c.reference.toFixed(2)} (main ${c.referenceMainThread.toFixed(2)}) rcv ${c.receiver.toFixed(2)} ac ${c.autocannon.toFixed(2)} others ${c.others.toFixed(2)}`;
   const n0 = (x) => (Number.isFinite(x) ? Math.round(x).toLocaleString('en-US') : '-');
@@ -231,7 +262,7 @@ try {
   const b = result.coresBurst;
   result.markdown = `| backlog | delivered | bad signatures | deliveries/s | API GET req/s before | during delivery | drop | noise floor | reference CPU during the burst | API thread, cores quiet -> burst | other jobs, cores quiet / burst |
 |---|---|---|---|---|---|---|---|---|---|---|
-| ${n0(N)} | ${n0(stats.accepted)} in ${deliverySeconds.toFixed(2)} s | ${stats.badSignature} | ${n0(deliveriesPerSec)} | ${n0(before)} | ${n0(during)} | ${Number.isFinite(dropPct) ? dropPct.toFixed(1) : '-'} % | ${noiseFloorPct.toFixed(1)} % | ${(burstCpuMs / 1000).toFixed(2)} s over ${((burstEnd - burstAt) / 1000).toFixed(2)} s (${Math.round((burstCpuMs / (burstEnd - burstAt)) * 100)} % of a core) | ${q.referenceMainThread.toFixed(2)} -> ${b.referenceMainThread.toFixed(2)} | ${q.others.toFixed(2)} / ${b.others.toFixed(2)} |
+| ${n0(N)} | ${n0(stats.accepted)} in ${deliverySeconds.toFixed(2)} s | ${stats.badSignature} | ${n0(deliveriesPerSec)} | ${n0(before)} | ${n0(during)} | ${Number.isFinite(dropPct) ? dropPct.toFixed(1) : '-'} % | ${noiseFloorPct.toFixed(1)} % | ${(burstCpuMs / 1000).toFixed(2)} s over ${(burstSpanMs / 1000).toFixed(2)} s (${Math.round(result.serverCpuShare * 100)} % of a core) | ${q.referenceMainThread.toFixed(2)} -> ${b.referenceMainThread.toFixed(2)} | ${q.others.toFixed(2)} / ${b.others.toFixed(2)} |
 
 The reference (\`startReference({ clock: 'manual' })\`), the receiver (node:http, checks each v2 signature with
 node:crypto) and autocannon (GET /payments/{id}, 10 connections) each run in their own process, so on 2 cores
@@ -240,7 +271,8 @@ reference's delivery costs the API. The backlog is made of ${n0(N)} payments cre
 receiver answered 503 (each delivery then waits for its 10 s retry), released at once by advancing the
 service clock 11 s. The noise floor is the difference between the API's rates in the two halves of the quiet
 window (no delivery in either); "other jobs" is the CPU the rest of the machine used (from /proc/stat), which
-the API could not have had either.`;
+the API could not have had either. The table shows the median of ${bursts.length} bursts by drop, each with a fresh
+backlog; all of them: ${bursts.map((x) => `${x.dropPct.toFixed(1)} % at ${n0(x.deliveriesPerSec)}/s`).join('; ')}.`;
   console.error(
     `\nwebhooks: ${n0(stats.accepted)}/${n0(N)} in ${deliverySeconds.toFixed(2)} s = ${n0(deliveriesPerSec)}/s; API ${n0(before)} -> ${n0(during)} req/s (${dropPct.toFixed(1)} % drop; noise floor ${noiseFloorPct.toFixed(1)} %); cores quiet ${fmtCores(result.coresQuiet)}, burst ${fmtCores(result.coresBurst)}; load ${result.loadAverage.map((x) => x.toFixed(2)).join(' ')}; bad signatures ${stats.badSignature}; setup ${setupSeconds.toFixed(0)} s; per delivery: worker+helpers ${result.workerUsPerDelivery.toFixed(0)} us, receiver ${result.receiverUsPerDelivery.toFixed(0)} us`,
   );
