@@ -113,6 +113,19 @@ describe('buyer page: GET /pay/{id}', () => {
     expect(pending).not.toContain('http-equiv="refresh"');
   });
 
+  it('tells the buyer to wait while processing, not to close the page; a settled payment may be closed', async () => {
+    for (const return_url of [null, 'https://shop.example/back']) {
+      const processing = await (
+        await setup({ status: 'processing', return_url }).request(`/pay/${ID}`)
+      ).text();
+      expect(processing).toContain('this page updates by itself');
+      expect(processing).not.toContain('You can close this page');
+    }
+    const settled = await (await setup({ status: 'succeeded' }).request(`/pay/${ID}`)).text();
+    expect(settled).toContain('You can close this page');
+    expect(settled).not.toContain('updates by itself');
+  });
+
   it('never links a javascript: return_url', async () => {
     const { request } = setup({ status: 'failed', return_url: 'javascript:alert(1)' });
     const html = await (await request(`/pay/${ID}`)).text();

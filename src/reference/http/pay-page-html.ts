@@ -98,9 +98,15 @@ export function paymentPage(view: PayPageView, notice?: string): string {
     }
   } else {
     const back = safeReturnUrl(view.return_url);
+    // A processing payment is not settled yet, and the page refreshes itself until it is: say so, rather than
+    // inviting the buyer to leave before the result.
+    const note =
+      view.status === 'processing'
+        ? '<p class="note" data-testid="waiting">The bank is confirming the payment; this page updates by itself.</p>'
+        : '<p class="note">You can close this page.</p>';
     tail = back
-      ? `<a class="link" id="return" data-testid="return" href="${escapeHtml(back)}">Return to the store</a>`
-      : '<p class="note">You can close this page.</p>';
+      ? `${view.status === 'processing' ? `${note}\n` : ''}<a class="link" id="return" data-testid="return" href="${escapeHtml(back)}">Return to the store</a>`
+      : note;
   }
 
   const body = `${view.simulator !== null ? TEST_TAG : REFERENCE_TAG}
