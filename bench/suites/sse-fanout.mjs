@@ -11,6 +11,7 @@ import { emit, quantile } from '../lib/harness.mjs';
 import { existsSync } from 'node:fs';
 import { distFile } from '../lib/sdk.mjs';
 import { ask, startServer } from '../servers/spawn.mjs';
+import { jsonCaller, serverExecArgv } from '../lib/reference-client.mjs';
 
 const quick = process.argv.includes('--quick');
 // The 1,000 clients: `raw` (default) reads each stream from a plain socket and finds frames with Buffer.indexOf;
@@ -24,34 +25,12 @@ if (!existsSync(distFile('psp-sdk/reference'))) {
   await emit('sse-fanout', { ok: false, reason: 'no psp-sdk/reference build' });
   process.exit(0);
 }
-// PSP_BENCH_SERVER_ARGV adds node flags to the reference process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
-const serverArgv = process.env.PSP_BENCH_SERVER_ARGV?.split(' ').filter(Boolean) ?? [];
-const server = await startServer('reference.mjs', ['{}'], { execArgv: serverArgv });
+// PSP_BENCH_SERVER_ARGV adds node flags to the reference process (lib/reference-client.mjs), e.g. to profile it.
+const server = await startServer('reference.mjs', ['{}'], { execArgv: serverExecArgv() });
 const { facts } = server;
 const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
 
-function call(method, path, token, body) {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      `${facts.base_url}${path}`,
-      { method, agent, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c) => {
-          text += c;
-        });
-        res.on('end', () =>
-          res.statusCode < 300
-            ? resolve(text ? JSON.parse(text) : undefined)
-            : reject(new Error(`${path}: ${res.statusCode} ${text}`)),
-        );
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+const call = jsonCaller(facts.base_url, agent);
 
 const MARKER = Buffer.from('event: payment.created');
 const CONNECTED = Buffer.from(': connected');

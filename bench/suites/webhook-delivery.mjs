@@ -16,6 +16,7 @@ import { CREATE_INPUT_JSON } from '../lib/fixtures.mjs';
 import { emit } from '../lib/harness.mjs';
 import { distFile } from '../lib/sdk.mjs';
 import { ask, startServer } from '../servers/spawn.mjs';
+import { jsonCaller, serverExecArgv } from '../lib/reference-client.mjs';
 
 const quick = process.argv.includes('--quick');
 const N = quick ? 3000 : 8000;
@@ -25,36 +26,13 @@ if (!existsSync(distFile('psp-sdk/reference'))) {
   await emit('webhook-delivery', { ok: false, reason: 'no psp-sdk/reference build' });
   process.exit(0);
 }
-// PSP_BENCH_SERVER_ARGV adds node flags to the reference process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`
-// (a profile per thread: the API's and the delivery worker's).
-const serverArgv = process.env.PSP_BENCH_SERVER_ARGV?.split(' ').filter(Boolean) ?? [];
-const server = await startServer('reference.mjs', ['{"clock":"manual"}'], { execArgv: serverArgv });
+// PSP_BENCH_SERVER_ARGV adds node flags to the reference process (lib/reference-client.mjs), e.g. to profile it.
+const server = await startServer('reference.mjs', ['{"clock":"manual"}'], { execArgv: serverExecArgv() });
 const receiver = await startServer('receiver.mjs');
 const { facts } = server;
 const agent = new http.Agent({ keepAlive: true, maxSockets: 10 });
 
-function call(method, path, token, body) {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      `${facts.base_url}${path}`,
-      { method, agent, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c) => {
-          text += c;
-        });
-        res.on('end', () =>
-          res.statusCode < 300
-            ? resolve(text ? JSON.parse(text) : undefined)
-            : reject(new Error(`${method} ${path}: ${res.statusCode} ${text}`)),
-        );
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+const call = jsonCaller(facts.base_url, agent);
 
 /**
  * CPU time (ms) of a process's main thread, from Linux's per-thread counters (10 ms ticks): the API's thread,
