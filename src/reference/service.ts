@@ -4,7 +4,7 @@ import { Domain } from './domain/core.js';
 import { randomToken } from './domain/ids.js';
 import type { BankAdapter } from './domain/bank.js';
 import { createApp } from './http/app.js';
-import { publicFastPath } from './http/public-routes.js';
+import { type DirectRoutes, directRoutes, publicFastPath, type ReadRequest } from './http/fast-path.js';
 import { redactSecrets, toResponse } from './http/errors.js';
 import { WireResponse } from './http/wire-response.js';
 import { createEventStreamHub } from './sse/index.js';
@@ -163,18 +163,13 @@ export function createReference(options: ReferenceOptions = {}): Reference {
   const fast = publicFastPath(appDeps);
   let closed: Promise<void> | undefined;
 
-  // What the node adapter calls: the reference's own JSON answers stay WireResponses, which it writes directly.
-  const serve = async (request: Request, info?: RequestInfo): Promise<Response | WireResponse> => {
-    const started = Date.now();
-    let res: Response | WireResponse;
-    try {
-      const remoteAddress = info?.remoteAddress;
-      res = (await (fast(request, remoteAddress) ?? app.fetch(request, { remoteAddress }))) as
-        | Response
-        | WireResponse;
-    } catch (err) {
-      res = toResponse(err, log);
-    }
+  // Every answer leaves with its request id, and with a log line when there is a logger.
+  const finish = <R extends Response | WireResponse>(
+    res: R,
+    method: string,
+    url: string,
+    started: number,
+  ): R => {
     const requestId = `req_${crypto.randomUUID()}`;
     if (res instanceof WireResponse) res.setHeader('x-request-id', requestId);
     else {
@@ -185,12 +180,44 @@ export function createReference(options: ReferenceOptions = {}): Reference {
       }
     }
     if (log) {
-      const path = redactSecrets(new URL(request.url).pathname);
+      const path = redactSecrets(new URL(url).pathname);
       log(
-        `${request.method} ${path.length > 200 ? `${path.slice(0, 200)}…` : path} ${res.status} ${Date.now() - started}ms`,
+        `${method} ${path.length > 200 ? `${path.slice(0, 200)}…` : path} ${res.status} ${Date.now() - started}ms`,
       );
     }
     return res;
+  };
+
+  // What the node adapter calls: the reference's own JSON answers stay WireResponses, which it writes directly.
+  const serve = async (request: Request, info?: RequestInfo): Promise<Response | WireResponse> => {
+    const started = log ? Date.now() : 0;
+    let res: Response | WireResponse;
+    try {
+      const remoteAddress = info?.remoteAddress;
+      res = (await (fast(request, remoteAddress) ?? app.fetch(request, { remoteAddress }))) as
+        | Response
+        | WireResponse;
+    } catch (err) {
+      res = toResponse(err, log);
+    }
+    return finish(res, request.method, request.url, started);
+  };
+
+  // The same two routes for the node adapter's already-read requests: answered in the same call, no promise.
+  const routes = directRoutes(appDeps);
+  const direct: DirectRoutes = {
+    maxBodyBytes: routes.maxBodyBytes,
+    takes: routes.takes,
+    answer(request: ReadRequest, remoteAddress: string | undefined): Response {
+      const started = log ? Date.now() : 0;
+      let res: Response;
+      try {
+        res = routes.answer(request, remoteAddress);
+      } catch (err) {
+        res = toResponse(err, log);
+      }
+      return finish(res, request.method, request.url, started);
+    },
   };
 
   const reference: Reference = {
@@ -221,6 +248,7 @@ export function createReference(options: ReferenceOptions = {}): Reference {
     },
   };
   wireHandlers.set(reference, serve);
+  directHandlers.set(reference, direct);
   return reference;
 }
 
@@ -241,4 +269,15 @@ export function wireHandler(
   reference: Reference,
 ): (request: Request, info?: RequestInfo) => Promise<Response | WireResponse> {
   return wireHandlers.get(reference) ?? ((request, info) => reference.fetch(request, info));
+}
+
+const directHandlers = new WeakMap<Reference, DirectRoutes>();
+
+/**
+ * `POST /payments` and `GET /payments/{id}` of a reference for an adapter that reads requests itself (start.ts's
+ * node adapter): answered synchronously, with the request id and log line `reference.fetch` gives them.
+ * `undefined` for a reference this module did not make. Internal: not exported from the package entry.
+ */
+export function directHandler(reference: Reference): DirectRoutes | undefined {
+  return directHandlers.get(reference);
 }

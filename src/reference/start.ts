@@ -4,6 +4,7 @@ import {
   type ReferenceOptions,
   type StartupFacts,
   wireHandler,
+  directHandler,
 } from './service.js';
 
 /** Options of {@link startReference}: the reference's own options plus where to listen. */
@@ -85,6 +86,8 @@ export async function startReference(options: StartReferenceOptions = {}): Promi
       host,
       port,
       overrideGlobalObjects,
+      // POST /payments and GET /payments/{id} are answered from the IncomingMessage, without a Request.
+      direct: directHandler(reference),
     });
   } catch (error) {
     await reference.close();

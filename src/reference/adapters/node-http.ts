@@ -4,10 +4,12 @@ import type { AddressInfo, Socket } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { type BodyReader, READ_BODY } from '../http/body.js';
+import type { DirectRoutes } from '../http/fast-path.js';
 import { RAW_HEADERS } from '../http/headers.js';
 import { WireResponse } from '../http/wire-response.js';
 import { NodeResponseSink } from '../sse/node-sink.js';
 import { EventStreamResponse } from '../sse/response.js';
+import { answerDirect, HostCheck, readIncoming } from './node-direct.js';
 
 /**
  * A Web-standard handler, as `Reference.fetch` is: the adapter hands it each request and the socket's address.
@@ -31,6 +33,11 @@ export interface NodeListenerOptions {
    * should turn it on. Default: false.
    */
   overrideGlobalObjects?: boolean;
+  /**
+   * The reference's busiest routes, answered straight from the IncomingMessage: no `Request` is built and the
+   * handler is not called for the requests they take. Internal (start.ts and the CLI pass it). Default: none.
+   */
+  direct?: DirectRoutes;
 }
 
 const INTERNAL_ERROR = JSON.stringify({
@@ -114,56 +121,28 @@ export function createNodeListener(
     return answer instanceof Promise
       ? answer.then((res) => settle(res, env.outgoing as ServerResponse))
       : settle(answer, env.outgoing as ServerResponse);
-  }, listenerOptions);
-  return listener as (incoming: IncomingMessage, outgoing: ServerResponse) => Promise<void>;
-}
-
-/**
- * Reads a request body from the IncomingMessage: its bytes, or `undefined` once more than `maxBytes` arrived. Then
- * it stops listening and pauses the message; @hono/node-server drains (or drops) the rest after the answer, as it
- * does for a body nobody read. Rejects when the client goes away before the body ends.
- */
-function readIncoming(incoming: IncomingMessage, maxBytes: number): Promise<Uint8Array | undefined> {
-  return new Promise((resolve, reject) => {
-    // Already read, or the client already went away: no event will come, so answer now instead of waiting.
-    if (incoming.readableEnded || incoming.destroyed) {
-      reject(new Error('The request body cannot be read.'));
-      return;
+  }, listenerOptions) as (incoming: IncomingMessage, outgoing: ServerResponse) => Promise<void>;
+  const direct = options.direct;
+  if (direct === undefined) return listener;
+  const hosts = new HostCheck();
+  return (incoming, outgoing) => {
+    const answer = answerDirect(
+      direct,
+      incoming,
+      normalizeRemoteAddress(incoming.socket?.remoteAddress),
+      listenerOptions.hostname,
+      hosts,
+    );
+    if (answer === undefined) return listener(incoming, outgoing);
+    // Direct answers are fresh WireResponses (json() and the error mapping make nothing else): settle writes them.
+    if (!(answer instanceof Promise)) {
+      settle(answer, outgoing);
+      return Promise.resolve();
     }
-    const chunks: Uint8Array[] = [];
-    let total = 0;
-    const stop = () => {
-      incoming.off('data', onData);
-      incoming.off('end', onEnd);
-      incoming.off('error', onFail);
-      incoming.off('close', onFail);
-    };
-    const onData = (chunk: Uint8Array) => {
-      total += chunk.byteLength;
-      if (total > maxBytes) {
-        stop();
-        incoming.pause();
-        resolve(undefined);
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = () => {
-      stop();
-      if (chunks.length === 0) return resolve(NO_BODY);
-      const whole = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
-      // A plain Uint8Array view, as a web stream would give (a Buffer's toString and slice differ).
-      resolve(new Uint8Array(whole.buffer, whole.byteOffset, whole.byteLength));
-    };
-    const onFail = () => {
-      stop();
-      reject(new Error('The request body could not be read.'));
-    };
-    incoming.on('data', onData);
-    incoming.on('end', onEnd);
-    incoming.on('error', onFail);
-    incoming.on('close', onFail);
-  });
+    return answer.then((res) => {
+      settle(res, outgoing);
+    });
+  };
 }
 
 /**

@@ -3,12 +3,12 @@ import type { Domain } from '../domain/core.js';
 import { DomainError } from '../domain/errors.js';
 import { isAllowed } from '../domain/ip-allow.js';
 import type { Caller } from '../domain/validate.js';
-import { header } from './headers.js';
+import { type HeaderSource, header } from './headers.js';
 
 const SIGNATURE_RE = /^sha256=([0-9a-f]{64})$/;
 
 /** The bearer token of a request, or why there is none. Never echoes the header. */
-export function bearer(request: Request): string {
+export function bearer(request: HeaderSource): string {
   const value = header(request, 'authorization');
   if (value === null || value.trim() === '') {
     throw new DomainError(
@@ -29,7 +29,7 @@ export function isAdminToken(token: string, adminToken: string): boolean {
 
 /** The address the IP allow-list judges: the socket's, or with `trustProxy` the last X-Forwarded-For hop. */
 export function clientAddress(
-  request: Request,
+  request: HeaderSource,
   socketAddress: string | undefined,
   trustProxy: boolean,
 ): string | undefined {
@@ -52,7 +52,7 @@ export function clientAddress(
  */
 export function authenticate(
   domain: Domain,
-  request: Request,
+  request: HeaderSource,
   address: string | undefined,
   adminToken: string,
 ): Caller {
@@ -105,7 +105,7 @@ export function authenticate(
  * Section 5.4: a signature, when sent, must match (400 `invalid_signature`); when the terminal requires one, it must
  * be sent (400 `signature_required`). The HMAC covers the raw body bytes, empty for a GET.
  */
-export function checkSignature(caller: Caller, request: Request, body: Uint8Array): void {
+export function checkSignature(caller: Caller, request: HeaderSource, body: Uint8Array): void {
   const sent = header(request, 'x-psp-signature');
   if (sent === null) {
     if (caller.terminal.requireSignature) {

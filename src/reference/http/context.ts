@@ -6,7 +6,7 @@ import { DomainError } from '../domain/errors.js';
 import type { Caller } from '../domain/validate.js';
 import type { EventStreamHub } from '../sse/index.js';
 import { quote } from './errors.js';
-import { header } from './headers.js';
+import { type HeaderSource, header } from './headers.js';
 
 /** Hono environment of the reference app: the socket address comes in as a binding. */
 export interface AppEnv {
@@ -47,7 +47,7 @@ export function idempotencyKey(c: Context): string | undefined {
 }
 
 /** {@link idempotencyKey} of a request. */
-export function idempotencyKeyOf(request: Request): string | undefined {
+export function idempotencyKeyOf(request: HeaderSource): string | undefined {
   const value = header(request, 'idempotency-key') ?? undefined;
   if (value === undefined) return undefined;
   const r = IdempotencyKey.safeParse(value);
