@@ -1,5 +1,7 @@
 // The baselines the reference is measured against, each in its own process so it has a core to itself:
 //   node-http: bare node:http answering the canned 1.5 KB payment, and parsing a 200-byte JSON body to answer 201;
+//   node-http-turn: the same, but each loop turn's answers are written together after its I/O (setImmediate), as
+//              the reference's node adapter writes them: how much of the reference's figure that alone explains;
 //   hono:      the same two routes in hono on @hono/node-server, the reference's own stack, with nothing else.
 // Prints {"port"} on the IPC channel once listening, answers {cmd:'cpu'} with its CPU time in ms, and exits when
 // the parent disconnects.
@@ -25,11 +27,28 @@ function ready(server) {
   });
 }
 
-if (kind === 'node-http') {
+// The answers of one loop turn, for node-http-turn: written after the turn's I/O callbacks.
+let turn = [];
+const flushTurn = () => {
+  const due = turn;
+  turn = [];
+  for (const write of due) write();
+};
+const answer =
+  kind === 'node-http-turn'
+    ? (write) => {
+        if (turn.length === 0) setImmediate(flushTurn);
+        turn.push(write);
+      }
+    : (write) => write();
+
+if (kind === 'node-http' || kind === 'node-http-turn') {
   const server = createServer((req, res) => {
     if (req.method === 'GET') {
-      res.writeHead(200, { ...json, 'content-length': paymentBytes.length });
-      res.end(paymentBytes);
+      answer(() => {
+        res.writeHead(200, { ...json, 'content-length': paymentBytes.length });
+        res.end(paymentBytes);
+      });
       return;
     }
     const chunks = [];
@@ -41,8 +60,10 @@ if (kind === 'node-http') {
         res.end('{"error":{"code":"bad_request","message":"amount"}}');
         return;
       }
-      res.writeHead(201, { ...json, 'content-length': createdBytes.length });
-      res.end(createdBytes);
+      answer(() => {
+        res.writeHead(201, { ...json, 'content-length': createdBytes.length });
+        res.end(createdBytes);
+      });
     });
   });
   ready(server);

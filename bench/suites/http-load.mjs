@@ -1,4 +1,4 @@
-// Reference throughput over loopback: autocannon, 10 connections, against bare node:http (the limit, 1.00), hono
+// Reference throughput over loopback: autocannon, 10 connections, against bare node:http (the limit, 1.00), the same with answers written per loop turn, hono
 // alone, and the reference (GET a payment; POST create a payment). Each server runs in its own process; autocannon
 // runs here. Rounds interleave the servers and each ratio is taken within a round.
 
@@ -16,6 +16,11 @@ const load = (o) => loadFor({ duration: seconds, ...o });
 
 const servers = [
   { name: 'bare node:http', group: 'limit', ...(await startServer('baseline.mjs', ['node-http'])) },
+  {
+    name: 'bare node:http, answers written per loop turn',
+    group: 'peer',
+    ...(await startServer('baseline.mjs', ['node-http-turn'])),
+  },
   { name: 'hono alone', group: 'peer', ...(await startServer('baseline.mjs', ['hono'])) },
   {
     name: 'hono, body read from IncomingMessage',

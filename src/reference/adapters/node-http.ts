@@ -9,6 +9,7 @@ import { RAW_HEADERS } from '../http/headers.js';
 import { WireResponse } from '../http/wire-response.js';
 import { NodeResponseSink } from '../sse/node-sink.js';
 import { EventStreamResponse } from '../sse/response.js';
+import { writeAfterTurn } from './answer-batch.js';
 import { answerDirect, HostCheck, readIncoming } from './node-direct.js';
 
 /**
@@ -147,7 +148,7 @@ export function createNodeListener(
 
 /**
  * Writes a {@link WireResponse} straight to the socket (status, headers, Content-Length, the body text in one
- * `end`; an event stream frame by frame) and tells @hono/node-server it is sent; any other answer goes to
+ * `end`, with the rest of the turn's answers; an event stream frame by frame) and tells @hono/node-server it is sent; any other answer goes to
  * @hono/node-server as it is.
  */
 function settle(res: Response | WireResponse, outgoing: ServerResponse): Response {
@@ -158,8 +159,7 @@ function settle(res: Response | WireResponse, outgoing: ServerResponse): Respons
   if (headers === undefined) return res.toResponse();
   // The record is the WireResponse's own and is written once, here: no copy.
   headers['content-length'] = String(Buffer.byteLength(res.body));
-  outgoing.writeHead(res.status, headers);
-  outgoing.end(res.body);
+  writeAfterTurn(outgoing, res.status, headers, res.body);
   return RESPONSE_ALREADY_SENT;
 }
 
