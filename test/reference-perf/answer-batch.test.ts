@@ -62,7 +62,7 @@ describe('writeAfterTurn', () => {
         headers: { authorization: `Bearer ${ref.api_key}` },
       });
       expect(res.status).toBe(200);
-      expect((await res.json()).items).toHaveLength(30);
+      expect(((await res.json()) as { items: unknown[] }).items).toHaveLength(30);
     } finally {
       vi.useRealTimers();
       await ref.close();
