@@ -2,7 +2,7 @@
 // sources, snapshots the build, runs every suite in its own process (bounded in time), and writes
 // docs/benchmarks.md from the results.
 //
-//   node bench/run.mjs                  everything (about 6-9 minutes on 2 cores)
+//   node bench/run.mjs                  everything (about 4 minutes on 2 cores)
 //   node bench/run.mjs --quick          fewer rounds, shorter runs: a smoke test of the harness (about 2 minutes)
 //   node bench/run.mjs client http-load only these suites; the report keeps the other suites' last results
 //   node bench/run.mjs --no-build       measure the dist/ that is there
