@@ -45,6 +45,16 @@ function cli(args: string[]): Cli {
   return { child, stdout: () => out, stderr: () => err, exit, firstLine };
 }
 
+/** The JSON line a `--json` run prints first; a child that died instead fails with its exit and stderr. */
+async function factsOf(run: Cli): Promise<Record<string, string>> {
+  const line = await run.firstLine;
+  if (line.trim().startsWith('{')) return JSON.parse(line) as Record<string, string>;
+  const { code, signal } = run.child.exitCode !== null || run.child.signalCode !== null ? await run.exit : {};
+  throw new Error(
+    `the CLI printed no JSON line (exit ${code ?? signal ?? 'none yet'}); stdout: ${JSON.stringify(run.stdout())}; stderr: ${run.stderr()}`,
+  );
+}
+
 const CONTRACT_KEYS = [
   'base_url',
   'pay_url',
@@ -59,7 +69,7 @@ const CONTRACT_KEYS = [
 describe('psp-reference CLI', () => {
   it('--port 0 --json prints the contract JSON line, serves it, logs to stderr only, and exits 0 on SIGTERM', async () => {
     const run = cli(['--port', '0', '--json']);
-    const facts = JSON.parse(await run.firstLine) as Record<string, string>;
+    const facts = await factsOf(run);
     expect(Object.keys(facts)).toEqual(CONTRACT_KEYS);
     expect(facts.base_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(facts.pay_url).toBe(`${facts.base_url}/pay`);
@@ -97,7 +107,7 @@ describe('psp-reference CLI', () => {
       'https://pay.example.test',
       '--trust-proxy',
     ]);
-    const facts = JSON.parse(await run.firstLine) as Record<string, string>;
+    const facts = await factsOf(run);
     const admin = { authorization: `Bearer ${facts.admin_token}`, 'content-type': 'application/json' };
     const clock = await fetch(`${facts.base_url}/_simulator/clock`, { headers: admin });
     expect(((await clock.json()) as { mode: string }).mode).toBe('manual');
@@ -190,7 +200,7 @@ describe('psp-reference CLI', () => {
 
   it('a taken port exits 1 with a clear message', async () => {
     const first = cli(['--port', '0', '--json']);
-    const { base_url } = JSON.parse(await first.firstLine) as { base_url: string };
+    const { base_url } = (await factsOf(first)) as { base_url: string };
     const second = cli(['--port', new URL(base_url).port]);
     expect((await second.exit).code).toBe(1);
     expect(second.stderr()).toMatch(/port \d+ is already in use/);
