@@ -5,6 +5,7 @@ import { Fifo } from './fifo.js';
 import { post } from './post.js';
 import { RetryTimers } from './retries.js';
 import { signedHeaders, signRequest } from './sign.js';
+import { ReceiverSlots } from './slots.js';
 import { Abort, type Send, type Transport } from './transport.js';
 
 /**
@@ -92,11 +93,7 @@ export class Dispatcher {
   readonly #active = new Map<string, Delivery>();
   readonly #aborts = new Set<Abort>();
   readonly #queue = new Fifo<Job>();
-  /** Jobs whose receiver was at its in-flight bound when their turn came; they wait for that receiver's next slot. */
-  readonly #parked = new Map<string, Fifo<Job>>();
-  /** Parked jobs whose receiver freed a slot: they go before the queue. */
-  readonly #ready = new Fifo<Job>();
-  readonly #busy = new Map<string, number>();
+  readonly #slots: ReceiverSlots<Job>;
   #inFlight = 0;
   #pumpScheduled = false;
   #closed = false;
@@ -106,6 +103,7 @@ export class Dispatcher {
 
   constructor(options: DispatcherOptions) {
     this.#o = options;
+    this.#slots = new ReceiverSlots(options.maxInFlightPerTarget);
     this.#retries = new RetryTimers(options.clock, (due) =>
       Promise.all(due.map((d) => new Promise<void>((resolve) => this.#enqueue(d, resolve)))).then(() => {}),
     );
@@ -161,9 +159,7 @@ export class Dispatcher {
     for (const a of this.#aborts) a.abort(new Error('the webhook service closed'));
     const settle = (job: Job) => job.done?.();
     this.#queue.drain(settle);
-    this.#ready.drain(settle);
-    for (const parked of this.#parked.values()) parked.drain(settle);
-    this.#parked.clear();
+    this.#slots.drain(settle);
     this.#notifyIdle();
     await this.idle();
     this.#o.transport.close();
@@ -205,29 +201,19 @@ export class Dispatcher {
     let started = 0;
     while (this.#inFlight < this.#o.maxInFlight) {
       if (started === STARTS_PER_TURN) {
-        if (this.#ready.size > 0 || this.#queue.size > 0) this.#schedulePump();
+        if (this.#slots.ready.size > 0 || this.#queue.size > 0) this.#schedulePump();
         break;
       }
-      const job = this.#ready.shift() ?? this.#queue.shift();
+      const job = this.#slots.ready.shift() ?? this.#queue.shift();
       if (!job) break;
       const d = job.delivery;
       if (d.cancelled || this.#closed) {
         job.done?.();
-        // It may have held its receiver's next slot: pass that on, or the jobs parked behind it would wait forever.
-        if ((this.#busy.get(d.target) ?? 0) < this.#o.maxInFlightPerTarget) this.#promote(d.target);
+        this.#slots.passOn(d.target);
         continue;
       }
-      const busy = this.#busy.get(d.target) ?? 0;
-      if (busy >= this.#o.maxInFlightPerTarget) {
-        let parked = this.#parked.get(d.target);
-        if (!parked) {
-          parked = new Fifo();
-          this.#parked.set(d.target, parked);
-        }
-        parked.push(job);
-        continue;
-      }
-      this.#busy.set(d.target, busy + 1);
+      // A receiver at its in-flight bound: the job waits for that receiver's next slot.
+      if (!this.#slots.take(d.target, job)) continue;
       this.#inFlight++;
       started++;
       void this.#attempt(d)
@@ -240,36 +226,19 @@ export class Dispatcher {
         })
         .finally(() => {
           this.#inFlight--;
-          this.#release(d.target);
+          this.#slots.release(d.target);
           job.done?.();
-          if (this.#ready.size > 0 || this.#queue.size > 0) this.#schedulePump();
+          if (this.#slots.ready.size > 0 || this.#queue.size > 0) this.#schedulePump();
           this.#notifyIdle();
         });
     }
     this.#notifyIdle();
   }
 
-  /** One request to `target` ended: its slot goes to the next job parked for it, if any. */
-  #release(target: string): void {
-    const busy = this.#busy.get(target)! - 1;
-    if (busy > 0) this.#busy.set(target, busy);
-    else this.#busy.delete(target);
-    this.#promote(target);
-  }
-
-  /** Moves the next job parked for `target` ahead of the queue (it parks again if the receiver is still full). */
-  #promote(target: string): void {
-    const parked = this.#parked.get(target);
-    if (!parked) return;
-    const next = parked.shift();
-    if (next) this.#ready.push(next);
-    if (parked.size === 0) this.#parked.delete(target);
-  }
-
   #isIdle(): boolean {
     // Parked jobs need no check: each slot that ends or is given up promotes one, so they exist only while their
     // receiver has a request in flight or a promoted job is ready.
-    return this.#inFlight === 0 && this.#queue.size === 0 && this.#ready.size === 0;
+    return this.#inFlight === 0 && this.#queue.size === 0 && this.#slots.ready.size === 0;
   }
 
   #notifyIdle(): void {
