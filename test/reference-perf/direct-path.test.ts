@@ -259,6 +259,32 @@ describe('the direct path of the node adapter', () => {
     expect(handled).toEqual([`POST ${PAYMENTS}`, `POST ${PAYMENTS}`]);
   });
 
+  it('answers pipelined requests on one connection in order, direct and full-app answers mixed', async () => {
+    const { ref, direct } = await pair();
+    const key = ref.facts.api_key;
+    const { payment } = JSON.parse(
+      (await request(direct, 'POST', PAYMENTS, { key, body: '{"amount":100}' })).body,
+    );
+    const head = (line: string, extra = '') =>
+      `${line} HTTP/1.1\r\nHost: ref.test\r\nAuthorization: Bearer ${key}\r\n${extra}`;
+    const text = await new Promise<string>((resolve, reject) => {
+      const socket = connect(direct.port, '127.0.0.1');
+      const parts: Buffer[] = [];
+      socket.on('data', (chunk: Buffer) => parts.push(chunk));
+      socket.on('error', reject);
+      socket.on('end', () => resolve(Buffer.concat(parts).toString('utf8')));
+      socket.end(
+        `${head(`GET ${PAYMENTS}/${payment.id}`)}\r\n` +
+          `${head(`POST ${PAYMENTS}`, 'Content-Length: 14\r\n')}\r\n{"amount":200}` +
+          `${head('GET /api/v1/public/banks/sbp')}\r\n` +
+          `${head(`GET ${PAYMENTS}/not-a-uuid`, 'Connection: close\r\n')}\r\n`,
+      );
+    });
+    const statuses = [...text.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => Number(m[1]));
+    expect(statuses).toEqual([200, 201, 200, 404]);
+    expect(text.indexOf(`"id":"${payment.id}"`)).toBeLessThan(text.indexOf('"amount":200'));
+  });
+
   it('survives a client that leaves mid-body, and logs each answer with its status', async () => {
     const lines: string[] = [];
     const { ref, direct } = await pair({ logger: (line) => lines.push(line) });
