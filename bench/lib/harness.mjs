@@ -126,8 +126,23 @@ export async function compare(variants, options) {
       ratioP25: ratios.p25,
       ratioP75: ratios.p75,
       rounds: ops.n,
+      // ops per CPU-second of each round, for pairedRatio: two variants of one round ran back to back.
+      perRound: perRound[i],
     };
   });
+}
+
+/**
+ * `a` against `b` round by round: the median of a's rate over b's within each round, so the noise that moves a
+ * whole round (another process, a GC-heavy neighbour) cancels out. Tighter than the ratio of the two medians.
+ */
+export function pairedRatio(rows, a, b) {
+  const ra = rows.find((r) => r.name === a)?.perRound;
+  const rb = rows.find((r) => r.name === b)?.perRound;
+  if (!ra || !rb) return undefined;
+  const ratios = ra.map((x, r) => x / rb[r]);
+  const s = summarize(ratios);
+  return { median: s.median, p25: s.p25, p75: s.p75, rounds: s.n };
 }
 
 /** Writes a suite's result where run.mjs collects it, and prints a short table for a person watching. */
