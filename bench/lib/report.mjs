@@ -164,12 +164,12 @@ function summary(R) {
   ]) {
     const rows = R.http?.[test];
     const o = find(rows, 'psp-sdk reference');
-    const cli = find(rows, 'psp-sdk reference (CLI: overrideGlobalObjects)');
+    const cli = find(rows, 'psp-sdk reference (overrideGlobalObjects)');
     out.push([
       label,
       `node:http ${n0(find(rows, 'bare node:http')?.rps)} req/s; hono ${f2(find(rows, 'hono alone')?.ratio)}`,
       o
-        ? `${f2(o.ratio)} (${n0(o.rps)} req/s; per server CPU-s ${f2(o.cpuRatio)}); as the CLI runs it ${f2(cli?.ratio)} (CPU ${f2(cli?.cpuRatio)})`
+        ? `${f2(o.ratio)} (${n0(o.rps)} req/s; per server CPU-s ${f2(o.cpuRatio)}); with overrideGlobalObjects ${f2(cli?.ratio)} (CPU ${f2(cli?.cpuRatio)})`
         : '-',
       `>= ${goal}`,
       // autocannon shares the 2 cores, so node:http's req/s is capped by the load generator and the req/s ratio

@@ -29,11 +29,11 @@ const servers = [
   },
 ];
 if (existsSync(distFile('psp-sdk/reference'))) {
-  // As startReference() runs it by default (in-process use), and as the psp-reference CLI runs it: the CLI lets
-  // @hono/node-server swap in its light global Response, which it can then write without reading a stream.
+  // As startReference() and the psp-reference CLI run it, and with the opt-in that lets @hono/node-server swap in
+  // its light global Request/Response (the CLI used it until the direct routes made it worth nothing).
   for (const [name, options] of [
     ['psp-sdk reference', '{}'],
-    ['psp-sdk reference (CLI: overrideGlobalObjects)', '{"overrideGlobalObjects":true}'],
+    ['psp-sdk reference (overrideGlobalObjects)', '{"overrideGlobalObjects":true}'],
   ]) {
     try {
       servers.push({ name, group: 'ours', ...(await startServer('reference.mjs', [options])) });

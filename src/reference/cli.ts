@@ -37,8 +37,6 @@ async function main(argv: string[]): Promise<void> {
       publicUrl: config.publicUrl,
       trustProxy: config.trustProxy,
       ...(config.quiet ? {} : { logger: log }),
-      // This process is nothing but the server: the faster global Request/Response are safe here.
-      overrideGlobalObjects: true,
     });
   } catch (error) {
     process.stderr.write(`psp-reference: ${(error as Error).message}\n`);

@@ -17,8 +17,8 @@ export interface StartReferenceOptions extends ReferenceOptions {
    * Let the HTTP adapter swap the global `Request`/`Response` for @hono/node-server's lighter ones, changing
    * globals for the whole process. The reference's own answers no longer need it (they are written without a
    * `Response` either way, and both modes measure the same); it only lightens the few answers built as real
-   * Responses (the event stream, 204s, the buyer's page). The `psp-reference` CLI turns it on; leave it off
-   * inside a test runner or an application. Default: false.
+   * Responses (the event stream, 204s, the buyer's page). Leave it off inside a test runner or an application;
+   * the `psp-reference` CLI leaves it off too. Default: false.
    */
   overrideGlobalObjects?: boolean;
 }

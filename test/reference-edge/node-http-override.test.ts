@@ -1,4 +1,4 @@
-// The CLI's mode: @hono/node-server's light global Request/Response. It replaces globals, so it gets a file (a
+// The opt-in mode: @hono/node-server's light global Request/Response. It replaces globals, so it gets a file (a
 // worker) of its own and these cases check that streaming and bodies still behave exactly as without it.
 import { afterAll, describe, expect, it } from 'vitest';
 import { listenNode, type NodeServer } from '../../src/reference/adapters/node-http.js';
@@ -9,7 +9,7 @@ afterAll(async () => {
   await Promise.all(servers.map((s) => s.close()));
 });
 
-describe('node:http adapter with overrideGlobalObjects (the CLI)', () => {
+describe('node:http adapter with overrideGlobalObjects', () => {
   it('swaps the global Response for the light one, which still is a Response', async () => {
     const server = await listenNode(() => new Response('ok'), { port: 0, overrideGlobalObjects: true });
     servers.push(server);

@@ -30,8 +30,8 @@ export interface NodeListenerOptions {
   hostname?: string;
   /**
    * Let @hono/node-server replace the global `Request` and `Response` with its lighter subclasses. Faster,
-   * but it changes globals for the whole process, so only a process that is nothing but the server (the CLI)
-   * should turn it on. Default: false.
+   * but it changes globals for the whole process, so only a process that is nothing but the server should turn it
+   * on. Default: false.
    */
   overrideGlobalObjects?: boolean;
   /**
