@@ -37,8 +37,9 @@ const dts: Options['dts'] = { compilerOptions: { ignoreDeprecations: '6.0' } };
 export default defineConfig([
   {
     // ESM: entries share chunks, which scripts/check-dist.mjs verifies never carry reference code into the client
-    // or webhooks entries.
-    entry,
+    // or webhooks entries. The CLI is one of them, so it shares the reference's chunks (the bin below is a
+    // shebang that imports it).
+    entry: { ...entry, 'reference/cli': 'src/reference/cli.ts' },
     outDir,
     format: ['esm'],
     target: 'es2022',
@@ -67,16 +68,15 @@ export default defineConfig([
     external,
   },
   {
-    // The `psp-reference` bin: Node only, ESM (package "type": "module").
-    entry: { 'reference/cli': 'src/reference/cli.ts' },
+    // The `psp-reference` bin: Node only, ESM (package "type": "module"). It only imports ./cli.js, left as it is
+    // so that it loads the CLI of the ESM build above.
+    entry: { 'reference/bin': 'src/reference/bin.ts' },
     outDir,
     format: ['esm'],
     target: 'es2022',
     platform: 'node',
-    sourcemap: true,
-    splitting: true,
-    treeshake: true,
-    external,
+    sourcemap: false,
+    external: [...external, /^\.\/cli\.js$/],
     banner: { js: '#!/usr/bin/env node' },
   },
 ]);

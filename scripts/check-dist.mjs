@@ -39,8 +39,9 @@ const rules = {
   'webhooks/index': { reference: false, zod: false, node: false },
   'reference/index': { reference: true, zod: true, node: true },
   'reference/msw': { reference: true, zod: true, node: true },
-  // The psp-reference bin: ESM only.
+  // The psp-reference CLI, built with the other ESM entries, and the bin: a shebang that imports it. ESM only.
   'reference/cli': { reference: true, zod: true, node: true, esmOnly: true },
+  'reference/bin': { reference: true, zod: true, node: true, esmOnly: true },
 };
 
 /** Sources (from the .map files) and bare imports reachable from one built file. */

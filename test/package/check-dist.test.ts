@@ -27,7 +27,8 @@ function fakeDist(files: Files, sources: Record<string, string[]> = {}): string 
     'reference/index.cjs': "module.exports = require('hono');\n",
     'reference/msw.js': "export { http } from 'msw';\n",
     'reference/msw.cjs': "module.exports = require('msw');\n",
-    'reference/cli.js': "#!/usr/bin/env node\nimport 'node:http';\nimport 'hono';\n",
+    'reference/cli.js': "import 'node:http';\nimport 'hono';\n",
+    'reference/bin.js': "#!/usr/bin/env node\nimport './cli.js';\n",
   };
   for (const [file, text] of Object.entries({ ...clean, ...files })) {
     const path = join(root, 'dist', file);

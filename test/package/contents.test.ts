@@ -10,7 +10,13 @@ const entries = ['index', 'webhooks/index', 'reference/index', 'reference/msw'];
 
 describe('the tarball npm pack makes', () => {
   it('holds each entry as ESM and CJS with types for each, the bin, the readme and the licence', () => {
-    const expected = ['package.json', 'README.md', 'LICENSE', 'dist/reference/cli.js'];
+    const expected = [
+      'package.json',
+      'README.md',
+      'LICENSE',
+      'dist/reference/bin.js',
+      'dist/reference/cli.js',
+    ];
     for (const e of entries)
       expected.push(`dist/${e}.js`, `dist/${e}.cjs`, `dist/${e}.d.ts`, `dist/${e}.d.cts`);
     expect(files).toEqual(expect.arrayContaining(expected));
@@ -37,7 +43,7 @@ describe('the tarball npm pack makes', () => {
   });
 
   it('the bin starts with a node shebang', () => {
-    const cli = readFileSync(join(installed, 'dist', 'reference', 'cli.js'), 'utf8');
-    expect(cli.startsWith('#!/usr/bin/env node\n')).toBe(true);
+    const bin = readFileSync(join(installed, 'dist', 'reference', 'bin.js'), 'utf8');
+    expect(bin.startsWith('#!/usr/bin/env node\n')).toBe(true);
   });
 });
