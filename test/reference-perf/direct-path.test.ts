@@ -289,6 +289,34 @@ describe('the direct path of the node adapter', () => {
     expect(html).toBeLessThan(text.indexOf('"amount":200'));
   });
 
+  it('answers 500 internal_error, and keeps serving, if direct routes ever throw (a bug, not a client mistake)', async () => {
+    const ref = createReference();
+    open.push(ref);
+    const routes = directHandler(ref)!;
+    const server = await listenNode(wireHandler(ref), {
+      direct: {
+        maxBodyBytes: routes.maxBodyBytes,
+        takes: routes.takes,
+        answer: () => {
+          throw new Error('a bug');
+        },
+      },
+    });
+    open.push(server);
+    for (const [method, body] of [
+      ['GET', undefined],
+      ['POST', '{"amount":100}'],
+    ] as const) {
+      const target = method === 'GET' ? `${PAYMENTS}/00000000-0000-4000-8000-000000000000` : PAYMENTS;
+      const answer = await request(server, method, target, { key: ref.facts.api_key, body });
+      expect(answer.status).toBe(500);
+      expect(JSON.parse(answer.body).error.code).toBe('internal_error');
+    }
+    expect(
+      (await request(server, 'GET', '/api/v1/public/banks/sbp', { key: ref.facts.api_key })).status,
+    ).toBe(200);
+  });
+
   it('survives a client that leaves mid-body, and logs each answer with its status', async () => {
     const lines: string[] = [];
     const { ref, direct } = await pair({ logger: (line) => lines.push(line) });

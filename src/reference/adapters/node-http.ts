@@ -127,23 +127,46 @@ export function createNodeListener(
   if (direct === undefined) return listener;
   const hosts = new HostCheck();
   return (incoming, outgoing) => {
-    const answer = answerDirect(
-      direct,
-      incoming,
-      normalizeRemoteAddress(incoming.socket?.remoteAddress),
-      listenerOptions.hostname,
-      hosts,
-    );
+    let answer: ReturnType<typeof answerDirect>;
+    try {
+      answer = answerDirect(
+        direct,
+        incoming,
+        normalizeRemoteAddress(incoming.socket?.remoteAddress),
+        listenerOptions.hostname,
+        hosts,
+      );
+    } catch {
+      failDirect(outgoing);
+      return Promise.resolve();
+    }
     if (answer === undefined) return listener(incoming, outgoing);
     // Direct answers are fresh WireResponses (json() and the error mapping make nothing else): settle writes them.
     if (!(answer instanceof Promise)) {
       settle(answer, outgoing);
       return Promise.resolve();
     }
-    return answer.then((res) => {
-      settle(res, outgoing);
-    });
+    return answer.then(
+      (res) => {
+        settle(res, outgoing);
+      },
+      () => failDirect(outgoing),
+    );
   };
+}
+
+/**
+ * The reference's direct routes map every error to an answer themselves; a throw that still gets here is a bug.
+ * It gets the 500 the full app's error handler would give, instead of escaping the request listener (which
+ * would end the process).
+ */
+function failDirect(outgoing: ServerResponse): void {
+  if (outgoing.headersSent || outgoing.destroyed) return;
+  outgoing.writeHead(500, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(INTERNAL_ERROR.length),
+  });
+  outgoing.end(INTERNAL_ERROR);
 }
 
 /**

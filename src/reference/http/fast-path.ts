@@ -125,7 +125,10 @@ export interface DirectRoutes {
    * no query, no percent-encoding, no dot segment.
    */
   takes(method: string, target: string): method is 'GET' | 'POST';
-  /** The answer. Throws a `DomainError` for a client's mistake, for the caller to map as the app's `onError` does. */
+  /**
+   * The answer. {@link directRoutes} throws a `DomainError` for a client's mistake; the reference's own handler
+   * (service.ts) maps it as the app's `onError` does, so what the adapter gets never throws.
+   */
   answer(request: ReadRequest, remoteAddress: string | undefined): Response;
 }
 
