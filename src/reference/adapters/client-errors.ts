@@ -1,0 +1,46 @@
+import type { Socket } from 'node:net';
+
+const CLIENT_ERRORS: Record<string, [number, string, string, string]> = {
+  HPE_HEADER_OVERFLOW: [
+    431,
+    'Request Header Fields Too Large',
+    'headers_too_large',
+    'The request headers are too large.',
+  ],
+  ERR_HTTP_REQUEST_TIMEOUT: [
+    408,
+    'Request Timeout',
+    'request_timeout',
+    'The request took too long to arrive.',
+  ],
+  ERR_HTTP_HEADERS_TIMEOUT: [
+    408,
+    'Request Timeout',
+    'request_timeout',
+    'The request headers took too long to arrive.',
+  ],
+};
+
+/**
+ * Answers what node's HTTP parser refuses before any handler runs (oversized headers, a malformed request
+ * line, a stalled request) with the spec's error body instead of node's bare status line, then closes.
+ */
+export function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const [status, reason, code, message] = CLIENT_ERRORS[error.code ?? ''] ?? [
+    400,
+    'Bad Request',
+    'bad_request',
+    'The request is not valid HTTP/1.1.',
+  ];
+  // ASCII only (fixed messages above), so length in characters is length in bytes; no Buffer, for Deno.
+  const body = JSON.stringify({ error: { code, message } });
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+      `content-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`,
+  );
+}
