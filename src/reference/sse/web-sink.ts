@@ -1,3 +1,4 @@
+import { Fifo } from '../util/fifo.js';
 import type { EventSink } from './connection.js';
 
 /**
@@ -15,8 +16,7 @@ export class WebStreamSink implements EventSink {
   /** Run when the reader cancels the stream; set by whoever owns the connection. */
   onCancel: (() => void) | undefined;
   #controller!: ReadableStreamDefaultController<Uint8Array>;
-  #queue: Uint8Array[] = [];
-  #head = 0;
+  readonly #queue = new Fifo<Uint8Array>();
   #bytes = 0;
   /** A read is waiting and nothing was queued: the next chunk goes straight to the reader. */
   #waiting = false;
@@ -28,7 +28,7 @@ export class WebStreamSink implements EventSink {
           this.#controller = controller;
         },
         pull: () => {
-          if (this.#head < this.#queue.length) this.#controller.enqueue(this.#shift());
+          if (this.#queue.size > 0) this.#controller.enqueue(this.#shift());
           else this.#waiting = true;
         },
         cancel: () => {
@@ -49,7 +49,7 @@ export class WebStreamSink implements EventSink {
   }
 
   get bufferedMessages(): number {
-    return this.#queue.length - this.#head;
+    return this.#queue.size;
   }
 
   write(chunk: Uint8Array): void {
@@ -64,7 +64,7 @@ export class WebStreamSink implements EventSink {
 
   end(last?: Uint8Array): void {
     try {
-      while (this.#head < this.#queue.length) this.#controller.enqueue(this.#shift());
+      while (this.#queue.size > 0) this.#controller.enqueue(this.#shift());
       if (last) this.#controller.enqueue(last);
       this.#controller.close();
     } catch {
@@ -83,22 +83,13 @@ export class WebStreamSink implements EventSink {
   }
 
   #shift(): Uint8Array {
-    const chunk = this.#queue[this.#head]!;
-    this.#queue[this.#head++] = undefined as unknown as Uint8Array;
+    const chunk = this.#queue.shift()!;
     this.#bytes -= chunk.byteLength;
-    if (this.#head === this.#queue.length) {
-      this.#queue = [];
-      this.#head = 0;
-    } else if (this.#head > 64 && this.#head * 2 > this.#queue.length) {
-      this.#queue = this.#queue.slice(this.#head);
-      this.#head = 0;
-    }
     return chunk;
   }
 
   #clear(): void {
-    this.#queue = [];
-    this.#head = 0;
+    this.#queue.clear();
     this.#bytes = 0;
     this.#waiting = false;
   }

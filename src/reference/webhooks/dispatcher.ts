@@ -1,7 +1,7 @@
 import type { Clock, Timer } from '../domain/clock.js';
 import { accepts, type EndpointRegistry } from './endpoints.js';
 import type { WebhookEvent } from './events.js';
-import { Fifo } from './fifo.js';
+import { Fifo } from '../util/fifo.js';
 import { post } from './post.js';
 import { RetryTimers } from './retries.js';
 import { signedHeaders, signRequest } from './sign.js';

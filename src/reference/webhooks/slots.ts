@@ -1,4 +1,4 @@
-import { Fifo } from './fifo.js';
+import { Fifo } from '../util/fifo.js';
 
 /**
  * The per-receiver bound of the dispatcher: at most `limit` requests in flight to one target (an endpoint, or a

@@ -25,6 +25,12 @@ export class Fifo<T> {
     return item;
   }
 
+  /** Forgets every item. */
+  clear(): void {
+    this.#items = [];
+    this.#head = 0;
+  }
+
   /** Empties the queue, handing each item to `fn` in order. */
   drain(fn: (item: T) => void): void {
     for (let item = this.shift(); item !== undefined; item = this.shift()) fn(item);
