@@ -117,7 +117,9 @@ const request = fc.record({
   chunked: fc.boolean(),
 });
 
-function headOf(r: fc.RecordValue<typeof request>, nonce: string, send: string): string {
+type RandomRequest = typeof request extends fc.Arbitrary<infer T> ? T : never;
+
+function headOf(r: RandomRequest, nonce: string, send: string): string {
   const path = r.target.replace('EXISTING-UPPER', existingId.toUpperCase()).replace('EXISTING', existingId);
   const lines = [`${r.method} ${path} HTTP/1.1`];
   if (r.host !== '') lines.push(`Host: ${r.host}`);
