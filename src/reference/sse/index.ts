@@ -3,6 +3,7 @@ import type { EventBus } from '../domain/events.js';
 import { Connection, type EventSink } from './connection.js';
 import { CONNECTED, encodeMessage, PING, REPLACED, toSseEvent } from './encode.js';
 import { WebStreamSink } from './web-sink.js';
+import { limit } from '../util/limit.js';
 
 export type { EventSink } from './connection.js';
 export { CONNECTED, encodeMessage, PING, REPLACED, toSseEvent } from './encode.js';
@@ -60,14 +61,6 @@ export interface EventStreamHub {
   stats(): { connections: number; dropped: number; bufferedBytes: number };
   /** Ends every stream (their buffered messages are still delivered), stops the heartbeat and unsubscribes. */
   close(): void;
-}
-
-/** An optional numeric limit: the default when absent, else a whole number of at least `min` (RangeError otherwise). */
-function limit(name: string, value: number | undefined, fallback: number, min = 1): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < min)
-    throw new RangeError(`${name} must be an integer >= ${min}, got ${String(value)}`);
-  return value;
 }
 
 /**

@@ -6,6 +6,7 @@ import { EndpointRegistry, newWebhookSecret, publicView } from './endpoints.js';
 import { toWebhookEvent, type WebhookEvent } from './events.js';
 import type { DeliveryAttempt } from './log.js';
 import { fetchTransport, nodeTransport, type Transport } from './transport.js';
+import { limit } from '../util/limit.js';
 
 export { MAX_ATTEMPTS, RETRY_DELAYS_MS } from './dispatcher.js';
 export type { CreatedEndpoint, SignatureVersion } from './endpoints.js';
@@ -73,14 +74,6 @@ export interface WebhookService {
   stats(): { pending: number; inFlight: number; events: number };
   /** Unsubscribes, cancels retry timers, aborts attempts in flight and waits for them to settle. */
   close(): Promise<void>;
-}
-
-/** An optional numeric limit: the default when absent, else a whole number of at least `min` (RangeError otherwise). */
-function limit(name: string, value: number | undefined, fallback: number, min = 1): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < min)
-    throw new RangeError(`${name} must be an integer >= ${min}, got ${String(value)}`);
-  return value;
 }
 
 /**
