@@ -4,9 +4,8 @@ import type { WebhookEvent } from './events.js';
 import { Fifo } from '../util/fifo.js';
 import { post } from './post.js';
 import { RetryTimers } from './retries.js';
-import { signedHeaders, signRequest } from './sign.js';
+import { signedHeaders } from './sign.js';
 import { ReceiverSlots } from './slots.js';
-import { Abort, type Send, type Transport } from './transport.js';
 
 /**
  * Delays before retries 1..8 (spec 6.1), in ms of the service clock: 9 attempts in all, about 3.5 days.
@@ -49,7 +48,8 @@ interface Job {
 
 export interface DispatcherOptions {
   clock: Clock;
-  transport: Transport;
+  /** What sends the POSTs. */
+  fetch: typeof fetch;
   registry: EndpointRegistry;
   logger: ((line: string) => void) | undefined;
   maxInFlight: number;
@@ -91,7 +91,7 @@ export const STARTS_PER_TURN = 8;
 export class Dispatcher {
   readonly #o: DispatcherOptions;
   readonly #active = new Map<string, Delivery>();
-  readonly #aborts = new Set<Abort>();
+  readonly #aborts = new Set<AbortController>();
   readonly #queue = new Fifo<Job>();
   readonly #slots: ReceiverSlots<Job>;
   #inFlight = 0;
@@ -162,7 +162,6 @@ export class Dispatcher {
     this.#slots.drain(settle);
     this.#notifyIdle();
     await this.idle();
-    this.#o.transport.close();
   }
 
   #start(event: WebhookEvent, endpointId: string | undefined): void {
@@ -265,19 +264,10 @@ export class Dispatcher {
     const url = d.endpointId === undefined ? event.webhookUrl! : endpoint.url;
     d.attempt++;
     const at = clock.now();
-    const { transport } = this.#o;
-    let send: Send = transport.send;
-    let headers: Record<string, string>;
-    if (transport.sendSigned) {
-      // The transport signs where it sends (the worker: the HMACs leave the API's thread), with this attempt's secret.
-      const sign = signRequest(event, endpoint.secret, endpoint.signatureVersion, at);
-      const sendSigned = transport.sendSigned;
-      send = (u, body, _headers, abort) => sendSigned(u, body, sign, abort);
-      headers = {};
-    } else headers = signedHeaders(event, endpoint.secret, endpoint.signatureVersion, at);
-    const abort = new Abort();
+    const headers = signedHeaders(event, endpoint.secret, endpoint.signatureVersion, at);
+    const abort = new AbortController();
     this.#aborts.add(abort);
-    const result = await post(send, url, event.body, headers, abort, this.#o.deadlineMs);
+    const result = await post(this.#o.fetch, url, event.body, headers, abort, this.#o.deadlineMs);
     this.#aborts.delete(abort);
 
     let next: number | null = null;

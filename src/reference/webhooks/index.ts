@@ -5,7 +5,6 @@ import { Dispatcher } from './dispatcher.js';
 import { EndpointRegistry, newWebhookSecret, publicView } from './endpoints.js';
 import { toWebhookEvent, type WebhookEvent } from './events.js';
 import type { DeliveryAttempt } from './log.js';
-import { fetchTransport, nodeTransport, type Transport } from './transport.js';
 import { limit } from '../util/limit.js';
 
 export { MAX_ATTEMPTS, RETRY_DELAYS_MS } from './dispatcher.js';
@@ -19,15 +18,10 @@ export interface WebhookServiceDeps {
   /** The service clock: retry delays, `created_at`, v2 timestamps and delivery-log times follow it. */
   clock: Clock;
   /**
-   * What sends the POSTs. Default: keep-alive node:http/https agents where the runtime has them (several times
-   * faster than Node's fetch), else `globalThis.fetch`.
+   * What sends the POSTs. Default: `globalThis.fetch`, looked up at each attempt (so a fetch that msw or a test
+   * installs later is the one used).
    */
   fetch?: typeof fetch;
-  /**
-   * What sends the POSTs, when neither `fetch` nor the default will do (the reference's worker transport). Closed
-   * with the service. Ignored when `fetch` is given.
-   */
-  transport?: Transport;
   /** A line per attempt and per event that cannot be delivered. Default: silent. Never given a secret. */
   logger?: (line: string) => void;
   /** Most POSTs in flight at once; the rest wait in a queue. Default: 64. */
@@ -113,14 +107,9 @@ export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
         // Nothing better to do with a broken logger than to keep delivering.
       }
     });
-  const transport =
-    (deps.fetch && fetchTransport(deps.fetch)) ??
-    deps.transport ??
-    nodeTransport(maxInFlight) ??
-    fetchTransport((input, init) => globalThis.fetch(input, init));
   const dispatcher = new Dispatcher({
     clock: deps.clock,
-    transport,
+    fetch: deps.fetch ?? ((input, init) => globalThis.fetch(input, init)),
     registry,
     logger,
     maxInFlight,
