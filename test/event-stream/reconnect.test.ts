@@ -1,6 +1,15 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type SseEvent, streamEvents } from '../../src/client/event-stream.js';
-import { frame, sseHead, startServer, type TestServer, take, transport, until } from './server.js';
+import {
+  countingFetch,
+  frame,
+  sseHead,
+  startServer,
+  type TestServer,
+  take,
+  transport,
+  until,
+} from './server.js';
 
 const servers: TestServer[] = [];
 async function server(...args: Parameters<typeof startServer>) {
@@ -25,12 +34,17 @@ describe('streamEvents reconnection', () => {
     const port = first.port;
     const onReconnect = vi.fn();
     const onDisconnect = vi.fn();
-    const stream = streamEvents(transport(first.url), { ...fast, onReconnect, onDisconnect });
+    const counted = countingFetch();
+    const stream = streamEvents(transport(first.url, { fetch: counted.fetch }), {
+      ...fast,
+      onReconnect,
+      onDisconnect,
+    });
     const it = stream[Symbol.asyncIterator]();
     expect(((await it.next()).value as SseEvent).payload.id).toBe('before');
 
     await first.close();
-    const second = await server((_req, res) => {
+    await server((_req, res) => {
       sseHead(res);
       res.write(': connected\n\n' + created('after'));
     }, port);
@@ -41,7 +55,7 @@ describe('streamEvents reconnection', () => {
     expect(onReconnect.mock.calls[0]![0].attempt).toBeGreaterThanOrEqual(1);
     stream.close();
     await it.return?.();
-    expect(second.maxOpen).toBe(1);
+    expect(counted.maxOpen).toBe(1);
   });
 
   it('reconnects after a 5xx and after the stream ends, one connection at a time, fresh headers each time', async () => {
@@ -54,12 +68,16 @@ describe('streamEvents reconnection', () => {
       res.end(': connected\n\n' + created(`c${n}`));
     });
     let headerCalls = 0;
-    const t = transport(s.url, { headers: () => ({ authorization: `Bearer k${++headerCalls}` }) });
+    const counted = countingFetch();
+    const t = transport(s.url, {
+      fetch: counted.fetch,
+      headers: () => ({ authorization: `Bearer k${++headerCalls}` }),
+    });
     const reasons: string[] = [];
     const events = await take(streamEvents(t, { ...fast, onReconnect: (i) => reasons.push(i.reason) }), 4);
     expect(events.map((e) => e.payload.id)).toEqual(['c2', 'c3', 'c4', 'c5']);
     expect(reasons).toEqual(['http_502', 'stream_ended', 'stream_ended', 'stream_ended']);
-    expect(s.maxOpen).toBe(1);
+    expect(counted.maxOpen).toBe(1);
     expect(s.requests.map((r) => r.headers.authorization)).toEqual([
       'Bearer k1',
       'Bearer k2',
@@ -154,13 +172,17 @@ describe('streamEvents reconnection', () => {
       res.write(': connected\n\n' + created('small'));
     });
     const reasons: string[] = [];
+    const counted = countingFetch();
     const events = await take(
-      streamEvents(transport(s.url), { ...fast, onReconnect: (i) => reasons.push(i.reason) }),
+      streamEvents(transport(s.url, { fetch: counted.fetch }), {
+        ...fast,
+        onReconnect: (i) => reasons.push(i.reason),
+      }),
       1,
     );
     expect(events[0]!.payload.id).toBe('small');
     expect(reasons).toEqual(['stream_too_large']);
-    expect(s.maxOpen).toBe(1);
+    expect(counted.maxOpen).toBe(1);
   });
 
   it('retries a 200 that is not an event stream instead of parsing it', async () => {
@@ -191,7 +213,11 @@ describe('streamEvents heartbeat watchdog', () => {
     });
     const onDisconnect = vi.fn();
     const debug = vi.fn();
-    const stream = streamEvents(transport(s.url, { logger: { debug } }), { onDisconnect, random: () => 0 });
+    const counted = countingFetch();
+    const stream = streamEvents(transport(s.url, { fetch: counted.fetch, logger: { debug } }), {
+      onDisconnect,
+      random: () => 0,
+    });
     const next = stream[Symbol.asyncIterator]().next();
     // Logged just before the first read arms the watchdog, so fake time starts counting from here.
     await until(() => expect(debug).toHaveBeenCalledWith('psp-sdk: event stream connected', { attempt: 1 }));
@@ -203,7 +229,7 @@ describe('streamEvents heartbeat watchdog', () => {
     );
     await vi.advanceTimersByTimeAsync(1_000);
     expect(((await next).value as SseEvent).payload.id).toBe('second');
-    expect(s.maxOpen).toBe(1);
+    expect(counted.maxOpen).toBe(1);
     stream.close();
   });
 

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type SseEvent, streamEvents } from '../../src/client/event-stream.js';
 import { AuthenticationError } from '../../src/client/errors.js';
 import { type RunningReference, startReference } from '../../src/reference/start.js';
-import { transport } from './server.js';
+import { transport, until } from './server.js';
 
 const refs: RunningReference[] = [];
 afterEach(async () => {
@@ -37,9 +37,7 @@ describe('streamEvents against the reference service', () => {
     const stream = streamEvents(transport(eventsUrl(ref), { headers: auth(ref.api_key), logger: { debug } }));
     const it = stream[Symbol.asyncIterator]();
     const first = it.next();
-    await vi.waitFor(() =>
-      expect(debug).toHaveBeenCalledWith('psp-sdk: event stream connected', { attempt: 1 }),
-    );
+    await until(() => expect(debug).toHaveBeenCalledWith('psp-sdk: event stream connected', { attempt: 1 }));
     const id = await createPayment(ref, 4200);
     const ev = (await first).value as SseEvent;
     expect(ev.kind).toBe('payment.created');
@@ -66,7 +64,7 @@ describe('streamEvents against the reference service', () => {
       for await (const ev of first) seen.push(ev);
       return seen;
     })();
-    await vi.waitFor(() => expect(debug).toHaveBeenCalled());
+    await until(() => expect(debug).toHaveBeenCalled());
     const second = streamEvents(transport(eventsUrl(ref), { headers: auth(ref.api_key) }));
     const it = second[Symbol.asyncIterator]();
     const next = it.next();
@@ -90,12 +88,12 @@ describe('streamEvents against the reference service', () => {
     });
     const it = stream[Symbol.asyncIterator]();
     const next = it.next();
-    await vi.waitFor(() => expect(debug).toHaveBeenCalledTimes(1));
+    await until(() => expect(debug).toHaveBeenCalledTimes(1));
     await a.close();
     refs.splice(refs.indexOf(a), 1);
     const b = await reference(port);
     key = b.api_key; // a fresh reference issues a fresh key; headers() is asked again per attempt
-    await vi.waitFor(() => expect(onReconnect).toHaveBeenCalledOnce(), { timeout: 5_000 });
+    await until(() => expect(onReconnect).toHaveBeenCalledOnce());
     const id = await createPayment(b, 1234);
     expect(((await next).value as SseEvent).payload.id).toBe(id);
     stream.close();
@@ -124,9 +122,7 @@ describe('client.events.stream (PspClient wiring) against the reference', () => 
     const stream = client.events.stream();
     const it = stream[Symbol.asyncIterator]();
     const next = it.next();
-    await vi.waitFor(() =>
-      expect(debug).toHaveBeenCalledWith('psp-sdk: event stream connected', { attempt: 1 }),
-    );
+    await until(() => expect(debug).toHaveBeenCalledWith('psp-sdk: event stream connected', { attempt: 1 }));
     const id = await createPayment(ref, 501);
     const ev = (await next).value as SseEvent;
     expect(ev.kind).toBe('payment.created');

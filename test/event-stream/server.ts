@@ -4,13 +4,16 @@ import type { EventStreamTransport } from '../../src/client/event-stream.js';
 
 export type Script = (req: IncomingMessage, res: ServerResponse, index: number) => void;
 
-/** A scriptable SSE server on 127.0.0.1 that counts connections and the most ever open at once. */
+/**
+ * A scriptable SSE server on 127.0.0.1 that counts connections. How many a client holds at once is counted on
+ * the client's side ({@link countingFetch}): the server learns of a closed connection only later.
+ */
 export interface TestServer {
   url: string;
   port: number;
   connections: number;
+  /** Responses not yet closed (a close lands after the client let go, so this lags). */
   open: number;
-  maxOpen: number;
   requests: IncomingMessage[];
   /** Resolves when connection number `n` (1-based) has arrived. */
   connected(n: number): Promise<void>;
@@ -28,7 +31,6 @@ export async function startServer(script: Script, port = 0): Promise<TestServer>
     port: 0,
     connections: 0,
     open: 0,
-    maxOpen: 0,
     requests: [],
     connected: (n) =>
       new Promise((resolve) => {
@@ -49,7 +51,6 @@ export async function startServer(script: Script, port = 0): Promise<TestServer>
   const server: Server = createServer((req, res) => {
     state.connections++;
     state.open++;
-    state.maxOpen = Math.max(state.maxOpen, state.open);
     state.requests.push(req);
     res.on('close', () => {
       state.open--;
@@ -106,7 +107,7 @@ export async function take<T>(it: AsyncIterable<T>, n = Number.POSITIVE_INFINITY
  * Waits, in real event-loop turns (setImmediate is never faked here), until `check` stops throwing. Unlike
  * vi.waitFor it does not move fake time, so timer-driven assertions stay exact.
  */
-export async function until(check: () => void, turns = 20_000): Promise<void> {
+export async function until(check: () => void, turns = 1_000_000): Promise<void> {
   for (let i = 0; ; i++) {
     try {
       check();
@@ -116,4 +117,78 @@ export async function until(check: () => void, turns = 20_000): Promise<void> {
       await new Promise((r) => setImmediate(r));
     }
   }
+}
+
+/** What {@link countingFetch} saw: connections the client held at once, exactly as the client holds them. */
+export interface FetchCount {
+  fetch: typeof fetch;
+  /** Calls made. */
+  opened: number;
+  /** Calls in flight or with a body not yet ended, cancelled or failed. */
+  open: number;
+  /** The most `open` ever was. */
+  maxOpen: number;
+}
+
+/**
+ * Wraps `inner` to count the connections its caller holds: one from the call until the call fails or the answer's
+ * body ends, errors or is cancelled. Unlike a server's count (its `close` event can land after the client's next
+ * request), this is exact: the client's own cancel is what ends a connection here.
+ *
+ * @example
+ * const counted = countingFetch();
+ * streamEvents(transport(url, { fetch: counted.fetch }));
+ * expect(counted.maxOpen).toBe(1);
+ */
+export function countingFetch(inner: typeof fetch = globalThis.fetch): FetchCount {
+  const count: FetchCount = {
+    opened: 0,
+    open: 0,
+    maxOpen: 0,
+    fetch: async (input, init) => {
+      count.opened++;
+      count.open++;
+      count.maxOpen = Math.max(count.maxOpen, count.open);
+      let held = true;
+      const letGo = () => {
+        if (held) count.open--;
+        held = false;
+      };
+      let res: Response;
+      try {
+        res = await inner(input, init);
+      } catch (err) {
+        letGo();
+        throw err;
+      }
+      if (!res.body) {
+        letGo();
+        return res;
+      }
+      const reader = res.body.getReader();
+      const body = new ReadableStream<Uint8Array>(
+        {
+          async pull(controller) {
+            try {
+              const { done, value } = await reader.read();
+              if (done) {
+                letGo();
+                controller.close();
+              } else controller.enqueue(value);
+            } catch (err) {
+              letGo();
+              controller.error(err);
+            }
+          },
+          cancel(reason) {
+            letGo();
+            return reader.cancel(reason);
+          },
+        },
+        { highWaterMark: 0 },
+      );
+      return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
+    },
+  };
+  return count;
 }

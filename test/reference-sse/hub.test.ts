@@ -157,9 +157,27 @@ describe('framing and payloads (spec 4.8, 2.11, 6.2)', () => {
     await clock.advance(1);
     expect((await drain(a)).text).toBe(': ping\n\n');
     expect((await drain(b)).text).toBe(': ping\n\n');
-    await clock.advance(50_000);
+    await clock.advance(25_000);
+    await clock.advance(25_000);
     expect(parse((await drain(a)).text).comments).toEqual(['ping', 'ping']);
     expect(clock.nextDue()).toBe(T0 + 100_000);
+  });
+
+  test('heartbeats that fall due in one advance collapse into one ": ping" per stream (ten years: one)', async () => {
+    const { clock, hub } = setup();
+    const a = hub.open({ keyId: 'a', merchantId: MERCHANT }).getReader();
+    const b = hub.open({ keyId: 'b', merchantId: OTHER }).getReader();
+    await drain(a);
+    await drain(b);
+    const tenYears = 10 * 365 * 24 * 3600 * 1000;
+    await clock.advance(tenYears);
+    expect((await drain(a)).text).toBe(': ping\n\n');
+    expect((await drain(b)).text).toBe(': ping\n\n');
+    expect(hub.stats()).toMatchObject({ dropped: 0, bufferedBytes: 0 });
+    // The grid is kept: the next beat is the first period after the advance.
+    expect(clock.nextDue()).toBe(T0 + (Math.floor(tenYears / 25_000) + 1) * 25_000);
+    await clock.advance(49_999);
+    expect((await drain(a)).text).toBe(': ping\n\n');
   });
 
   test('no heartbeat timer while no stream is open', async () => {
@@ -301,11 +319,8 @@ describe('slow readers (spec 6.2: best-effort)', () => {
     );
     await Promise.all(readers.map((r) => r.read()));
     const pending = readers.map((r) => r.read());
-    const started = performance.now();
     bus.publish(allKinds()[0]!);
     const chunks = await Promise.all(pending);
-    const took = performance.now() - started;
-    expect(took).toBeLessThan(2_000); // the goal is 50 ms p99 (bench/); this only guards against a gross regression
     const first = chunks[0]!.value!;
     for (const c of chunks) expect(c.value).toBe(first);
     expect(hub.stats()).toMatchObject({ connections: 1000, dropped: 0, bufferedBytes: 0 });

@@ -1,6 +1,7 @@
 import { createParser } from 'eventsource-parser';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createReference, type Reference } from '../../src/reference/service.js';
+import { until } from '../event-stream/server.js';
 
 // A test key's stream sees test objects' events only, and a live key's live ones: the stream keeps the same
 // visibility as GET, where a key sees only its own mode's objects.
@@ -67,7 +68,7 @@ describe('SSE visibility by key mode', () => {
     const liveStream = stream(ref, liveKey);
     const testId = await create(ref, testKey);
     const liveId = await create(ref, liveKey);
-    await expect.poll(() => testStream.ids.length + liveStream.ids.length).toBe(2);
+    await until(() => expect(testStream.ids.length + liveStream.ids.length).toBe(2));
     testStream.stop();
     liveStream.stop();
     expect(testStream.ids).toEqual([testId]);

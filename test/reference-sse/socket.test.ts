@@ -6,6 +6,7 @@ import { ManualClock } from '../../src/reference/domain/clock.js';
 import { EventBus } from '../../src/reference/domain/events.js';
 import { createEventStreamHub, type EventStreamHub } from '../../src/reference/sse/index.js';
 import { startReference, type RunningReference } from '../../src/reference/start.js';
+import { until } from '../event-stream/server.js';
 import { MERCHANT, payment, SHOP_A, T0 } from '../reference-webhooks/helpers.js';
 
 const cleanups: Array<() => unknown> = [];
@@ -69,7 +70,7 @@ describe('the SSE stream over real sockets, through the reference', () => {
     ref = await startReference({ port: 0, clock: 'manual' });
     cleanups.push(() => ref.close());
     const first = await open();
-    await expect.poll(() => first.comments).toEqual(['connected']);
+    await until(() => expect(first.comments).toEqual(['connected']));
 
     const created = await api('POST', '/api/v1/public/payments', ref.api_key, {
       amount: 2500,
@@ -77,31 +78,31 @@ describe('the SSE stream over real sockets, through the reference', () => {
     });
     expect(created.status).toBe(201);
     const id = created.body.payment.id;
-    await expect.poll(() => first.events.length).toBe(1);
+    await until(() => expect(first.events.length).toBe(1));
     expect(first.events[0]!.event).toBe('payment.created');
     expect(JSON.parse(first.events[0]!.data)).toMatchObject({
       kind: 'payment.created',
       payload: { id, status: 'pending', amount: 2500, currency: 'RUB', order_id: 'SSE-1' },
     });
     await api('POST', `/_simulator/payments/${id}/succeed`, ref.admin_token);
-    await expect.poll(() => first.events.at(-1)?.event).toBe('payment.status_changed');
+    await until(() => expect(first.events.at(-1)?.event).toBe('payment.status_changed'));
     expect(JSON.parse(first.events.at(-1)!.data).payload).toMatchObject({ id, status: 'succeeded' });
 
     // Another merchant's events never show up here.
     const other = await api('POST', '/_cabinet/merchants', ref.admin_token, {});
     const second = await open(other.body.api_key);
     await api('POST', '/api/v1/public/payments', other.body.api_key, { amount: 100 });
-    await expect.poll(() => second.events.length).toBe(1);
+    await until(() => expect(second.events.length).toBe(1));
     const seenBefore = first.events.length;
 
     await api('POST', '/_simulator/clock/advance', ref.admin_token, { seconds: 25 });
-    await expect.poll(() => first.comments).toEqual(['connected', 'ping']);
+    await until(() => expect(first.comments).toEqual(['connected', 'ping']));
     expect(first.events).toHaveLength(seenBefore);
 
     const replacement = await open();
     await first.done;
     expect(first.comments).toEqual(['connected', 'ping', 'replaced']);
-    await expect.poll(() => replacement.comments).toEqual(['connected']);
+    await until(() => expect(replacement.comments).toEqual(['connected']));
     expect(ref.reference.simulator).toBeDefined();
   });
 });
@@ -142,7 +143,7 @@ describe('a slow reader over a real socket', () => {
     slow.pause();
 
     const fast = collect(await fetch(`${server.url}/events?k=fast`));
-    await expect.poll(() => fast.comments).toEqual(['connected']);
+    await until(() => expect(fast.comments).toEqual(['connected']));
 
     // Large messages fill the socket buffers quickly: ~8 KB each.
     const p = payment({ status: 'pending', order_id: 'x'.repeat(8 * 1024) });
@@ -161,7 +162,7 @@ describe('a slow reader over a real socket', () => {
       // Let the fast reader drain between small batches, as a real event rate would.
       if (i % 8 === 7) await new Promise((r) => setImmediate(r));
     }
-    await expect.poll(() => fast.events.length, { timeout: 10_000 }).toBe(total);
+    await until(() => expect(fast.events.length).toBe(total));
     const { dropped, connections } = hub.stats();
     expect(connections).toBe(2);
     expect(dropped).toBeGreaterThan(0);

@@ -7,8 +7,6 @@ import { type BodyReader, READ_BODY } from '../http/body.js';
 import type { DirectRoutes } from '../http/fast-path.js';
 import { RAW_HEADERS } from '../http/headers.js';
 import { WireResponse } from '../http/wire-response.js';
-import { NodeResponseSink } from '../sse/node-sink.js';
-import { EventStreamResponse } from '../sse/response.js';
 import { writeAfterTurn } from './answer-batch.js';
 import { answerClientError } from './client-errors.js';
 import { answerDirect, HostCheck, readIncoming } from './node-direct.js';
@@ -172,37 +170,22 @@ function failDirect(outgoing: ServerResponse): void {
 
 /**
  * Writes a {@link WireResponse} straight to the socket (status, headers, Content-Length, the body text in one
- * `end`, with the rest of the turn's answers; an event stream frame by frame) and tells @hono/node-server it is sent; any other answer goes to
+ * `end`, with the rest of the turn's answers) and tells @hono/node-server it is sent; any other answer goes to
  * @hono/node-server as it is.
  */
 function settle(res: Response | WireResponse, outgoing: ServerResponse): Response {
-  if (!(res instanceof WireResponse)) return res;
-  if (res instanceof EventStreamResponse) return settleEventStream(res, outgoing);
+  if (!(res instanceof WireResponse)) {
+    // The client left before the answer was ready, and @hono/node-server skips a body it cannot write: cancel
+    // it, so a stream's producer (an event stream's hub) lets go of it.
+    if (outgoing.destroyed) res.body?.cancel().catch(() => {});
+    return res;
+  }
   const headers = res.outgoingHeaders();
   // A WireResponse someone already turned into a Response (and maybe read) is written as that Response.
   if (headers === undefined) return res.toResponse();
   // The record is the WireResponse's own and is written once, here: no copy.
   headers['content-length'] = String(Buffer.byteLength(res.body));
   writeAfterTurn(outgoing, res.status, headers, res.body);
-  return RESPONSE_ALREADY_SENT;
-}
-
-/**
- * Writes an event stream's head and attaches the response itself to the hub: each frame is a write on the socket,
- * no web stream in between. The stream leaves the hub when the socket closes.
- */
-function settleEventStream(res: EventStreamResponse, outgoing: ServerResponse): Response {
-  const headers = res.outgoingHeaders();
-  if (headers === undefined) return res.toResponse();
-  // The client went away while the request was being answered: the stream leaves the hub.
-  if (outgoing.destroyed) {
-    res.cancel();
-    return RESPONSE_ALREADY_SENT;
-  }
-  outgoing.writeHead(res.status, headers);
-  const gone = res.attach(new NodeResponseSink(outgoing));
-  if (gone) outgoing.once('close', gone);
-  else outgoing.end();
   return RESPONSE_ALREADY_SENT;
 }
 

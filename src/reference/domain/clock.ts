@@ -8,6 +8,11 @@ export interface Clock {
   now(): number;
   /** Runs `fn` once `delayMs` of service-clock time has passed. */
   setTimer(delayMs: number, fn: TimerCallback): Timer;
+  /**
+   * Runs `fn` every `periodMs` of service-clock time until cancelled. Periods that fall due together (a manual
+   * clock moved past several of them in one advance, a real clock's late timer) run `fn` once, not once each.
+   */
+  every(periodMs: number, fn: TimerCallback): Timer;
   /** Cancels every pending timer (the service is shutting down). */
   dispose(): void;
 }
@@ -55,6 +60,26 @@ export class RealClock implements Clock {
     };
   }
 
+  every(periodMs: number, fn: TimerCallback): Timer {
+    // A chain of one-shot timers: a late one runs once and the next period counts from then.
+    let current: Timer | undefined;
+    let cancelled = false;
+    const arm = () => {
+      current = this.setTimer(periodMs, () => {
+        if (cancelled) return;
+        arm();
+        return fn();
+      });
+    };
+    arm();
+    return {
+      cancel: () => {
+        cancelled = true;
+        current?.cancel();
+      },
+    };
+  }
+
   dispose(): void {
     for (const t of this.#timers) clearTimeout(t);
     this.#timers.clear();
@@ -66,11 +91,15 @@ interface Pending {
   seq: number;
   fn: TimerCallback;
   cancelled: boolean;
+  /** The period of a repeating timer ({@link Clock.every}). */
+  every?: number;
 }
 
 /**
  * A clock that stands still until `advance` moves it. Due timers fire in order of due time (then of creation),
- * each seeing `now()` equal to its own due time; timers they set that fall inside the advance fire too.
+ * each seeing `now()` equal to its own due time; timers they set that fall inside the advance fire too. A
+ * repeating timer fires at most once per advance, at the last of its periods that fell due (so advancing ten
+ * years with an open event stream sends one heartbeat, not twelve million).
  */
 export class ManualClock implements Clock {
   readonly mode = 'manual' as const;
@@ -89,6 +118,17 @@ export class ManualClock implements Clock {
 
   setTimer(delayMs: number, fn: TimerCallback): Timer {
     const p: Pending = { at: this.#now + Math.max(0, delayMs), seq: this.#seq++, fn, cancelled: false };
+    this.#pending.push(p);
+    return {
+      cancel: () => {
+        p.cancelled = true;
+      },
+    };
+  }
+
+  every(periodMs: number, fn: TimerCallback): Timer {
+    const every = Math.max(1, periodMs);
+    const p: Pending = { at: this.#now + every, seq: this.#seq++, fn, cancelled: false, every };
     this.#pending.push(p);
     return {
       cancel: () => {
@@ -116,11 +156,19 @@ export class ManualClock implements Clock {
         this.#pending = this.#pending.filter((p) => !p.cancelled);
         let next: Pending | undefined;
         for (const p of this.#pending) {
+          // The periods of a repeating timer that fall due in this advance collapse into its last one.
+          if (p.every !== undefined && p.at <= target)
+            p.at += Math.floor((target - p.at) / p.every) * p.every;
           if (p.at <= target && (!next || p.at < next.at || (p.at === next.at && p.seq < next.seq))) next = p;
         }
         if (!next) break;
-        this.#pending.splice(this.#pending.indexOf(next), 1);
         this.#now = Math.max(this.#now, next.at);
+        if (next.every === undefined) this.#pending.splice(this.#pending.indexOf(next), 1);
+        else {
+          // Its next period is past the target, so it waits for a later advance; ordered as if set now.
+          next.at += next.every;
+          next.seq = this.#seq++;
+        }
         try {
           await next.fn();
         } catch {

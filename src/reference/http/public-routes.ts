@@ -6,7 +6,6 @@ import { type AppDeps, type AppEnv, idempotencyKey, pathId } from './context.js'
 import { json } from './errors.js';
 import { publicSteps, replayHeaders } from './fast-path.js';
 import { header } from './headers.js';
-import { EventStreamResponse } from '../sse/response.js';
 
 /**
  * The public API of spec section 4, mounted at `/api/v1/public`. Every request passes section 5 first (key,
@@ -67,15 +66,15 @@ export function publicRoutes(deps: AppDeps): Hono<AppEnv> {
     };
     // Hono answers HEAD through the GET route; a HEAD must not open (and leak) a stream.
     if (c.req.raw.method === 'HEAD') return new Response(null, { status: 200, headers });
-    const caller = c.get('caller');
-    // The stream opens now; its bytes go where the answer is consumed: the node adapter writes them straight to the
-    // socket, `Reference.fetch` callers get a standard ReadableStream body (ended by the request's signal).
-    return new EventStreamResponse(
-      deps.hub,
-      { keyId: caller.key.id, merchantId: caller.merchant.id, mode: caller.key.mode },
-      headers,
-      c.req.raw,
-    ) as unknown as Response; // a Response to everyone (its prototype chain), as json()'s WireResponse is
+    const { key, merchant } = c.get('caller');
+    // The stream ends when the request's signal aborts (the client went away) or the body is cancelled.
+    const body = deps.hub.open({
+      keyId: key.id,
+      merchantId: merchant.id,
+      mode: key.mode,
+      signal: c.req.raw.signal,
+    });
+    return new Response(body, { status: 200, headers });
   });
 
   return r;

@@ -1,3 +1,5 @@
+import { Fifo } from '../util/fifo.js';
+
 /** Limits of one client's buffer. */
 export interface BufferLimits {
   /** Most messages waiting for a slow reader. */
@@ -7,59 +9,56 @@ export interface BufferLimits {
 }
 
 /**
- * Where one stream's bytes go: a `ReadableStream` for `Reference.fetch` callers ({@link WebStreamSink}), or, in the
- * node adapter, the HTTP response itself. The hub decides what to drop from `idle` and the two counters; a sink
- * only writes, ends and forgets.
+ * One open stream: its key, its group, and the `ReadableStream` its bytes go to. Chunks wait in a queue of our
+ * own (the stream's queue stays empty: its high-water mark is 0), so the limits are exact: when the reader lags
+ * and the queue holds as much as they allow, a message is dropped instead of queued. The chunks are shared with
+ * every other stream of the group, so a full queue holds references, not copies.
  *
  * @example
  * ```ts
- * const sink: EventSink = new WebStreamSink();
- * hub.attach({ keyId, merchantId, sink });
+ * const c = new Connection('key_1', 'merchant_1', { messages: 256, bytes: 65_536 }, (gone) => forget(gone));
+ * c.push(CONNECTED, true);
+ * new Response(c.stream, { headers: { 'content-type': 'text/event-stream' } });
  * ```
- */
-export interface EventSink {
-  /** The client takes the next chunk at once (a read is waiting, or the socket has nothing pending). */
-  readonly idle: boolean;
-  /** Bytes written but not yet taken by the client. */
-  readonly bufferedBytes: number;
-  /** Messages written but not yet taken by the client (an upper bound where the transport counts only bytes). */
-  readonly bufferedMessages: number;
-  /** Takes one chunk; the bytes are shared with every other stream, so it must not change them. */
-  write(chunk: Uint8Array): void;
-  /** Delivers what is waiting, then `last` (if any), then ends the stream. */
-  end(last?: Uint8Array): void;
-  /** The client went away: drops what is waiting and lets go of the stream. */
-  abort(): void;
-}
-
-/**
- * One open stream as the hub sees it: its key, its group, and the sink its bytes go to. When the reader lags and
- * the sink holds as much as the limits allow, a message is dropped instead of buffered; the chunks are shared with
- * every other stream, so a full buffer holds references, not copies.
  */
 export class Connection {
   readonly keyId: string;
-  readonly merchantId: string;
-  dropped = 0;
+  readonly group: string;
+  readonly stream: ReadableStream<Uint8Array>;
   /** Undoes what `open` hooked up for this stream (its abort listener); run when the stream goes. */
   detach: (() => void) | undefined;
-  readonly #sink: EventSink;
+  #controller!: ReadableStreamDefaultController<Uint8Array>;
+  readonly #queue = new Fifo<Uint8Array>();
+  #bytes = 0;
+  /** A read is waiting and nothing is queued: the next chunk goes straight to the reader. */
+  #waiting = false;
   #closed = false;
   readonly #limits: BufferLimits;
   readonly #onGone: (c: Connection) => void;
 
-  constructor(
-    keyId: string,
-    merchantId: string,
-    sink: EventSink,
-    limits: BufferLimits,
-    onGone: (c: Connection) => void,
-  ) {
+  constructor(keyId: string, group: string, limits: BufferLimits, onGone: (c: Connection) => void) {
     this.keyId = keyId;
-    this.merchantId = merchantId;
-    this.#sink = sink;
+    this.group = group;
     this.#limits = limits;
     this.#onGone = onGone;
+    this.stream = new ReadableStream<Uint8Array>(
+      {
+        start: (controller) => {
+          this.#controller = controller;
+        },
+        pull: () => {
+          const chunk = this.#queue.shift();
+          if (chunk === undefined) this.#waiting = true;
+          else {
+            this.#bytes -= chunk.byteLength;
+            this.#controller.enqueue(chunk);
+          }
+        },
+        // The reader went away (the node adapter cancels the body when the socket closes).
+        cancel: () => this.abort(),
+      },
+      { highWaterMark: 0 },
+    );
   }
 
   get closed(): boolean {
@@ -68,37 +67,54 @@ export class Connection {
 
   /** Bytes waiting for the reader. */
   get bufferedBytes(): number {
-    return this.#closed ? 0 : this.#sink.bufferedBytes;
+    return this.#bytes;
   }
 
-  /** Hands a chunk to the sink, or drops it when the client's buffer is full. Returns false when dropped. */
+  /** Hands a chunk to the reader, or queues it; drops it when the queue is full (unless `force`). False when dropped. */
   push(chunk: Uint8Array, force = false): boolean {
     if (this.#closed) return false;
-    const sink = this.#sink;
+    if (this.#waiting) {
+      this.#waiting = false;
+      this.#controller.enqueue(chunk);
+      return true;
+    }
     if (
       !force &&
-      !sink.idle &&
-      (sink.bufferedMessages >= this.#limits.messages ||
-        sink.bufferedBytes + chunk.byteLength > this.#limits.bytes)
+      (this.#queue.size >= this.#limits.messages || this.#bytes + chunk.byteLength > this.#limits.bytes)
     )
       return false;
-    sink.write(chunk);
+    this.#queue.push(chunk);
+    this.#bytes += chunk.byteLength;
     return true;
   }
 
-  /** Ends the stream after what is buffered (and `last`, if any) reaches the reader. */
+  /** Ends the stream after what is queued (and `last`, if any) reaches the reader. */
   end(last?: Uint8Array): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.#sink.end(last);
-    this.#onGone(this);
+    // The stream's own queue takes the rest: the reader gets it, then the end.
+    this.#queue.drain((chunk) => this.#controller.enqueue(chunk));
+    if (last) this.#controller.enqueue(last);
+    this.#controller.close();
+    this.#forget();
   }
 
-  /** The client went away (its request was aborted, its socket closed): drop everything at once. */
+  /** The client went away (its request was aborted, it cancelled the body): drop everything at once. */
   abort(): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.#sink.abort();
+    this.#queue.clear();
+    try {
+      this.#controller.close();
+    } catch {
+      // Cancelled by the reader: nothing left to close.
+    }
+    this.#forget();
+  }
+
+  #forget(): void {
+    this.#bytes = 0;
+    this.#waiting = false;
     this.#onGone(this);
   }
 }

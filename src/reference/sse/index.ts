@@ -1,14 +1,10 @@
 import type { Clock, Timer } from '../domain/clock.js';
 import type { EventBus } from '../domain/events.js';
-import { Connection, type EventSink } from './connection.js';
-import { CONNECTED, encodeMessage, PING, REPLACED, toSseEvent } from './encode.js';
-import { WebStreamSink } from './web-sink.js';
 import { limit } from '../util/limit.js';
+import { Connection } from './connection.js';
+import { CONNECTED, encodeMessage, PING, REPLACED, toSseEvent } from './encode.js';
 
-export type { EventSink } from './connection.js';
 export { CONNECTED, encodeMessage, PING, REPLACED, toSseEvent } from './encode.js';
-export { EventStreamResponse } from './response.js';
-export { WebStreamSink } from './web-sink.js';
 
 /** Who a stream belongs to: the API key that opened it, its merchant, and the key's mode. */
 export interface StreamOwner {
@@ -18,7 +14,7 @@ export interface StreamOwner {
   mode?: 'test' | 'live';
 }
 
-/** What the hub needs from the reference, and its limits (per client, whatever carries its bytes). */
+/** What the hub needs from the reference, and its limits (per client). */
 export interface EventStreamHubDeps {
   /** Domain events to stream. */
   bus: EventBus;
@@ -32,16 +28,6 @@ export interface EventStreamHubDeps {
   heartbeatMs?: number;
 }
 
-/** An attached stream, for whoever carries it to the client. */
-export interface StreamHandle {
-  /** True once the stream ended or was aborted. */
-  readonly closed: boolean;
-  /** The client went away: the connection leaves the hub at once and its sink is aborted. */
-  abort(): void;
-  /** Run once when the stream goes, whichever way (to remove a listener that would call `abort`). */
-  detach: (() => void) | undefined;
-}
-
 /** The realtime stream of `GET /api/v1/public/events`: one connection per key, a bounded buffer per client. */
 export interface EventStreamHub {
   /**
@@ -51,12 +37,6 @@ export interface EventStreamHub {
    * opens the stream: a test key sees only test objects' events, as its GETs see only test objects.
    */
   open(args: StreamOwner & { signal?: AbortSignal }): ReadableStream<Uint8Array>;
-  /**
-   * The same stream written to `sink` instead of a `ReadableStream` (the node adapter writes frames straight to
-   * the socket), with the same rules: `: connected` first, replacement, the heartbeat, and drops (counted) when
-   * the sink holds as much as the limits allow. Call `abort()` on the handle when the client goes away.
-   */
-  attach(args: StreamOwner & { sink: EventSink }): StreamHandle;
   /** Open connections, and messages dropped for slow readers since the hub started. */
   stats(): { connections: number; dropped: number; bufferedBytes: number };
   /** Ends every stream (their buffered messages are still delivered), stops the heartbeat and unsubscribes. */
@@ -65,7 +45,7 @@ export interface EventStreamHub {
 
 /**
  * Creates the SSE hub and subscribes it to `bus`. Each event is encoded once, and the same bytes go to every stream
- * of its merchant; one hub-wide timer sends the heartbeat.
+ * of its merchant; one hub-wide repeating timer on the service clock sends the heartbeat.
  *
  * @example
  * ```ts
@@ -88,21 +68,20 @@ export function createEventStreamHub(deps: EventStreamHubDeps): EventStreamHub {
   let heartbeat: Timer | undefined;
 
   const beat = () => {
-    heartbeat = undefined;
     for (const c of byKey.values()) c.push(PING);
-    arm();
   };
   // One timer for the hub while any stream is open; none while idle, so a manual clock has nothing to fire.
+  // A repeating timer: a manual clock moved past many periods at once sends one ping, not one per period.
   const arm = () => {
-    if (!closed && !heartbeat && byKey.size > 0) heartbeat = deps.clock.setTimer(heartbeatMs, beat);
+    if (!closed && !heartbeat && byKey.size > 0) heartbeat = deps.clock.every(heartbeatMs, beat);
   };
 
   const gone = (c: Connection) => {
     c.detach?.();
     c.detach = undefined;
     if (byKey.get(c.keyId) === c) byKey.delete(c.keyId);
-    const set = byMerchant.get(c.merchantId);
-    if (set?.delete(c) && set.size === 0) byMerchant.delete(c.merchantId);
+    const set = byMerchant.get(c.group);
+    if (set?.delete(c) && set.size === 0) byMerchant.delete(c.group);
     if (byKey.size === 0) {
       heartbeat?.cancel();
       heartbeat = undefined;
@@ -126,18 +105,15 @@ export function createEventStreamHub(deps: EventStreamHubDeps): EventStreamHub {
     for (const set of sets) {
       if (!set) continue;
       for (const c of set) {
-        if (!c.push(bytes)) {
-          c.dropped++;
-          dropped++;
-        }
+        if (!c.push(bytes)) dropped++;
       }
     }
   });
 
   // A new connection: it replaces the key's previous one and gets `: connected` first; a closed hub ends it at once.
-  const connect = ({ keyId, merchantId, mode }: StreamOwner, sink: EventSink) => {
+  const connect = ({ keyId, merchantId, mode }: StreamOwner) => {
     const group = groupOf(merchantId, mode);
-    const c = new Connection(keyId, group, sink, limits, gone);
+    const c = new Connection(keyId, group, limits, gone);
     if (closed) {
       c.end();
       return c;
@@ -157,23 +133,15 @@ export function createEventStreamHub(deps: EventStreamHubDeps): EventStreamHub {
 
   return {
     open({ signal, ...owner }) {
-      const sink = new WebStreamSink();
-      if (signal?.aborted) {
-        sink.end();
-        return sink.stream;
-      }
-      const c = connect(owner, sink);
-      sink.onCancel = () => c.abort();
+      if (signal?.aborted) return new ReadableStream({ start: (controller) => controller.close() });
+      const c = connect(owner);
       if (signal && !c.closed) {
         // Removed when the stream goes another way, so a long-lived signal does not keep dead streams alive.
         const onAbort = () => c.abort();
         signal.addEventListener('abort', onAbort, { once: true });
         c.detach = () => signal.removeEventListener('abort', onAbort);
       }
-      return sink.stream;
-    },
-    attach({ sink, ...owner }) {
-      return connect(owner, sink);
+      return c.stream;
     },
     stats() {
       let bufferedBytes = 0;

@@ -1,15 +1,10 @@
-import { ServerResponse } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { afterEach, describe, expect, test, vi } from 'vitest';
-import { listenNode, type NodeServer } from '../../src/reference/adapters/node-http.js';
+import { afterEach, describe, expect, test } from 'vitest';
+import { listenNode } from '../../src/reference/adapters/node-http.js';
 import { ManualClock } from '../../src/reference/domain/clock.js';
 import { type DomainEvent, EventBus } from '../../src/reference/domain/events.js';
-import { createReference, wireHandler } from '../../src/reference/service.js';
-import {
-  createEventStreamHub,
-  type EventStreamHub,
-  EventStreamResponse,
-} from '../../src/reference/sse/index.js';
+import { createEventStreamHub } from '../../src/reference/sse/index.js';
+import { startReference } from '../../src/reference/start.js';
 import {
   MERCHANT,
   payment,
@@ -21,31 +16,32 @@ import {
   T0,
 } from '../reference-webhooks/helpers.js';
 
-// The node adapter writes event-stream frames straight to the socket (EventStreamResponse + NodeResponseSink);
-// `Reference.fetch` callers read the same stream as a ReadableStream. These tests run the direct path over real
-// node:http sockets on 127.0.0.1 and hold it to every rule of the web path.
+// The hub's stream is a plain `Response` body; the node adapter writes it as it writes any Response. These tests
+// hold the stream served over real node:http sockets on 127.0.0.1 to every rule of the fetch path, byte for byte.
+// Waits count event-loop turns, never wall-clock time, so a loaded machine only makes them slower.
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
-  vi.restoreAllMocks();
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-const HEADERS = () => ({ 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
+const HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' };
 
-/** A hub behind the node adapter, as the reference serves it: `/events?k=<keyId>` opens a stream of MERCHANT. */
+/** A hub behind the node adapter: `/events?k=<keyId>` opens a stream of MERCHANT, ended by the request's signal. */
 async function setup(options: { bufferSize?: number; bufferBytes?: number } = {}) {
   const bus = new EventBus();
   const clock = new ManualClock(T0);
-  const hub: EventStreamHub = createEventStreamHub({ bus, clock, ...options });
+  const hub = createEventStreamHub({ bus, clock, ...options });
   cleanups.push(() => hub.close());
-  const server: NodeServer = await listenNode(
+  const server = await listenNode(
     (req) =>
-      new EventStreamResponse(
-        hub,
-        { keyId: new URL(req.url).searchParams.get('k')!, merchantId: MERCHANT },
-        HEADERS(),
-        req,
+      new Response(
+        hub.open({
+          keyId: new URL(req.url).searchParams.get('k')!,
+          merchantId: MERCHANT,
+          signal: req.signal,
+        }),
+        { headers: HEADERS },
       ),
     { port: 0 },
   );
@@ -54,7 +50,7 @@ async function setup(options: { bufferSize?: number; bufferBytes?: number } = {}
 }
 
 /** Waits (event-loop turns, no timer) until `ok()` holds; fails after `turns`. */
-async function until(ok: () => boolean, what: string, turns = 20_000): Promise<void> {
+async function until(ok: () => boolean, what: string, turns = 200_000): Promise<void> {
   for (let i = 0; i < turns; i++) {
     if (ok()) return;
     await new Promise((r) => setImmediate(r));
@@ -63,7 +59,7 @@ async function until(ok: () => boolean, what: string, turns = 20_000): Promise<v
 }
 
 /** An HTTP client on a plain socket that keeps the raw bytes, so the chunk framing itself can be checked. */
-function rawClient(port: number, path: string, version = '1.1') {
+function rawClient(port: number, path: string, { version = '1.1', headers = '' } = {}) {
   const socket: Socket = connect(port, '127.0.0.1');
   cleanups.push(() => socket.destroy());
   let raw = Buffer.alloc(0);
@@ -74,7 +70,7 @@ function rawClient(port: number, path: string, version = '1.1') {
   socket.on('close', () => {
     closed = true;
   });
-  socket.write(`GET ${path} HTTP/${version}\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+  socket.write(`GET ${path} HTTP/${version}\r\nHost: 127.0.0.1:${port}\r\n${headers}\r\n`);
   const split = () => {
     const at = raw.indexOf('\r\n\r\n');
     return at < 0 ? undefined : { head: raw.subarray(0, at).toString('latin1'), body: raw.subarray(at + 4) };
@@ -144,18 +140,15 @@ function events(): DomainEvent[] {
   ];
 }
 
-describe('direct writes to the node ServerResponse', () => {
+describe('the event stream over node:http', () => {
   test('the bytes equal the fetch path: connected, every event, ping on the service clock, then the end', async () => {
     const { bus, clock, hub, server } = await setup();
-    const write = vi.spyOn(ServerResponse.prototype, 'write');
     const wire = rawClient(server.port, '/events?k=wire');
     await until(() => wire.text() === ': connected\n\n', 'connected on the socket');
     expect(wire.head).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
     expect(wire.head.toLowerCase()).toContain('transfer-encoding: chunked');
     expect(wire.head.toLowerCase()).toContain('content-type: text/event-stream; charset=utf-8');
-    const web = readAll(
-      new EventStreamResponse(hub, { keyId: 'web', merchantId: MERCHANT }, HEADERS()).toResponse().body!,
-    );
+    const web = readAll(hub.open({ keyId: 'web', merchantId: MERCHANT }));
 
     for (const e of events()) bus.publish(e);
     await clock.advance(25_000);
@@ -177,66 +170,14 @@ describe('direct writes to the node ServerResponse', () => {
       ': ping',
       'event: payment.status_changed',
     ]);
+    for (const c of chunks)
+      expect(c.toString()).toMatch(/^(: [a-z]+|event: [a-z_.]+\ndata: \{[^\n]*\})\n\n$/);
     expect(webText).toContain('"order_id":"Заказ-№1"');
-    // Only `: connected` went through res.write (it sends the head); every later frame was one socket write.
-    expect(write).toHaveBeenCalledTimes(1);
   });
 
-  test('through the reference: GET /api/v1/public/events over node:http, one write per frame, modes apart', async () => {
-    const ref = createReference({ clock: 'manual' });
-    cleanups.push(() => ref.close());
-    const { merchant_id, terminal_id, api_key: testKey } = ref.facts;
-    ref.cabinet.updateMerchant(merchant_id, { live_enabled: true });
-    const liveKey = ref.cabinet.createApiKey(terminal_id, { mode: 'live' }).api_key;
-    const server = await listenNode(wireHandler(ref), { port: 0 });
-    cleanups.push(() => server.close());
-    const write = vi.spyOn(ServerResponse.prototype, 'write');
-    const open = (key: string) => {
-      const socket = connect(server.port, '127.0.0.1');
-      cleanups.push(() => socket.destroy());
-      const s = { raw: '' };
-      socket.on('data', (b) => {
-        s.raw += b.toString('utf8');
-      });
-      socket.write(`GET /api/v1/public/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n\r\n`);
-      return s;
-    };
-    const testStream = open(testKey);
-    const liveStream = open(liveKey);
-    await until(
-      () => testStream.raw.includes(': connected\n\n') && liveStream.raw.includes(': connected\n\n'),
-      'connected',
-    );
-    expect(testStream.raw).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
-    expect(testStream.raw.toLowerCase()).toMatch(/\r\nx-request-id: req_/);
-    const create = async (key: string, orderId: string) => {
-      const res = await ref.fetch(
-        new Request('http://ref.test/api/v1/public/payments', {
-          method: 'POST',
-          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ amount: 700, order_id: orderId }),
-        }),
-      );
-      expect(res.status).toBe(201);
-      return ((await res.json()) as { payment: { id: string } }).payment.id;
-    };
-    const testId = await create(testKey, 'T-1');
-    const liveId = await create(liveKey, 'L-1');
-    await until(
-      () => testStream.raw.includes(testId) && liveStream.raw.includes(liveId),
-      'the payment.created frames',
-    );
-    expect(testStream.raw).toContain('event: payment.created\ndata: {"kind":"payment.created"');
-    // A test key's stream sees only test objects' events, a live key's only live ones.
-    expect(testStream.raw).not.toContain(liveId);
-    expect(liveStream.raw).not.toContain(testId);
-    // `: connected` of each stream went through res.write; the events were socket writes.
-    expect(write).toHaveBeenCalledTimes(2);
-  });
-
-  test('an HTTP/1.0 client gets the same frames unchunked (res.write), ended by closing', async () => {
+  test('an HTTP/1.0 client gets the same frames unchunked, ended by closing', async () => {
     const { bus, hub, server } = await setup();
-    const old = rawClient(server.port, '/events?k=old', '1.0');
+    const old = rawClient(server.port, '/events?k=old', { version: '1.0' });
     await until(() => old.body.toString() === ': connected\n\n', 'connected');
     bus.publish(events()[0]!);
     await until(() => old.body.includes('event: payment.created'), 'the event');
@@ -256,7 +197,7 @@ describe('direct writes to the node ServerResponse', () => {
     expect(hub.stats().connections).toBe(1);
   });
 
-  test('a client that stops reading loses messages (counted); memory stays at the cap; a reader gets all', async () => {
+  test('a client that stops reading loses messages (counted); the hub holds at most its cap; a reader gets all', async () => {
     const bufferBytes = 64 * 1024;
     const { bus, hub, server } = await setup({ bufferBytes });
     const slow = rawClient(server.port, '/events?k=slow');
@@ -265,7 +206,7 @@ describe('direct writes to the node ServerResponse', () => {
     const fast = rawClient(server.port, '/events?k=fast');
     await until(() => fast.text() === ': connected\n\n', 'fast connected');
 
-    // ~8 KB messages fill the kernel's socket buffers, then the socket's own buffer up to the cap.
+    // ~8 KB messages fill the kernel's and node's socket buffers, then the stream's queue up to the cap.
     const big = payment({ status: 'pending', order_id: 'x'.repeat(8 * 1024) });
     let sent = 0;
     let maxBuffered = 0;
@@ -289,14 +230,10 @@ describe('direct writes to the node ServerResponse', () => {
     const { dropped, connections } = hub.stats();
     expect(dropped).toBeGreaterThanOrEqual(20);
     expect(connections).toBe(2);
-    // The slow stream's socket buffer reached the cap and never passed it (the fast one holds a little at most).
+    // The slow stream's queue reached the cap and never passed it (the fast one holds a little at most).
     expect(maxBuffered).toBeGreaterThan(bufferBytes - 9 * 1024);
     expect(maxBuffered).toBeLessThanOrEqual(2 * bufferBytes);
-    await until(
-      () => (fast.text().match(/event: payment\.created/g) ?? []).length === sent,
-      'every event',
-      200_000,
-    );
+    await until(() => (fast.text().match(/event: payment\.created/g) ?? []).length === sent, 'every event');
     const ats = fast
       .text()
       .split('\n')
@@ -305,6 +242,7 @@ describe('direct writes to the node ServerResponse', () => {
     expect(ats).toEqual(Array.from({ length: sent }, (_, i) => i));
     slow.socket.destroy();
     await until(() => hub.stats().connections === 1, 'the slow stream leaves');
+    expect(hub.stats().bufferedBytes).toBe(0);
   });
 
   test('a client that disconnects leaves the hub at once; with none left the heartbeat timer is gone', async () => {
@@ -326,10 +264,10 @@ describe('direct writes to the node ServerResponse', () => {
     let answered: Promise<unknown> | undefined;
     const server = await listenNode(
       (req) => {
-        // Answer only once the client is gone (the adapter aborts the request's signal on close).
-        const answer = new Promise<EventStreamResponse>((resolve) => {
+        // Answer only once the client is gone, with a stream that no signal ends: the adapter must cancel it.
+        const answer = new Promise<Response>((resolve) => {
           req.signal.addEventListener('abort', () =>
-            resolve(new EventStreamResponse(hub, { keyId: 'late', merchantId: MERCHANT }, HEADERS())),
+            resolve(new Response(hub.open({ keyId: 'late', merchantId: MERCHANT }), { headers: HEADERS })),
           );
         });
         answered = answer;
@@ -346,63 +284,67 @@ describe('direct writes to the node ServerResponse', () => {
     bus.publish(events()[0]!);
     expect(hub.stats()).toMatchObject({ connections: 0, dropped: 0, bufferedBytes: 0 });
   });
-
-  test('closing the hub ends each response with its last chunk', async () => {
-    const { bus, hub, server } = await setup();
-    const a = rawClient(server.port, '/events?k=a');
-    await until(() => a.text() === ': connected\n\n', 'connected');
-    bus.publish(events()[0]!);
-    hub.close();
-    await until(() => a.chunks().complete, 'the last chunk');
-    expect(a.chunks().chunks).toHaveLength(2);
-    expect(hub.stats().connections).toBe(0);
-  });
 });
 
-describe('EventStreamResponse', () => {
-  test('the stream opens with the answer: what happens before it is read is kept, in order', async () => {
-    const bus = new EventBus();
-    const hub = createEventStreamHub({ bus, clock: new ManualClock(T0) });
-    cleanups.push(() => hub.close());
-    const res = new EventStreamResponse(hub, { keyId: 'k', merchantId: MERCHANT }, HEADERS());
-    expect(hub.stats().connections).toBe(1);
-    const [created] = events();
-    bus.publish(created!);
-    const web = res.toResponse();
-    expect(res.toResponse()).toBe(web);
-    expect(res.attach({} as never)).toBeUndefined(); // already a Response body: never carried twice
-    expect(web.status).toBe(200);
-    expect(web.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
-    hub.close();
-    expect(await readAll(web.body!)).toMatch(/^: connected\n\nevent: payment\.created\n/);
-  });
+describe('GET /api/v1/public/events through startReference', () => {
+  test('one stream per key, modes apart, heartbeat on the service clock, HEAD opens nothing', async () => {
+    const ref = await startReference({ port: 0, clock: 'manual' });
+    cleanups.push(() => ref.close());
+    const { merchant_id, terminal_id, api_key: testKey } = ref;
+    ref.reference.cabinet.updateMerchant(merchant_id, { live_enabled: true });
+    const liveKey = ref.reference.cabinet.createApiKey(terminal_id, { mode: 'live' }).api_key;
+    const port = Number(new URL(ref.base_url).port);
+    const open = (key: string) =>
+      rawClient(port, '/api/v1/public/events', { headers: `Authorization: Bearer ${key}\r\n` });
 
-  test("the request's signal ends the web stream and removes it from the hub", async () => {
-    const hub = createEventStreamHub({ bus: new EventBus(), clock: new ManualClock(T0) });
-    cleanups.push(() => hub.close());
-    const controller = new AbortController();
-    const request = new Request('http://ref.test/events', { signal: controller.signal });
-    const res = new EventStreamResponse(hub, { keyId: 'k', merchantId: MERCHANT }, HEADERS(), request);
-    const text = readAll(res.toResponse().body!);
-    controller.abort();
-    expect(hub.stats().connections).toBe(0);
-    // As with hub.open: an abort drops what the reader had not taken yet.
-    expect(await text).toBe('');
-    // Already aborted: the stream is gone as soon as it is read.
-    const dead = new EventStreamResponse(hub, { keyId: 'j', merchantId: MERCHANT }, HEADERS(), request);
-    expect(await readAll(dead.toResponse().body!)).toBe('');
-    expect(hub.stats().connections).toBe(0);
-  });
+    const testStream = open(testKey);
+    const liveStream = open(liveKey);
+    await until(
+      () => testStream.text() === ': connected\n\n' && liveStream.text() === ': connected\n\n',
+      'connected',
+    );
+    // HEAD answers the stream's head and ends: it opens no stream, so it replaces none of this key's.
+    const head = await fetch(`${ref.base_url}/api/v1/public/events`, {
+      method: 'HEAD',
+      headers: { authorization: `Bearer ${testKey}` },
+    });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
 
-  test('cancel() removes a stream nobody will read; a replaced, unread stream ends with ": replaced"', async () => {
-    const hub = createEventStreamHub({ bus: new EventBus(), clock: new ManualClock(T0) });
-    cleanups.push(() => hub.close());
-    const unread = new EventStreamResponse(hub, { keyId: 'k', merchantId: MERCHANT }, HEADERS());
-    unread.cancel();
-    expect(hub.stats().connections).toBe(0);
-    const first = new EventStreamResponse(hub, { keyId: 'r', merchantId: MERCHANT }, HEADERS());
-    new EventStreamResponse(hub, { keyId: 'r', merchantId: MERCHANT }, HEADERS());
-    expect(await readAll(first.toResponse().body!)).toBe(': connected\n\n: replaced\n\n');
-    expect(hub.stats().connections).toBe(1);
+    expect(testStream.head).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(testStream.head.toLowerCase()).toMatch(/\r\nx-request-id: req_/);
+    expect(testStream.head.toLowerCase()).toContain('content-type: text/event-stream; charset=utf-8');
+    const create = async (key: string, orderId: string) => {
+      const res = await fetch(`${ref.base_url}/api/v1/public/payments`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ amount: 700, order_id: orderId }),
+      });
+      expect(res.status).toBe(201);
+      return ((await res.json()) as { payment: { id: string } }).payment.id;
+    };
+    const testId = await create(testKey, 'T-1');
+    const liveId = await create(liveKey, 'L-1');
+    await until(() => testStream.text().includes(testId) && liveStream.text().includes(liveId), 'the events');
+    // Nothing came between (a HEAD that opened a stream would have replaced this one).
+    expect(testStream.text()).toMatch(
+      /^: connected\n\nevent: payment\.created\ndata: \{"kind":"payment\.created"[^\n]*\}\n\n$/,
+    );
+    // A test key's stream sees only test objects' events, a live key's only live ones.
+    expect(liveStream.text()).not.toContain(testId);
+    expect(testStream.text()).not.toContain(liveId);
+
+    // Ten years on the service clock: one heartbeat per stream, at once.
+    await ref.reference.simulator.advanceClock(10 * 365 * 24 * 3600);
+    await until(() => testStream.text().endsWith(': ping\n\n'), 'the ping');
+    await until(() => liveStream.text().endsWith(': ping\n\n'), 'the ping');
+    expect(testStream.text().match(/: ping\n\n/g)).toHaveLength(1);
+
+    // A second stream of the test key replaces the first: `: replaced`, then the end.
+    const again = open(testKey);
+    await until(() => testStream.chunks().complete, 'the first stream ends');
+    expect(testStream.text().endsWith(': ping\n\n: replaced\n\n')).toBe(true);
+    await until(() => again.text() === ': connected\n\n', 'the new stream');
+    expect(liveStream.chunks().complete).toBe(false);
   });
 });
