@@ -73,13 +73,6 @@ export class Refunds {
         `Only a succeeded payment can be refunded; this one is ${p.status}.`,
       );
     }
-    if ((p.refunds?.length ?? 0) >= DEFAULTS.maxRefundsPerPayment) {
-      throw new DomainError(
-        409,
-        'refund_limit_reached',
-        `The payment already has ${DEFAULTS.maxRefundsPerPayment} refunds, the most one payment can have; refund the rest of the balance in one refund.`,
-      );
-    }
     const available = p.amount - p.amountRefunded;
     const amount = asked ? asked : available;
     if (amount > available) {
@@ -87,6 +80,15 @@ export class Refunds {
         422,
         'amount_exceeds_balance',
         `The refund amount ${amount} is larger than the available balance ${available}.`,
+      );
+    }
+    // The last refund a payment can have must return the whole balance, so no money is ever left unrefundable.
+    const max = DEFAULTS.maxRefundsPerPayment;
+    if ((p.refunds?.length ?? 0) >= max - 1 && amount < available) {
+      throw new DomainError(
+        409,
+        'refund_limit_reached',
+        `A payment can have at most ${max} refunds and this one has ${max - 1}: the last must refund the whole remaining balance of ${available} (send no amount).`,
       );
     }
     const now = this.#d.clock.now();
