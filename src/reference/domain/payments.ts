@@ -1,4 +1,4 @@
-import { inputSchemas } from '../../schemas/inputs.js';
+import { type CreatePaymentInput, inputSchemas } from '../../schemas/inputs.js';
 import type { CreatePaymentResponse, Payment, PaymentStatus } from '../../schemas/resources.js';
 import type { BankAdapter } from './bank.js';
 import type { Clock } from './clock.js';
@@ -61,69 +61,65 @@ export class Payments {
     const input = parseBody(inputSchemas(true).CreatePaymentInput, raw);
     const currency = input.currency ?? 'RUB';
     requireOneOf('currency', currency, PAYMENT_CURRENCIES);
-    const mode = caller.key.mode;
     return this.#d.idempotency.once(
       {
         merchantId: caller.merchant.id,
         key: idempotencyKey,
         route: 'POST /api/v1/public/payments',
-        mode,
+        mode: caller.key.mode,
         body: input,
       },
       (id) => this.#answer(this.#byId.get(id)!, payBase, true),
       () => {
-        const now = this.#d.clock.now();
-        const id = newId();
-        const method = input.method ?? 'any';
-        const live =
-          mode === 'live' ? this.#d.bank.registerPayment({ id, ...input, currency, method }) : undefined;
-        const p = new PaymentRecord({
-          id,
-          terminal: caller.terminal,
-          mode,
-          amount: input.amount,
-          currency,
-          method,
-          orderId: input.order_id ?? null,
-          customerId: input.customer_id ?? null,
-          description: input.description ?? null,
-          returnUrl: input.return_url ?? null,
-          webhookUrl: input.webhook_url ?? null,
-          metadata: input.metadata ? Object.freeze({ ...input.metadata }) : null,
-          createdAt: now,
-          expiresAt: now + DEFAULTS.linkLifetimeMs,
-          outcome: live ? live.outcome : planPaymentOutcome(input.amount),
-          bank: live ? live.bank : 'Simulator Bank',
-          bankRef: live ? live.bankRef : null,
-        });
-        this.#byId.set(id, p);
-        const snapshot = this.#publishCreated(p);
-        if (p.outcome === 'refused') {
-          const refusal = live?.refusal ?? PAYMENT_REFUSAL;
-          this.move(p, 'failed', refusal.code, refusal.message);
-        } else {
-          this.#d.scheduler.at(p.expiresAt, () => {
-            if (p.status === 'pending') this.move(p, 'expired');
-          });
-        }
-        // The event's snapshot is the answer's payment while nothing moved it since (a move always changes the
-        // status).
-        return {
-          objectId: p.id,
-          answer: this.#answer(p, payBase, false, p.status === 'pending' ? snapshot : undefined),
-        };
+        const p = this.#make(caller, input, currency);
+        return { objectId: p.id, answer: this.#answer(p, payBase, false) };
       },
     );
   }
 
-  #answer(
-    p: PaymentRecord,
-    payBase: string,
-    replay: boolean,
-    wire?: Payment,
-  ): Created<CreatePaymentResponse> {
+  /** Stores a new payment, publishes `payment.created`, and fails it at once on a planned refusal or sets its expiry. */
+  #make(caller: Caller, input: CreatePaymentInput, currency: string): PaymentRecord {
+    const mode = caller.key.mode;
+    const now = this.#d.clock.now();
+    const id = newId();
+    const method = input.method ?? 'any';
+    const live =
+      mode === 'live' ? this.#d.bank.registerPayment({ id, ...input, currency, method }) : undefined;
+    const p = new PaymentRecord({
+      id,
+      terminal: caller.terminal,
+      mode,
+      amount: input.amount,
+      currency,
+      method,
+      orderId: input.order_id ?? null,
+      customerId: input.customer_id ?? null,
+      description: input.description ?? null,
+      returnUrl: input.return_url ?? null,
+      webhookUrl: input.webhook_url ?? null,
+      metadata: input.metadata ? Object.freeze({ ...input.metadata }) : null,
+      createdAt: now,
+      expiresAt: now + DEFAULTS.linkLifetimeMs,
+      outcome: live ? live.outcome : planPaymentOutcome(input.amount),
+      bank: live ? live.bank : 'Simulator Bank',
+      bankRef: live ? live.bankRef : null,
+    });
+    this.#byId.set(id, p);
+    this.#publishCreated(p);
+    if (p.outcome === 'refused') {
+      const refusal = live?.refusal ?? PAYMENT_REFUSAL;
+      this.move(p, 'failed', refusal.code, refusal.message);
+    } else {
+      this.#d.scheduler.at(p.expiresAt, () => {
+        if (p.status === 'pending') this.move(p, 'expired');
+      });
+    }
+    return p;
+  }
+
+  #answer(p: PaymentRecord, payBase: string, replay: boolean): Created<CreatePaymentResponse> {
     const body: CreatePaymentResponse = {
-      payment: wire ?? paymentToWire(p),
+      payment: paymentToWire(p),
       payment_url: `${payBase}/pay/${p.id}`,
       mode: p.mode,
     };
@@ -251,18 +247,16 @@ export class Payments {
     }
   }
 
-  /** Publishes `payment.created`; returns the payment snapshot it carries. */
-  #publishCreated(p: PaymentRecord): Payment {
-    const payment = paymentToWire(p);
+  /** Publishes `payment.created`. */
+  #publishCreated(p: PaymentRecord): void {
     this.#d.bus.publish({
       type: 'payment.created',
       at: p.createdAt,
       merchantId: p.merchantId,
       mode: p.mode,
       shopId: p.shopId,
-      payment,
+      payment: paymentToWire(p),
       webhookUrl: p.webhookUrl,
     });
-    return payment;
   }
 }
