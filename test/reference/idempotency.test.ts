@@ -122,6 +122,25 @@ describe('Idempotency-Key (spec 5.6)', () => {
     expect((await env.call('/payments', { body: { amount: 100 }, headers: h })).status).toBe(201);
   });
 
+  it('does not remember a refusal of the business rules either (422, 409): the key stays free', async () => {
+    env = setup();
+    const c = await env.createPayment({ amount: 1000 });
+    const h = { 'idempotency-key': 'refund-retry' };
+    const refund = `/payments/${c.payment.id}/refund`;
+    expectError(await env.call(refund, { body: { amount: 10 }, headers: h }), 409, 'not_succeeded');
+    env.ref.simulator.succeedPayment(c.payment.id);
+    expectError(
+      await env.call(refund, { body: { amount: 5000 }, headers: h }),
+      422,
+      'amount_exceeds_balance',
+    );
+    expect((await env.call(refund, { body: { amount: 10 }, headers: h })).status).toBe(201);
+    const p = { 'idempotency-key': 'payout-retry' };
+    const usd = payoutInput({ currency: 'USD' });
+    expectError(await env.call('/payouts', { body: usd, headers: p }), 422, 'route_not_configured');
+    expect((await env.call('/payouts', { body: payoutInput(), headers: p })).status).toBe(201);
+  });
+
   it('forgets keys after 24 hours on the service clock', async () => {
     env = setup();
     const h = { 'idempotency-key': 'old' };
