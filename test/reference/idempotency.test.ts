@@ -96,12 +96,15 @@ describe('Idempotency-Key (spec 5.6)', () => {
     );
   });
 
-  it.each(['', 'x'.repeat(65), 'has space', 'caf\u00e9'])('refuses the key %j with 400', async (key) => {
-    env = setup();
-    const r = await env.call('/payments', { body: { amount: 100 }, headers: { 'idempotency-key': key } });
-    expectError(r, 400, 'bad_request');
-    expect(r.body.error.message).toContain('Idempotency-Key');
-  });
+  it.each(['', 'x'.repeat(65), 'a\u0001b', 'a\u007fb', 'caf\u00e9'])(
+    'refuses the key %j with 400',
+    async (key) => {
+      env = setup();
+      const r = await env.call('/payments', { body: { amount: 100 }, headers: { 'idempotency-key': key } });
+      expectError(r, 400, 'bad_request');
+      expect(r.body.error.message).toContain('Idempotency-Key');
+    },
+  );
 
   it('accepts a 64-character key', async () => {
     env = setup();
@@ -117,6 +120,25 @@ describe('Idempotency-Key (spec 5.6)', () => {
     const h = { 'idempotency-key': 'retry-me' };
     expectError(await env.call('/payments', { body: { amount: 0 }, headers: h }), 400);
     expect((await env.call('/payments', { body: { amount: 100 }, headers: h })).status).toBe(201);
+  });
+
+  it('does not remember a refusal of the business rules either (422, 409): the key stays free', async () => {
+    env = setup();
+    const c = await env.createPayment({ amount: 1000 });
+    const h = { 'idempotency-key': 'refund-retry' };
+    const refund = `/payments/${c.payment.id}/refund`;
+    expectError(await env.call(refund, { body: { amount: 10 }, headers: h }), 409, 'not_succeeded');
+    env.ref.simulator.succeedPayment(c.payment.id);
+    expectError(
+      await env.call(refund, { body: { amount: 5000 }, headers: h }),
+      422,
+      'amount_exceeds_balance',
+    );
+    expect((await env.call(refund, { body: { amount: 10 }, headers: h })).status).toBe(201);
+    const p = { 'idempotency-key': 'payout-retry' };
+    const usd = payoutInput({ currency: 'USD' });
+    expectError(await env.call('/payouts', { body: usd, headers: p }), 422, 'route_not_configured');
+    expect((await env.call('/payouts', { body: payoutInput(), headers: p })).status).toBe(201);
   });
 
   it('forgets keys after 24 hours on the service clock', async () => {
