@@ -8,9 +8,11 @@ import { type DirectRoutes, directRoutes, publicFastPath, type ReadRequest } fro
 import { redactSecrets, toResponse } from './http/errors.js';
 import { WireResponse } from './http/wire-response.js';
 import { createEventStreamHub } from './sse/index.js';
+import { buildState, createState, type StateApi } from './state/index.js';
 import { createWebhookService } from './webhooks/index.js';
 
 export type { CabinetApi, SimulatorApi } from './domain/control.js';
+export type { Restored, Snapshot, StateApi } from './state/index.js';
 export type {
   ApiKeyInfo,
   CreatedMerchant,
@@ -48,6 +50,14 @@ export interface ReferenceOptions {
   logger?: (line: string) => void;
   /** The bank live keys talk to. Default: a deterministic fake bank that fills `bank` and `bank_ref`. */
   bank?: BankAdapter;
+  /**
+   * Start from a snapshot (`GET /_simulator/snapshot`'s document) instead of one new merchant: the facts and the
+   * admin token are the document's, and a manual clock starts at its time. Default: a fresh state. A document that
+   * is not a valid snapshot throws (DomainError 400 `bad_request`) before anything starts.
+   *
+   * @example createReference({ clock: 'manual', state: JSON.parse(await readFile('state.json', 'utf8')) })
+   */
+  state?: unknown;
 }
 
 /** What the socket adapter knows about a request and a Request cannot carry. */
@@ -95,8 +105,8 @@ export interface Reference {
   readonly clock: Clock;
   /** Typed methods, one per `/_cabinet` route of the contract. */
   readonly cabinet: CabinetApi;
-  /** Typed methods, one per `/_simulator` route, plus `advanceClock(seconds)`. */
-  readonly simulator: SimulatorApi;
+  /** Typed methods, one per `/_simulator` route (snapshot and restore included), plus `advanceClock(seconds)`. */
+  readonly simulator: SimulatorApi & StateApi;
   /** Counts of stored objects (not part of the contract; for tests and benchmarks). */
   stats(): ReferenceStats;
   /** Cancels timers, ends SSE streams, settles in-flight webhook deliveries. */
@@ -127,6 +137,7 @@ function makeClock(option: ReferenceOptions['clock']): Clock {
  * ```
  */
 export function createReference(options: ReferenceOptions = {}): Reference {
+  const initial = options.state === undefined ? undefined : buildState(options.state);
   const clock = makeClock(options.clock);
   const log = options.logger;
   const domain = new Domain({ clock, ...(options.bank ? { bank: options.bank } : {}) });
@@ -138,9 +149,11 @@ export function createReference(options: ReferenceOptions = {}): Reference {
   });
   const hub = createEventStreamHub({ bus: domain.bus, clock });
   const cabinet = createCabinet(domain, webhooks);
-  const simulator = createSimulator(domain);
-  const adminToken = `adm_${randomToken(40)}`;
-  const first = cabinet.createMerchant({ name: 'Reference merchant' });
+  const adminToken = initial?.doc.admin_token ?? `adm_${randomToken(40)}`;
+  const first = initial?.doc.facts ?? cabinet.createMerchant({ name: 'Reference merchant' });
+  const state = createState({ domain, webhooks, hub, adminToken, facts: first });
+  if (initial) state.apply(initial);
+  const simulator = { ...createSimulator(domain), snapshot: state.snapshot, restore: state.restore };
   const facts: StartupFacts = Object.freeze({ admin_token: adminToken, ...first });
   const appDeps = {
     domain,

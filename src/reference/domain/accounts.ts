@@ -164,6 +164,22 @@ export class Accounts {
     return { kind: 'ok', key };
   }
 
+  /** Every key with its lookup digest (never a usable secret), for snapshots (src/reference/state). */
+  keyDigests(): [string, ApiKeyRecord][] {
+    return [...this.#byDigest];
+  }
+
+  /** Replaces the keys with a snapshot's (already checked); the presented-key cache starts over. */
+  replaceKeys(keys: Iterable<[digest: string, key: ApiKeyRecord]>): void {
+    this.keys.clear();
+    this.#byDigest.clear();
+    this.#presented.clear();
+    for (const [digest, key] of keys) {
+      this.keys.set(key.id, key);
+      this.#byDigest.set(digest, key);
+    }
+  }
+
   merchant(id: string): MerchantRecord {
     const m = this.merchants.get(id);
     if (!m) throw new DomainError(404, 'not_found', 'No merchant with this id.');

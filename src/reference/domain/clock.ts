@@ -137,6 +137,16 @@ export class ManualClock implements Clock {
     };
   }
 
+  /**
+   * Sets the time (a restore under the manual clock takes the snapshot's); pending timers keep their delay from
+   * now, so a heartbeat due in 10 s is still due in 10 s.
+   */
+  set(ms: number): void {
+    const delta = ms - this.#now;
+    for (const p of this.#pending) p.at += delta;
+    this.#now = ms;
+  }
+
   /** Service-clock time of the next pending timer, if any. */
   nextDue(): number | undefined {
     let best: number | undefined;

@@ -3,7 +3,7 @@ import { canonicalJson } from './canonical-json.js';
 import { DomainError } from './errors.js';
 
 /** What an Idempotency-Key points at: the created object, the request's fingerprint, and when. */
-interface IdempotentEntry {
+export interface IdempotentEntry {
   objectId: string;
   fingerprint: string;
   at: number;
@@ -80,6 +80,11 @@ export class IdempotencyStore {
 
   get size(): number {
     return this.#entries.size;
+  }
+
+  /** The entries by `${merchantId}\u0000${key}`, oldest first: what a snapshot saves and a restore refills. */
+  get records(): Map<string, IdempotentEntry> {
+    return this.#entries;
   }
 
   // Entries are inserted in time order, so expired ones are at the front of the Map.

@@ -56,6 +56,11 @@ export class Payments {
     return this.#byId.size;
   }
 
+  /** Every record by id, in creation order: what a snapshot saves and a restore refills. */
+  get records(): Map<string, PaymentRecord> {
+    return this.#byId;
+  }
+
   /** `POST /payments`: `payBase` is the origin of `payment_url` (`${payBase}/pay/${id}`). */
   create(caller: Caller, raw: unknown, idempotencyKey: string | undefined, payBase: string) {
     const input = parseBody(inputSchemas(true).CreatePaymentInput, raw);
@@ -109,12 +114,40 @@ export class Payments {
     if (p.outcome === 'refused') {
       const refusal = live?.refusal ?? PAYMENT_REFUSAL;
       this.move(p, 'failed', refusal.code, refusal.message);
-    } else {
-      this.#d.scheduler.at(p.expiresAt, () => {
-        if (p.status === 'pending') this.move(p, 'expired');
-      });
-    }
+    } else this.#armExpiry(p);
     return p;
+  }
+
+  #armExpiry(p: PaymentRecord): void {
+    this.#d.scheduler.at(p.expiresAt, () => {
+      if (p.status === 'pending') this.move(p, 'expired');
+    });
+  }
+
+  // The bank session ends with no final answer: expired (spec 3.1).
+  #armSession(p: PaymentRecord, until: number): void {
+    this.#d.scheduler.at(until, () => {
+      if (p.status === 'processing' && p.processingUntil === until) this.move(p, 'expired');
+    });
+  }
+
+  #armSlowConfirm(p: PaymentRecord, at: number): void {
+    this.#d.scheduler.at(at, () => {
+      if (p.status === 'processing') this.move(p, 'succeeded');
+    });
+  }
+
+  /**
+   * Sets the deadlines of a restored payment from its fields: link expiry, bank session, and a slow bank's confirm
+   * (`slowConfirmMs` after it began processing; the record does not say whether the buyer or the simulator moved
+   * it there, so a restored slow-bank payment in `processing` is confirmed either way).
+   */
+  rearm(p: PaymentRecord): void {
+    if (p.status === 'pending') this.#armExpiry(p);
+    if (p.status !== 'processing' || p.processingUntil === null) return;
+    this.#armSession(p, p.processingUntil);
+    if (p.outcome === 'processing_then_succeeded')
+      this.#armSlowConfirm(p, p.processingUntil - DEFAULTS.bankSessionMs + DEFAULTS.slowConfirmMs);
   }
 
   #answer(p: PaymentRecord, payBase: string, replay: boolean): Created<CreatePaymentResponse> {
@@ -200,10 +233,7 @@ export class Payments {
     if (to === 'processing') {
       const until = now + DEFAULTS.bankSessionMs;
       p.processingUntil = until;
-      // The bank session ends with no final answer: expired (spec 3.1).
-      this.#d.scheduler.at(until, () => {
-        if (p.status === 'processing' && p.processingUntil === until) this.move(p, 'expired');
-      });
+      this.#armSession(p, until);
     }
     this.#d.bus.publish({
       type: 'payment.status_changed',
@@ -237,9 +267,7 @@ export class Payments {
       case 'failed':
         return this.move(p, 'failed');
       case 'processing_then_succeeded':
-        this.#d.scheduler.at(this.#d.clock.now() + DEFAULTS.slowConfirmMs, () => {
-          if (p.status === 'processing') this.move(p, 'succeeded');
-        });
+        this.#armSlowConfirm(p, this.#d.clock.now() + DEFAULTS.slowConfirmMs);
         return p;
       default:
         // 'expired': the bank never answers; the bank-session deadline set on entering processing expires it.

@@ -39,6 +39,11 @@ export class Payouts {
     return this.#byId.size;
   }
 
+  /** Every record by id, in creation order: what a snapshot saves and a restore refills. */
+  get records(): Map<string, PayoutRecord> {
+    return this.#byId;
+  }
+
   /** `POST /payouts`: 400 for a bad body, 422 for a route the merchant cannot use. */
   create(caller: Caller, raw: unknown, idempotencyKey: string | undefined): Created<CreatePayoutResponse> {
     const input = parseBody(inputSchemas(true).CreatePayoutInput, raw);
@@ -111,13 +116,17 @@ export class Payouts {
     });
     if (p.outcome === 'refused') {
       this.move(p, 'failed', live?.refusal?.code ?? PAYOUT_REFUSAL.code);
-    } else if (p.outcome !== 'pending') {
-      const to = p.outcome;
-      this.#d.scheduler.at(now + DEFAULTS.payoutDelayMs, () => {
-        if (p.status === 'pending') this.move(p, to, to === 'failed' ? PAYOUT_DECLINE : undefined);
-      });
-    }
+    } else this.rearm(p);
     return p;
+  }
+
+  /** Plans a pending payout's outcome `payoutDelayMs` after its creation (at creation, and after a restore). */
+  rearm(p: PayoutRecord): void {
+    const to = p.outcome;
+    if (p.status !== 'pending' || to === 'pending' || to === 'refused') return;
+    this.#d.scheduler.at(p.createdAt + DEFAULTS.payoutDelayMs, () => {
+      if (p.status === 'pending') this.move(p, to, to === 'failed' ? PAYOUT_DECLINE : undefined);
+    });
   }
 
   #answer(p: PayoutRecord, replay: boolean): Created<CreatePayoutResponse> {

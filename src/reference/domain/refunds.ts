@@ -35,6 +35,11 @@ export class Refunds {
     return this.#byId.size;
   }
 
+  /** Every record by id, in creation order: what a snapshot saves and a restore refills. */
+  get records(): Map<string, RefundRecord> {
+    return this.#byId;
+  }
+
   /** `POST /payments/{id}/refund`. An absent or zero `amount` refunds the whole remaining balance. */
   create(
     caller: Caller,

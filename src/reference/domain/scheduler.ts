@@ -35,6 +35,14 @@ export class Scheduler {
     return this.#heap.length;
   }
 
+  /** Drops every deadline and stays usable (a restore re-arms those of the restored state). */
+  clear(): void {
+    this.#timer?.cancel();
+    this.#timer = undefined;
+    this.#armedAt = Number.POSITIVE_INFINITY;
+    this.#heap.length = 0;
+  }
+
   close(): void {
     this.#closed = true;
     this.#timer?.cancel();

@@ -28,7 +28,8 @@ const ROUTES: Array<[RegExp, string[]]> = [
     ['POST'],
   ],
   [/^\/_simulator\/clock\/advance$/, ['POST']],
-  [/^\/_simulator\/clock$/, ['GET', 'HEAD']],
+  [/^\/_simulator\/(clock|snapshot)$/, ['GET', 'HEAD']],
+  [/^\/_simulator\/restore$/, ['POST']],
 ];
 
 /**

@@ -6,6 +6,7 @@ import type { CabinetApi, SimulatorApi } from '../domain/control.js';
 import { DomainError } from '../domain/errors.js';
 import type { Caller } from '../domain/validate.js';
 import type { EventStreamHub } from '../sse/index.js';
+import type { StateApi } from '../state/index.js';
 import { quote } from './errors.js';
 import { type HeaderSource, header } from './headers.js';
 
@@ -19,7 +20,7 @@ export interface AppEnv {
 export interface AppDeps {
   domain: Domain;
   cabinet: CabinetApi;
-  simulator: SimulatorApi;
+  simulator: SimulatorApi & StateApi;
   hub: EventStreamHub;
   adminToken: string;
   trustProxy: boolean;

@@ -39,6 +39,8 @@ export interface EventStreamHub {
   open(args: StreamOwner & { signal?: AbortSignal }): ReadableStream<Uint8Array>;
   /** Open connections, and messages dropped for slow readers since the hub started. */
   stats(): { connections: number; dropped: number; bufferedBytes: number };
+  /** Ends the streams whose key fails `keep` (a restore: keys that no longer exist, or are revoked). */
+  endWhere(keep: (keyId: string) => boolean): void;
   /** Ends every stream (their buffered messages are still delivered), stops the heartbeat and unsubscribes. */
   close(): void;
 }
@@ -147,6 +149,9 @@ export function createEventStreamHub(deps: EventStreamHubDeps): EventStreamHub {
       let bufferedBytes = 0;
       for (const c of byKey.values()) bufferedBytes += c.bufferedBytes;
       return { connections: byKey.size, dropped, bufferedBytes };
+    },
+    endWhere(keep) {
+      for (const c of [...byKey.values()]) if (!keep(c.keyId)) c.end();
     },
     close() {
       if (closed) return;

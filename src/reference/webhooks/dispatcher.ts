@@ -24,7 +24,17 @@ interface Delivery {
   readonly bytes: number;
   attempt: number;
   timer: Timer | undefined;
+  /** Service-clock time of the retry it waits for; null while queued or in flight. */
+  dueAt: number | null;
   cancelled: boolean;
+}
+
+/** A pending series as a snapshot keeps it: the event, its endpoint (none: `webhook_url`), attempts made, next due. */
+export interface PendingSeries {
+  event: WebhookEvent;
+  endpointId: string | undefined;
+  attempt: number;
+  dueAt: number | null;
 }
 
 interface Job {
@@ -150,7 +160,26 @@ export class Dispatcher {
     await this.idle();
   }
 
-  #start(event: WebhookEvent, endpointId: string | undefined): void {
+  /** Every pending series, oldest first (snapshots). */
+  series(): PendingSeries[] {
+    return [...this.#active.values()].map(({ event, endpointId, attempt, dueAt }) => ({
+      event,
+      endpointId,
+      attempt,
+      dueAt,
+    }));
+  }
+
+  /**
+   * Replaces every pending series with a snapshot's: each waits for its retry on the clock, or is queued at once
+   * (one that was queued or in flight when the snapshot was taken is attempted again: at least once, as ever).
+   */
+  replaceSeries(list: PendingSeries[]): void {
+    for (const d of [...this.#active.values()]) this.#cancel(d);
+    for (const s of list) this.#start(s.event, s.endpointId, s.attempt, s.dueAt);
+  }
+
+  #start(event: WebhookEvent, endpointId: string | undefined, attempt = 0, dueAt: number | null = null): void {
     const key = `${event.id}|${endpointId ?? 'url'}`;
     const previous = this.#active.get(key);
     if (previous) this.#cancel(previous);
@@ -163,13 +192,15 @@ export class Dispatcher {
       target,
       group,
       bytes: event.body.byteLength,
-      attempt: 0,
+      attempt,
       timer: undefined,
+      dueAt,
       cancelled: false,
     };
     this.#active.set(key, d);
     for (const old of this.#bound.add(group, d)) this.#giveUp(old);
-    this.#enqueue(d, undefined);
+    if (dueAt === null) this.#enqueue(d, undefined);
+    else d.timer = this.#retries.schedule(d, Math.max(0, dueAt - this.#o.clock.now()));
   }
 
   /** Pending series and body bytes counted against an endpoint (or, as `shop <id>`, a shop's `webhook_url`s). */
@@ -288,6 +319,7 @@ export class Dispatcher {
     }
     const url = d.endpointId === undefined ? event.webhookUrl! : endpoint.url;
     d.attempt++;
+    d.dueAt = null;
     const at = clock.now();
     const headers = signedHeaders(event, endpoint.secret, endpoint.signatureVersion, at);
     const abort = new AbortController();
@@ -301,6 +333,7 @@ export class Dispatcher {
     } else {
       const delay = RETRY_DELAYS_MS[d.attempt - 1]!;
       next = clock.now() + delay;
+      d.dueAt = next;
       d.timer = this.#retries.schedule(d, delay);
     }
     endpoint.log.add({

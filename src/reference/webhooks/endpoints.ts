@@ -1,7 +1,7 @@
 import { LIMITS } from '../../schemas/limits.js';
 import { WEBHOOK_EVENTS, type WebhookEventName } from '../../schemas/events.js';
 import { DomainError } from '../domain/errors.js';
-import { DeliveryLog } from './log.js';
+import { type AttemptRecord, DeliveryLog } from './log.js';
 
 /** How an endpoint signs: `v2` (default) `t=..,v1=..,v2=..`, or legacy `v1` `sha256=..`. */
 export type SignatureVersion = 'v1' | 'v2';
@@ -155,6 +155,25 @@ export class EndpointRegistry {
       else this.#byShop.delete(endpoint.shopId);
     }
     return endpoint;
+  }
+
+  /** Every live endpoint, oldest first (snapshots). */
+  all(): Endpoint[] {
+    return [...this.#byId.values()];
+  }
+
+  /** Replaces every endpoint with a snapshot's (already checked), oldest first; each log gets these attempts. */
+  replace(list: Array<Omit<Endpoint, 'log' | 'deleted'> & { attempts: AttemptRecord[] }>): void {
+    for (const e of this.#byId.values()) e.deleted = true;
+    this.#byId.clear();
+    this.#byShop.clear();
+    for (const { attempts, ...fields } of list) {
+      const endpoint: Endpoint = { ...fields, log: new DeliveryLog(this.#logLimit), deleted: false };
+      for (const a of attempts) endpoint.log.add(a);
+      this.#byId.set(endpoint.id, endpoint);
+      this.#byShop.set(endpoint.shopId, [...(this.#byShop.get(endpoint.shopId) ?? []), endpoint]);
+      this.#seq = Math.max(this.#seq, endpoint.seq + 1);
+    }
   }
 
   /** Endpoints of the shop, oldest first. */

@@ -39,6 +39,18 @@ export class EventHistory {
     }
   }
 
+  /** The kept events, oldest first (snapshots). */
+  all(): WebhookEvent[] {
+    return [...this.#byId.values()];
+  }
+
+  /** Forgets every event (a restore refills it with `add`). */
+  clear(): void {
+    this.#byId.clear();
+    this.#order.drain(() => {});
+    this.#bytes = 0;
+  }
+
   get(id: string): WebhookEvent | undefined {
     return this.#byId.get(id);
   }

@@ -1,16 +1,24 @@
 import type { Clock } from '../domain/clock.js';
 import { DomainError } from '../domain/errors.js';
 import type { EventBus } from '../domain/events.js';
-import { Dispatcher } from './dispatcher.js';
-import { EndpointRegistry, newWebhookSecret, publicView } from './endpoints.js';
-import { toWebhookEvent } from './events.js';
+import { Dispatcher, type PendingSeries } from './dispatcher.js';
+import { type Endpoint, EndpointRegistry, newWebhookSecret, publicView } from './endpoints.js';
+import { toWebhookEvent, type WebhookEvent } from './events.js';
 import { EventHistory } from './history.js';
-import type { DeliveryAttempt } from './log.js';
+import type { AttemptRecord, DeliveryAttempt } from './log.js';
 import { limit } from '../util/limit.js';
 
 export { MAX_ATTEMPTS, RETRY_DELAYS_MS } from './dispatcher.js';
 export type { CreatedEndpoint, SignatureVersion } from './endpoints.js';
 export type { DeliveryAttempt } from './log.js';
+export type { PendingSeries, WebhookEvent };
+
+/** What a snapshot keeps of the webhook service: endpoints with their logs, events kept for resend, pending series. */
+export interface WebhookState {
+  endpoints: Array<Omit<Endpoint, 'log' | 'deleted'> & { attempts: AttemptRecord[] }>;
+  events: WebhookEvent[];
+  pending: PendingSeries[];
+}
 
 /** What the webhook service needs from the reference. */
 export interface WebhookServiceDeps {
@@ -89,6 +97,10 @@ export interface WebhookService {
    * and the bytes of their bodies. For tests of the bound.
    */
   pendingOf(group: string): { count: number; bytes: number };
+  /** The whole state, for a snapshot (secrets included). */
+  exportState(): WebhookState;
+  /** Replaces the whole state with a snapshot's (already checked): retries are re-armed on the clock. */
+  importState(state: WebhookState): void;
   /** Unsubscribes, cancels retry timers, aborts attempts in flight and waits for them to settle. */
   close(): Promise<void>;
 }
@@ -197,6 +209,18 @@ export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
       eventBytes: history.bytes,
     }),
     pendingOf: (group) => dispatcher.pendingOf(group),
+    exportState: () => ({
+      endpoints: registry.all().map(({ log, deleted, ...e }) => ({ ...e, attempts: log.records() })),
+      events: history.all(),
+      pending: dispatcher.series(),
+    }),
+    importState(state) {
+      dispatcher.replaceSeries([]);
+      registry.replace(state.endpoints);
+      history.clear();
+      for (const event of state.events) history.add(event);
+      dispatcher.replaceSeries(state.pending);
+    },
     async close() {
       unsubscribe();
       await dispatcher.close();

@@ -49,10 +49,14 @@ export class DeliveryLog {
     this.#start = (this.#start + 1) % this.#limit;
   }
 
+  /** The kept attempts, oldest first. */
+  records(): AttemptRecord[] {
+    return [...this.#items.slice(this.#start), ...this.#items.slice(0, this.#start)];
+  }
+
   /** Copies, oldest first. */
   list(): DeliveryAttempt[] {
-    const items = this.#items;
-    return [...items.slice(this.#start), ...items.slice(0, this.#start)].map((e) => ({
+    return this.records().map((e) => ({
       event_id: e.eventId,
       event: e.event,
       attempt: e.attempt,

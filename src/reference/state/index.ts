@@ -1,0 +1,109 @@
+import type { StartupFacts } from '../service.js';
+import type { Domain } from '../domain/core.js';
+import type { EventStreamHub } from '../sse/index.js';
+import type { WebhookService } from '../webhooks/index.js';
+import { type Built, buildState } from './restore.js';
+
+export { type Built, buildState } from './restore.js';
+import type { Snapshot } from './schema.js';
+import { takeSnapshot } from './snapshot.js';
+
+export { SNAPSHOT_FORMAT, SNAPSHOT_VERSION, type Snapshot, SnapshotSchema } from './schema.js';
+
+/** What `POST /_simulator/restore` answers: the counts of what the reference now holds. */
+export interface Restored {
+  restored: { merchants: number; payments: number; refunds: number; payouts: number };
+}
+
+/**
+ * The state routes as typed methods, on `ref.simulator` beside the others.
+ *
+ * @example
+ * ```ts
+ * const clean = ref.simulator.snapshot();
+ * // ... a test creates payments, endpoints, keys ...
+ * ref.simulator.restore(clean); // as it was, in milliseconds
+ * ```
+ */
+export interface StateApi {
+  /** `GET /_simulator/snapshot`: the whole state, secrets included. */
+  snapshot(): Snapshot;
+  /**
+   * `POST /_simulator/restore`: replaces the whole state with the document's; the admin token in force stays.
+   * A document that is not a valid snapshot is a DomainError 400 `bad_request` and changes nothing.
+   */
+  restore(doc: unknown): Restored;
+}
+
+/** Fault rules as the snapshot sees them: listed, and replaced in two steps (check all, then commit). */
+export interface FaultRulesState {
+  list(): Record<string, unknown>[];
+  /** Checks every rule (throws a DomainError 400 naming the bad one) and answers what puts them in force. */
+  prepare(rules: Record<string, unknown>[]): () => void;
+}
+
+/** What a snapshot is taken of and restored into. */
+export interface StateParts {
+  domain: Domain;
+  webhooks: WebhookService;
+  hub: EventStreamHub;
+  adminToken: string;
+  /** The startup facts' merchant: replaced by the document's on restore. */
+  facts: Omit<StartupFacts, 'admin_token'>;
+  faults?: FaultRulesState;
+}
+
+/**
+ * The state API over a reference's parts, plus `apply` for a document already built (the start from a file). A
+ * restore checks and builds the whole new state first; only then does it swap it in, in one synchronous step that
+ * cannot fail, so a refused document changes nothing.
+ */
+export function createState(parts: StateParts): StateApi & { apply(built: Built): Restored } {
+  const apply = (built: Built): Restored => {
+    commit(parts, built);
+    const { merchants, payments, refunds, payouts } = built;
+    return {
+      restored: {
+        merchants: merchants.size,
+        payments: payments.size,
+        refunds: refunds.size,
+        payouts: payouts.size,
+      },
+    };
+  };
+  return {
+    snapshot: () => takeSnapshot(parts),
+    restore: (input) => apply(buildState(input, parts.faults)),
+    apply,
+  };
+}
+
+function refill<T>(map: Map<string, T>, next: Map<string, T>): void {
+  map.clear();
+  for (const [k, v] of next) map.set(k, v);
+}
+
+/** Swaps a built state in: records, clock, deadlines, webhooks, fault rules, and streams of keys now gone. */
+function commit(parts: StateParts, built: Built): void {
+  const { domain, webhooks, hub } = parts;
+  const { accounts, clock } = domain;
+  for (const id of accounts.merchants.keys()) domain.rateLimiter.reset(id);
+  refill(accounts.merchants, built.merchants);
+  refill(accounts.shops, built.shops);
+  refill(accounts.terminals, built.terminals);
+  accounts.replaceKeys(built.keys);
+  refill(domain.payments.records, built.payments);
+  refill(domain.refunds.records, built.refunds);
+  refill(domain.payouts.records, built.payouts);
+  refill(domain.idempotency.records, built.idempotency);
+  // Under a manual clock the snapshot's time comes back too; a real clock is the wall clock whatever the document.
+  if (clock.mode === 'manual' && 'set' in clock && typeof clock.set === 'function')
+    clock.set(built.doc.clock.now);
+  domain.scheduler.clear();
+  for (const p of built.payments.values()) domain.payments.rearm(p);
+  for (const p of built.payouts.values()) domain.payouts.rearm(p);
+  webhooks.importState(built.webhooks);
+  built.commitFaults();
+  parts.facts = { ...built.doc.facts };
+  hub.endWhere((keyId) => accounts.keys.get(keyId)?.revokedAt === null);
+}

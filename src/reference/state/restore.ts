@@ -1,0 +1,193 @@
+import type { ApiKeyRecord, MerchantRecord, ShopRecord, TerminalRecord } from '../domain/accounts.js';
+import { DomainError } from '../domain/errors.js';
+import type { IdempotentEntry } from '../domain/idempotency.js';
+import { PaymentRecord, PayoutRecord, RefundRecord } from '../domain/records.js';
+import type { WebhookEvent, WebhookState } from '../webhooks/index.js';
+import type { FaultRulesState } from './index.js';
+import { SNAPSHOT_FORMAT, SNAPSHOT_VERSION, type Snapshot, SnapshotSchema } from './schema.js';
+
+const names = new Map<string, string>();
+const camelKey = (k: string) => {
+  let out = names.get(k);
+  if (out === undefined) {
+    out = k.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+    names.set(k, out);
+  }
+  return out;
+};
+
+/** A document's record in camelCase, as the stores keep it (snapshot.ts has the other way). */
+function camel<T>(obj: object): T {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(obj)) out[camelKey(k)] = v;
+  return out as T;
+}
+
+const bytes = new TextEncoder();
+
+/** The new state, built whole from a document before anything live changes. */
+export interface Built {
+  doc: Snapshot;
+  merchants: Map<string, MerchantRecord>;
+  shops: Map<string, ShopRecord>;
+  terminals: Map<string, TerminalRecord>;
+  keys: [string, ApiKeyRecord][];
+  payments: Map<string, PaymentRecord>;
+  refunds: Map<string, RefundRecord>;
+  payouts: Map<string, PayoutRecord>;
+  idempotency: Map<string, IdempotentEntry>;
+  webhooks: WebhookState;
+  commitFaults: () => void;
+}
+
+const bad = (message: string) => new DomainError(400, 'bad_request', `Not a valid snapshot: ${message}`);
+
+/** Records by id, refusing a repeated id. */
+function byId<T extends { id: string }>(what: string, items: T[]): Map<string, T> {
+  const map = new Map<string, T>();
+  for (const item of items) {
+    if (map.has(item.id)) throw bad(`two ${what} have the id ${JSON.stringify(item.id.slice(0, 100))}.`);
+    map.set(item.id, item);
+  }
+  return map;
+}
+
+/** The record `id` names in `map`, or a 400 saying which reference is broken. */
+function ref<T>(map: Map<string, T>, id: string, what: string, from: string): T {
+  const found = map.get(id);
+  if (found === undefined)
+    throw bad(`${from} names ${what} ${JSON.stringify(id.slice(0, 100))}, which it does not hold.`);
+  return found;
+}
+
+/** Checks a document (schema, then every reference between records) and builds its records; throws a 400. */
+export function buildState(input: unknown, faults?: FaultRulesState): Built {
+  const parsed = SnapshotSchema.safeParse(input);
+  if (!parsed.success) {
+    const top = input as { format?: unknown; version?: unknown } | null;
+    if (top?.format === SNAPSHOT_FORMAT && top.version !== SNAPSHOT_VERSION)
+      throw bad(`version ${JSON.stringify(top.version)}; this reference reads version ${SNAPSHOT_VERSION}.`);
+    const issue = parsed.error.issues[0]!;
+    throw bad(`${issue.path.join('.') || 'the document'}: ${issue.message}.`);
+  }
+  const doc = parsed.data;
+  const merchants = byId(
+    'merchants',
+    doc.merchants.map((m) => camel<MerchantRecord>(m)),
+  );
+  const shops = byId(
+    'shops',
+    doc.shops.map((s) => camel<ShopRecord>(s)),
+  );
+  for (const s of shops.values()) ref(merchants, s.merchantId, 'merchant', `shop ${s.id}`);
+  const terminals = byId(
+    'terminals',
+    doc.terminals.map((t) => camel<TerminalRecord>(t)),
+  );
+  for (const t of terminals.values()) {
+    if (ref(shops, t.shopId, 'shop', `terminal ${t.id}`).merchantId !== t.merchantId)
+      throw bad(`terminal ${t.id} and its shop belong to different merchants.`);
+  }
+  const keys: [string, ApiKeyRecord][] = doc.api_keys.map(({ digest, ...k }) => {
+    const t = ref(terminals, k.terminal_id, 'terminal', `API key ${k.id}`);
+    if (t.merchantId !== k.merchant_id || t.shopId !== k.shop_id)
+      throw bad(`API key ${k.id} and its terminal belong to different merchants or shops.`);
+    return [digest, camel<ApiKeyRecord>(k)];
+  });
+  byId(
+    'API keys',
+    keys.map(([, k]) => k),
+  );
+  const payments = byId(
+    'payments',
+    doc.payments.map(({ terminal_id, ...p }) => {
+      const terminal = ref(terminals, terminal_id, 'terminal', `payment ${p.id}`);
+      const fields = { ...camel<object>(p), terminal, refunds: null };
+      return Object.assign(new PaymentRecord(fields as never), fields) as PaymentRecord;
+    }),
+  );
+  const refunds = byId(
+    'refunds',
+    doc.refunds.map((r) => {
+      const p = ref(payments, r.payment_id, 'payment', `refund ${r.id}`);
+      if (p.merchantId !== r.merchant_id)
+        throw bad(`refund ${r.id} and its payment belong to different merchants.`);
+      const record = new RefundRecord(r.id, r.payment_id, r.merchant_id, r.amount, r.reason, r.created_at);
+      Object.assign(record, { status: r.status, completedAt: r.completed_at });
+      if (p.refunds) p.refunds.push(record);
+      else p.refunds = [record];
+      return record;
+    }),
+  );
+  for (const p of payments.values()) {
+    const sum = (p.refunds ?? []).reduce((n, r) => n + (r.status === 'succeeded' ? r.amount : 0), 0);
+    if (sum !== p.amountRefunded || sum > p.amount)
+      throw bad(`payment ${p.id} has amount_refunded ${p.amountRefunded} but refunds of ${sum}.`);
+  }
+  const payouts = byId(
+    'payouts',
+    doc.payouts.map(({ terminal_id, ...p }) => {
+      const terminal = ref(terminals, terminal_id, 'terminal', `payout ${p.id}`);
+      const fields = { ...camel<object>(p), terminal };
+      return Object.assign(new PayoutRecord(fields as never), fields);
+    }),
+  );
+  const idempotency = new Map<string, IdempotentEntry>();
+  for (const e of doc.idempotency) {
+    ref(merchants, e.merchant_id, 'merchant', `idempotency key ${JSON.stringify(e.key.slice(0, 100))}`);
+    const target = payments.get(e.object_id) ?? refunds.get(e.object_id) ?? payouts.get(e.object_id);
+    if (target?.merchantId !== e.merchant_id)
+      throw bad(`an idempotency key names an object its merchant does not hold.`);
+    idempotency.set(`${e.merchant_id}\u0000${e.key}`, {
+      objectId: e.object_id,
+      fingerprint: e.fingerprint,
+      at: e.at,
+    });
+  }
+  return {
+    doc,
+    merchants,
+    shops,
+    terminals,
+    keys,
+    payments,
+    refunds,
+    payouts,
+    idempotency,
+    ...webhooksOf(doc, shops),
+    commitFaults: faults ? faults.prepare(doc.fault_rules) : () => {},
+  };
+}
+
+/** The webhook part of a document, with its references checked. */
+function webhooksOf(doc: Snapshot, shops: Map<string, ShopRecord>): { webhooks: WebhookState } {
+  const endpoints = byId(
+    'webhook endpoints',
+    doc.webhook_endpoints.map(({ attempts, ...e }) => {
+      ref(shops, e.shop_id, 'shop', `webhook endpoint ${e.id}`);
+      type Endpoint = WebhookState['endpoints'][number];
+      return { ...camel<Endpoint>(e), attempts: attempts.map((a) => camel<Endpoint['attempts'][number]>(a)) };
+    }),
+  );
+  const events = byId(
+    'webhook events',
+    doc.webhook_events.map((e) => {
+      ref(shops, e.shop_id, 'shop', `webhook event ${e.id}`);
+      const event: WebhookEvent = {
+        id: e.id,
+        event: e.event,
+        shopId: e.shop_id,
+        webhookUrl: e.webhook_url,
+        body: bytes.encode(e.body),
+      };
+      return event;
+    }),
+  );
+  const kept = doc.webhook_events.filter((e) => e.kept).map((e) => events.get(e.id)!);
+  const pending = doc.pending_deliveries.map((s) => {
+    const event = ref(events, s.event_id, 'webhook event', 'a pending delivery');
+    if (s.endpoint_id !== null) ref(endpoints, s.endpoint_id, 'webhook endpoint', 'a pending delivery');
+    return { event, endpointId: s.endpoint_id ?? undefined, attempt: s.attempt, dueAt: s.due_at };
+  });
+  return { webhooks: { endpoints: [...endpoints.values()], events: kept, pending } };
+}

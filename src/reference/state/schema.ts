@@ -1,0 +1,178 @@
+import * as z from 'zod/mini';
+import { WEBHOOK_EVENTS } from '../../schemas/events.js';
+import {
+  MODES,
+  PAYMENT_METHODS,
+  PAYMENT_STATUSES,
+  PAYOUT_STATUSES,
+  REFUND_STATUSES,
+} from '../../schemas/limits.js';
+
+// The document of GET /_simulator/snapshot (reference-contract.md, "State"). Not a wire type of the public API, so
+// it lives here rather than in src/schemas. Keys are snake_case like the wire; times are epoch milliseconds of the
+// service clock (exact, and cheap to read back for 10,000 payments). Records are strict: a field this version does
+// not know is a document of another version.
+
+/** The `format` every snapshot carries. */
+export const SNAPSHOT_FORMAT = 'psp-reference-snapshot';
+/** The one version this reference reads and writes. */
+export const SNAPSHOT_VERSION = 1;
+
+const str = z.string();
+const ms = z.int();
+const count = z.int().check(z.minimum(0));
+const orNull = <T extends z.ZodMiniType>(s: T) => z.nullable(s);
+const { strictObject: obj, array } = z;
+
+const merchant = obj({
+  id: str,
+  name: str,
+  live_enabled: z.boolean(),
+  ip_allow_list: array(str),
+  block: orNull(z.enum(['aml_blocked', 'forbidden_purpose'])),
+  rate_limit: obj({ limit: z.int().check(z.minimum(1)), window_seconds: z.number().check(z.positive()) }),
+  payouts_enabled: z.boolean(),
+});
+const shop = obj({ id: str, merchant_id: str, name: str });
+const terminal = obj({
+  id: str,
+  merchant_id: str,
+  shop_id: str,
+  name: str,
+  require_signature: z.boolean(),
+  signing_secret: str,
+});
+const apiKey = obj({
+  id: str,
+  merchant_id: str,
+  shop_id: str,
+  terminal_id: str,
+  mode: z.enum(MODES),
+  prefix: str,
+  created_at: ms,
+  revoked_at: orNull(ms),
+  /** The keyed hash the key is looked up by: the key works again, and the snapshot never holds it in clear. */
+  digest: z.string().check(z.regex(/^[0-9a-f]{64}$/)),
+});
+const payment = obj({
+  id: str,
+  terminal_id: str,
+  mode: z.enum(MODES),
+  amount: count,
+  currency: str,
+  method: z.enum(PAYMENT_METHODS),
+  order_id: orNull(str),
+  customer_id: orNull(str),
+  description: orNull(str),
+  return_url: orNull(str),
+  webhook_url: orNull(str),
+  metadata: orNull(z.record(str, str)),
+  created_at: ms,
+  expires_at: ms,
+  outcome: z.enum(['succeeded', 'failed', 'refused', 'expired', 'processing_then_succeeded']),
+  bank: orNull(str),
+  bank_ref: orNull(str),
+  status: z.enum(PAYMENT_STATUSES),
+  amount_refunded: count,
+  captured_at: orNull(ms),
+  finalized_at: orNull(ms),
+  processing_until: orNull(ms),
+  failure_code: orNull(str),
+  failure_message: orNull(str),
+});
+const refund = obj({
+  id: str,
+  payment_id: str,
+  merchant_id: str,
+  amount: count,
+  reason: orNull(str),
+  created_at: ms,
+  status: z.enum(REFUND_STATUSES),
+  completed_at: orNull(ms),
+});
+const payout = obj({
+  id: str,
+  terminal_id: str,
+  mode: z.enum(MODES),
+  amount: count,
+  currency: str,
+  method: str,
+  phone: str,
+  bank_id: str,
+  full_name: orNull(str),
+  created_at: ms,
+  outcome: z.enum(['succeeded', 'failed', 'refused', 'pending']),
+  bank: orNull(str),
+  bank_ref: orNull(str),
+  status: z.enum(PAYOUT_STATUSES),
+  fail_reason: orNull(str),
+  completed_at: orNull(ms),
+});
+const idempotency = obj({ merchant_id: str, key: str, object_id: str, fingerprint: str, at: ms });
+const attempt = obj({
+  event_id: str,
+  event: str,
+  attempt: count,
+  status: orNull(z.int()),
+  error: orNull(str),
+  at: ms,
+  next: orNull(ms),
+});
+const endpoint = obj({
+  id: str,
+  shop_id: str,
+  url: z.url({ protocol: /^https?$/ }),
+  events: array(z.enum(WEBHOOK_EVENTS)),
+  signature_version: z.enum(['v1', 'v2']),
+  secret: str,
+  seq: count,
+  attempts: array(attempt),
+});
+const webhookEvent = obj({
+  id: str,
+  event: z.enum(WEBHOOK_EVENTS),
+  shop_id: str,
+  webhook_url: orNull(str),
+  /** The exact JSON text that is signed and sent. */
+  body: str,
+  /** Kept for `POST /_cabinet/events/{id}/resend` (otherwise only a pending delivery holds it). */
+  kept: z.boolean(),
+});
+const pending = obj({
+  event_id: str,
+  endpoint_id: orNull(str),
+  attempt: count,
+  due_at: orNull(ms),
+});
+
+/** Zod schema of a snapshot document, version 1. */
+export const SnapshotSchema = obj({
+  format: z.literal(SNAPSHOT_FORMAT),
+  version: z.literal(SNAPSHOT_VERSION),
+  clock: obj({ mode: z.enum(['real', 'manual']), now: ms }),
+  admin_token: str,
+  /** The startup facts' merchant (the one started first), with its test key and signing secret in clear. */
+  facts: obj({ merchant_id: str, shop_id: str, terminal_id: str, api_key: str, signing_secret: str }),
+  merchants: array(merchant),
+  shops: array(shop),
+  terminals: array(terminal),
+  api_keys: array(apiKey),
+  payments: array(payment),
+  refunds: array(refund),
+  payouts: array(payout),
+  idempotency: array(idempotency),
+  webhook_endpoints: array(endpoint),
+  webhook_events: array(webhookEvent),
+  pending_deliveries: array(pending),
+  /** The fault rules in force (reference-contract.md, "Faults"), as `GET /_simulator/faults` lists them. */
+  fault_rules: array(z.record(str, z.unknown())),
+});
+
+/**
+ * A snapshot document: the whole state of a reference, secrets included (keep it like a password file).
+ *
+ * @example
+ * const doc: Snapshot = ref.simulator.snapshot();
+ * doc.payments.length; // payments held
+ */
+export type Snapshot = z.infer<typeof SnapshotSchema>;
