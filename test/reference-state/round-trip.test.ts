@@ -7,7 +7,7 @@ import { BANK_ID, expectError, setup } from '../reference/helpers.js';
 function receiver() {
   const got: { url: string; body: string; headers: Headers }[] = [];
   let status = 500;
-  const fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
+  const fetch = (async (input: string | URL | Request, init?: RequestInit) => {
     const req = new Request(input, init);
     got.push({ url: req.url, body: await req.text(), headers: req.headers });
     return new Response(null, { status });

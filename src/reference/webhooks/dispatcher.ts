@@ -179,7 +179,12 @@ export class Dispatcher {
     for (const s of list) this.#start(s.event, s.endpointId, s.attempt, s.dueAt);
   }
 
-  #start(event: WebhookEvent, endpointId: string | undefined, attempt = 0, dueAt: number | null = null): void {
+  #start(
+    event: WebhookEvent,
+    endpointId: string | undefined,
+    attempt = 0,
+    dueAt: number | null = null,
+  ): void {
     const key = `${event.id}|${endpointId ?? 'url'}`;
     const previous = this.#active.get(key);
     if (previous) this.#cancel(previous);
