@@ -6,6 +6,7 @@
 import process from 'node:process';
 import { banner, type CliConfig, parseCliArgs, startupJson, USAGE, UsageError } from './adapters/cli-args.js';
 import { type RunningReference, startReference } from './start.js';
+import { readStateFile, StateFileError, writeStateFile } from './state/file.js';
 
 async function main(argv: string[]): Promise<void> {
   let config: CliConfig;
@@ -28,9 +29,20 @@ async function main(argv: string[]): Promise<void> {
   // stdout carries the startup facts only: anything a dependency prints through console goes to stderr.
   for (const method of ['log', 'info', 'debug'] as const) console[method] = console.error;
 
+  let state: unknown;
+  try {
+    state = config.state === undefined ? undefined : await readStateFile(config.state);
+  } catch (error) {
+    if (!(error instanceof StateFileError)) throw error;
+    process.stderr.write(`psp-reference: ${error.message}\n`);
+    process.exitCode = 2;
+    return;
+  }
+
   let running: RunningReference;
   try {
     running = await startReference({
+      ...(state === undefined ? {} : { state }),
       host: config.host,
       port: config.port,
       clock: config.clock,
@@ -58,13 +70,21 @@ async function main(argv: string[]): Promise<void> {
       process.exit(0);
     }, 5000);
     guard.unref();
-    running.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        log(`psp-reference: error while stopping: ${(error as Error).message}`);
-        process.exit(1);
-      },
-    );
+    // The state is saved as it was at the signal, before close() cancels anything.
+    const saved = config.state
+      ? writeStateFile(config.state, running.reference.simulator.snapshot()).then(() =>
+          log(`psp-reference: state written to ${config.state}`),
+        )
+      : Promise.resolve();
+    saved
+      .then(() => running.close())
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          log(`psp-reference: error while stopping: ${(error as Error).message}`);
+          process.exit(1);
+        },
+      );
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);

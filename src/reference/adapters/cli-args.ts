@@ -14,6 +14,8 @@ Options:
                         POST /_simulator/clock/advance moves it (default real)
   --public-url <url>    origin to put in payment_url (default: the origin each request used)
   --trust-proxy         take the client address from X-Forwarded-For for the IP allow-list
+  --state <file>        start from this snapshot file when it exists, and write the whole state there
+                        on SIGINT/SIGTERM (owner-only: it holds the keys and secrets)
   --json                print the startup facts as one JSON line on stdout; logs go to stderr
   -q, --quiet           no request or service log lines on stderr
   -h, --help            show this help
@@ -27,6 +29,8 @@ export interface CliConfig {
   clock: 'real' | 'manual';
   publicUrl?: string;
   trustProxy: boolean;
+  /** `--state <file>`: the snapshot file to start from and save to. */
+  state?: string;
   json: boolean;
   quiet: boolean;
   help: boolean;
@@ -51,6 +55,7 @@ export function parseCliArgs(argv: string[]): CliConfig {
         clock: { type: 'string' },
         'public-url': { type: 'string' },
         'trust-proxy': { type: 'boolean' },
+        state: { type: 'string' },
         json: { type: 'boolean' },
         quiet: { type: 'boolean', short: 'q' },
         help: { type: 'boolean', short: 'h' },
@@ -80,7 +85,9 @@ export function parseCliArgs(argv: string[]): CliConfig {
       throw new UsageError(`--public-url must be an http(s) URL, got '${String(values['public-url'])}'`);
     }
   }
+  if (values.state === '') throw new UsageError('--state must name a file');
   return {
+    ...(values.state === undefined ? {} : { state: String(values.state) }),
     host,
     port: Number(port),
     clock,

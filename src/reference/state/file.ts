@@ -1,0 +1,69 @@
+// `--state <file>` of the CLI: Node-only, so only cli.ts imports it (the rest of src/reference/state is web standard).
+import { open, readFile, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { buildState } from './restore.js';
+import type { Snapshot } from './schema.js';
+
+/** A state file that exists but is not a snapshot this reference reads: the CLI exits 2 with this message. */
+export class StateFileError extends Error {
+  override readonly name = 'StateFileError';
+}
+
+/**
+ * Reads a snapshot document from `path`, checked whole: `undefined` when there is no file (the start is fresh), a
+ * {@link StateFileError} naming the file when it cannot be read as a snapshot (never a part of a state).
+ *
+ * @example
+ * const state = await readStateFile('./psp-state.json'); // undefined on the first run
+ */
+export async function readStateFile(path: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    throw new StateFileError(`cannot read the state file ${path} (${code ?? 'unknown error'})`);
+  }
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch {
+    throw new StateFileError(`the state file ${path} is not JSON (a truncated or foreign file?)`);
+  }
+  try {
+    buildState(doc);
+  } catch (error) {
+    throw new StateFileError(`the state file ${path} is not a snapshot: ${(error as Error).message}`);
+  }
+  return doc;
+}
+
+/**
+ * Writes `doc` to `path` atomically and readable by its owner only (0600): into a new file beside it, synced to
+ * disk, then renamed over the old one, so a crash or a failed write leaves the previous file whole.
+ *
+ * @example
+ * await writeStateFile('./psp-state.json', ref.simulator.snapshot());
+ */
+export async function writeStateFile(path: string, doc: Snapshot): Promise<void> {
+  const dir = dirname(path);
+  const tmp = join(dir, `.${basename(path)}.${process.pid}.${Date.now()}.tmp`);
+  try {
+    const file = await open(tmp, 'wx', 0o600);
+    try {
+      await file.writeFile(JSON.stringify(doc));
+      await file.sync();
+    } finally {
+      await file.close();
+    }
+    await rename(tmp, path);
+  } catch (error) {
+    await rm(tmp, { force: true });
+    throw error;
+  }
+  // The rename itself reaches the disk once the directory is synced (not every platform can open one: skip there).
+  const handle = await open(dir, 'r').catch(() => undefined);
+  await handle?.sync().catch(() => {});
+  await handle?.close();
+}
