@@ -226,6 +226,7 @@ export async function writeReport({ started, finished, quick, outcomes }) {
     sse: load('sse-fanout'),
     memory: load('memory'),
     delivery: load('webhook-delivery'),
+    restore: load('reference-restore'),
   };
   const cpus = os.cpus();
   const npmV = (() => {
@@ -372,6 +373,7 @@ The reference runs with its default settings except the merchant's rate limit, l
   if (R.sse) parts.push(`## Reference SSE fan-out\n\n${R.sse.markdown ?? ''}\n`);
   if (R.memory) parts.push(`## Reference memory per stored payment\n\n${R.memory.markdown ?? ''}\n`);
   if (R.delivery) parts.push(`## Reference webhook delivery\n\n${R.delivery.markdown ?? ''}\n`);
+  if (R.restore) parts.push(`## Reference restore of 10,000 payments\n\n${R.restore.markdown ?? ''}\n`);
 
   parts.push(readFileSync(join(BENCH, 'analysis.md'), 'utf8'));
   const file = join(ROOT, 'docs', 'benchmarks.md');

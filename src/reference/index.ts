@@ -43,8 +43,11 @@ export type {
   ReferenceOptions,
   ReferenceStats,
   RequestInfo,
+  Restored,
   SimulatorApi,
+  Snapshot,
   StartupFacts,
+  StateApi,
   TerminalSettings,
 } from './service.js';
 export { createReference, DEFAULTS, FakeBank, planPaymentOutcome, planPayoutOutcome } from './service.js';
