@@ -13,7 +13,8 @@ const quick = process.argv.includes('--quick');
 const COUNT = 10_000;
 const ROUNDS = quick ? 5 : 15;
 const mod = await import(pathToFileURL(distFile('psp-sdk/reference')).href).catch(() => ({}));
-const probe = typeof mod.createReference === 'function' ? mod.createReference({ clock: 'manual' }) : undefined;
+const probe =
+  typeof mod.createReference === 'function' ? mod.createReference({ clock: 'manual' }) : undefined;
 if (typeof probe?.simulator?.restore !== 'function') {
   await probe?.close();
   await emit('reference-restore', { ok: false, reason: 'psp-sdk/reference has no simulator.restore yet' });
@@ -48,7 +49,8 @@ for (let i = 0; i < COUNT; i++) {
   );
   if (i % 10 === 0) {
     ref.simulator.succeedPayment(payment.id);
-    if (i % 20 === 0) await call('POST', `/api/v1/public/payments/${payment.id}/refund`, facts.api_key, { amount: 100 });
+    if (i % 20 === 0)
+      await call('POST', `/api/v1/public/payments/${payment.id}/refund`, facts.api_key, { amount: 100 });
   }
 }
 

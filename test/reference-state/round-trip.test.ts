@@ -93,6 +93,16 @@ describe('snapshot and restore', () => {
     expect((await call('/payments', { body: { amount: 1000 }, key: second.api_key })).status).toBe(201);
   });
 
+  test("the document is the caller's: changing it changes nothing live", async () => {
+    const { ref, paid } = await populated();
+    const doc = ref.simulator.snapshot();
+    const again = ref.simulator.snapshot();
+    doc.merchants[0]!.ip_allow_list.push('10.0.0.0/8');
+    doc.merchants[0]!.rate_limit.limit = 1;
+    doc.payments.find((p) => p.id === paid.payment.id)!.metadata!.order = 'changed';
+    expect(ref.simulator.snapshot()).toEqual(again);
+  });
+
   test('keys created after the snapshot are gone; the idempotency record replays', async () => {
     const { ref, call, paid } = await populated();
     const doc = ref.simulator.snapshot();

@@ -17,9 +17,9 @@ const camelKey = (k: string) => {
 };
 
 /** A document's record in camelCase, as the stores keep it (snapshot.ts has the other way). */
-function camel<T>(obj: object): T {
+function camel<T>(obj: object, skip?: string): T {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(obj)) out[camelKey(k)] = v;
+  for (const k in obj) if (k !== skip) out[camelKey(k)] = obj[k as keyof typeof obj];
   return out as T;
 }
 
@@ -88,11 +88,11 @@ export function buildState(input: unknown, faults?: FaultRulesState): Built {
     if (ref(shops, t.shopId, 'shop', `terminal ${t.id}`).merchantId !== t.merchantId)
       throw bad(`terminal ${t.id} and its shop belong to different merchants.`);
   }
-  const keys: [string, ApiKeyRecord][] = doc.api_keys.map(({ digest, ...k }) => {
+  const keys: [string, ApiKeyRecord][] = doc.api_keys.map((k) => {
     const t = ref(terminals, k.terminal_id, 'terminal', `API key ${k.id}`);
     if (t.merchantId !== k.merchant_id || t.shopId !== k.shop_id)
       throw bad(`API key ${k.id} and its terminal belong to different merchants or shops.`);
-    return [digest, camel<ApiKeyRecord>(k)];
+    return [k.digest, camel<ApiKeyRecord>(k, 'digest')];
   });
   byId(
     'API keys',
@@ -100,9 +100,10 @@ export function buildState(input: unknown, faults?: FaultRulesState): Built {
   );
   const payments = byId(
     'payments',
-    doc.payments.map(({ terminal_id, ...p }) => {
-      const terminal = ref(terminals, terminal_id, 'terminal', `payment ${p.id}`);
-      const fields = { ...camel<object>(p), terminal, refunds: null };
+    doc.payments.map((p) => {
+      const fields = camel<Record<string, unknown>>(p, 'terminal_id');
+      fields.terminal = ref(terminals, p.terminal_id, 'terminal', `payment ${p.id}`);
+      fields.refunds = null;
       return Object.assign(new PaymentRecord(fields as never), fields) as PaymentRecord;
     }),
   );
@@ -126,9 +127,9 @@ export function buildState(input: unknown, faults?: FaultRulesState): Built {
   }
   const payouts = byId(
     'payouts',
-    doc.payouts.map(({ terminal_id, ...p }) => {
-      const terminal = ref(terminals, terminal_id, 'terminal', `payout ${p.id}`);
-      const fields = { ...camel<object>(p), terminal };
+    doc.payouts.map((p) => {
+      const fields = camel<Record<string, unknown>>(p, 'terminal_id');
+      fields.terminal = ref(terminals, p.terminal_id, 'terminal', `payout ${p.id}`);
       return Object.assign(new PayoutRecord(fields as never), fields);
     }),
   );
@@ -163,10 +164,12 @@ export function buildState(input: unknown, faults?: FaultRulesState): Built {
 function webhooksOf(doc: Snapshot, shops: Map<string, ShopRecord>): { webhooks: WebhookState } {
   const endpoints = byId(
     'webhook endpoints',
-    doc.webhook_endpoints.map(({ attempts, ...e }) => {
+    doc.webhook_endpoints.map((e) => {
       ref(shops, e.shop_id, 'shop', `webhook endpoint ${e.id}`);
       type Endpoint = WebhookState['endpoints'][number];
-      return { ...camel<Endpoint>(e), attempts: attempts.map((a) => camel<Endpoint['attempts'][number]>(a)) };
+      const endpoint = camel<Endpoint>(e);
+      endpoint.attempts = e.attempts.map((a) => camel<Endpoint['attempts'][number]>(a));
+      return endpoint;
     }),
   );
   const events = byId(

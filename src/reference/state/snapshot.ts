@@ -14,14 +14,18 @@ const snakeKey = (k: string) => {
   return out;
 };
 
-/** The record's own fields in snake_case, minus `skip`, plus `extra`. */
+// Nested values of records are flat (a list of addresses, a rate limit, metadata): one level of copy keeps the
+// document apart from the live records, so a caller may change it freely.
+const copy = (v: unknown) => (Array.isArray(v) ? [...v] : v !== null && typeof v === 'object' ? { ...v } : v);
+
+/** The record's own fields in snake_case (copied), minus `skip`, plus `extra`. */
 function dump<T extends object>(
   record: T,
   skip: readonly string[] = [],
   extra: Record<string, unknown> = {},
 ) {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(record)) if (!skip.includes(k)) out[snakeKey(k)] = v;
+  for (const k in record) if (!skip.includes(k)) out[snakeKey(k)] = copy(record[k]);
   return Object.assign(out, extra);
 }
 
@@ -81,6 +85,5 @@ export function takeSnapshot(parts: StateParts): Snapshot {
     })),
     fault_rules: parts.faults?.list() ?? [],
   };
-  // A deep copy through JSON: the caller may change what it holds without touching the live records.
-  return JSON.parse(JSON.stringify(doc)) as Snapshot;
+  return doc as Snapshot;
 }
