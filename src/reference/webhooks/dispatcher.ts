@@ -1,5 +1,5 @@
 import type { Clock, Timer } from '../domain/clock.js';
-import { accepts, type EndpointRegistry } from './endpoints.js';
+import { accepts, type Endpoint, type EndpointRegistry } from './endpoints.js';
 import type { WebhookEvent } from './events.js';
 import { Fifo } from '../util/fifo.js';
 import { PendingBound } from './pending.js';
@@ -180,24 +180,24 @@ export class Dispatcher {
   /** The oldest pending series of a full endpoint: stopped, with a delivery-log entry that says why. */
   #giveUp(d: Delivery): void {
     this.#cancel(d);
-    const { registry, clock, logger, maxPendingPerEndpoint: n, maxPendingBytesPerEndpoint: bytes } = this.#o;
-    const endpoint =
-      d.endpointId === undefined ? registry.ofShop(d.event.shopId)[0] : registry.find(d.endpointId);
+    const { clock, logger, maxPendingPerEndpoint: n, maxPendingBytesPerEndpoint: bytes } = this.#o;
     const error = `given up: pending limit reached (${n} deliveries or ${bytes} bytes per endpoint)`;
     // The attempt it will not make: a pending series has made fewer than MAX_ATTEMPTS.
     const attempt = d.attempt + 1;
-    endpoint?.log.add({
-      eventId: d.event.id,
-      event: d.event.event,
-      attempt,
-      status: null,
-      error,
-      at: clock.now(),
-      next: null,
-    });
+    const entry = { eventId: d.event.id, event: d.event.event, attempt, status: null, error, next: null };
+    this.#endpointOf(d)?.log.add({ ...entry, at: clock.now() });
     const to =
       d.endpointId === undefined ? `the webhook_url of shop ${d.event.shopId}` : `endpoint ${d.endpointId}`;
     logger?.(`webhook ${d.event.id} ${d.event.event} to ${to} ${error}`);
+  }
+
+  /**
+   * The endpoint that signs `d` and whose log records it: its own, or for a `webhook_url` the shop's oldest. Looked
+   * up each time, so a rotation or deletion takes effect for pending retries too.
+   */
+  #endpointOf(d: Delivery): Endpoint | undefined {
+    const { registry } = this.#o;
+    return d.endpointId === undefined ? registry.ofShop(d.event.shopId)[0] : registry.find(d.endpointId);
   }
 
   #cancel(d: Delivery): void {
@@ -275,11 +275,9 @@ export class Dispatcher {
   }
 
   async #attempt(d: Delivery): Promise<void> {
-    const { registry, clock, logger } = this.#o;
+    const { clock, logger } = this.#o;
     const { event } = d;
-    // Resolved at each attempt, so a rotation or deletion takes effect for pending retries too.
-    const endpoint =
-      d.endpointId === undefined ? registry.ofShop(event.shopId)[0] : registry.find(d.endpointId);
+    const endpoint = this.#endpointOf(d);
     if (!endpoint) {
       if (d.endpointId === undefined)
         logger?.(

@@ -69,7 +69,8 @@ export interface WebhookService {
   /**
    * Delivers the event again, same `evt_` id and body, as a fresh series of up to 9 attempts to every target that
    * takes it now (a pending series to the same target is replaced, not doubled). DomainError 404 `not_found` for an
-   * id the service never made or no longer keeps.
+   * id the service never made, made for no target (never kept), or no longer keeps (past `historyBytes` or
+   * `historyLimit`).
    */
   resend(eventId: string): void;
   /** The shop that owns an endpoint, for the cabinet's authorisation checks; undefined when there is none. */
