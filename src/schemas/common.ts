@@ -171,6 +171,10 @@ export function isHttpUrl(v: string): boolean {
 /**
  * An absolute http(s) URL with no user name or password in it: where the service POSTs webhooks (credentials in a
  * URL would be dropped, or logged with it).
+ *
+ * @example
+ * isWebhookUrl('https://shop.example/psp'); // true
+ * isWebhookUrl('https://user:pass@shop.example/psp'); // false
  */
 export function isWebhookUrl(v: string): boolean {
   const url = parseUrl(v);
@@ -181,6 +185,10 @@ export function isWebhookUrl(v: string): boolean {
  * An absolute URI, as spec 2.2's "string uri" asks of `return_url`: a scheme and the rest, as WHATWG URL parses
  * it, so an app's own scheme (`shopapp://orders/42`) passes as `https:` does. The schemes a browser runs rather
  * than opens do not: a return_url is where the buyer's browser is sent.
+ *
+ * @example
+ * isAbsoluteUri('shopapp://orders/42'); // true
+ * isAbsoluteUri('javascript:alert(1)'); // false
  */
 export function isAbsoluteUri(v: string): boolean {
   const url = parseUrl(v);
