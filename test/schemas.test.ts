@@ -74,7 +74,7 @@ describe('the rules the schemas state without zod builders', () => {
       }
       const creds = CreatePaymentInput.safeParse({ amount: 1, webhook_url: 'https://u:p@hooks.example/' });
       expect(formatFieldIssues(toFieldIssues(creds.error!.issues))).toBe(
-        'webhook_url: must not contain a user name or password',
+        'webhook_url: must be an absolute http(s) URL without a user name or password',
       );
     }
   });
@@ -107,7 +107,7 @@ describe('the rules the schemas state without zod builders', () => {
     }
     const input = inputSchemas(true).CreatePaymentInput.safeParse({ amount: '5', webhook_url: 'ftp://x' });
     expect(formatFieldIssues(toFieldIssues(input.error!.issues))).toBe(
-      'amount: must be a whole number of minor units (a safe integer); webhook_url: must be an absolute http(s) URL',
+      'amount: must be a whole number of minor units (a safe integer); webhook_url: must be an absolute http(s) URL without a user name or password',
     );
   });
 });

@@ -152,40 +152,47 @@ export function isUtcTimestamp(v: string): boolean {
   return !Number.isNaN(t) && new Date(t).toISOString().slice(0, 19) === v.slice(0, 19);
 }
 
-/** An absolute http(s) URL, as WHATWG URL parses it. */
-export function isHttpUrl(v: string): boolean {
-  return httpUrl(v) !== undefined;
-}
-
-/** Whether `v` is a URL that names a user or a password (`https://user:pass@host/`). */
-export function hasUserinfo(v: string): boolean {
-  const url = httpUrl(v);
-  return url !== undefined && (url.username !== '' || url.password !== '');
-}
-
-// Schemes a browser would run rather than go to: a return_url is where the buyer's browser is sent.
-const SCRIPT_SCHEMES: ReadonlySet<string> = new Set(['javascript:', 'vbscript:', 'data:']);
-
-/**
- * An absolute URI, as spec 2.2's "string uri" asks of `return_url`: a scheme and the rest, as WHATWG URL parses
- * it, so an app's own scheme (`shopapp://orders/42`) passes as `https:` does; a script scheme does not.
- */
-export function isAbsoluteUri(v: string): boolean {
+/** `v` parsed as an absolute URL, as WHATWG URL parses it, or undefined. */
+function parseUrl(v: string): URL | undefined {
   try {
-    return !SCRIPT_SCHEMES.has(new URL(v).protocol);
-  } catch {
-    return false;
-  }
-}
-
-/** `v` parsed as an absolute http(s) URL, or undefined. */
-export function httpUrl(v: string): URL | undefined {
-  try {
-    const url = new URL(v);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? url : undefined;
+    return new URL(v);
   } catch {
     return undefined;
   }
+}
+
+const HTTP = /^https?:$/;
+
+/** An absolute http(s) URL, as WHATWG URL parses it. */
+export function isHttpUrl(v: string): boolean {
+  return HTTP.test(parseUrl(v)?.protocol ?? '');
+}
+
+/**
+ * An absolute http(s) URL with no user name or password in it: where the service POSTs webhooks (credentials in a
+ * URL would be dropped, or logged with it).
+ *
+ * @example
+ * isWebhookUrl('https://shop.example/psp'); // true
+ * isWebhookUrl('https://user:pass@shop.example/psp'); // false
+ */
+export function isWebhookUrl(v: string): boolean {
+  const url = parseUrl(v);
+  return !!url && HTTP.test(url.protocol) && !url.username && !url.password;
+}
+
+/**
+ * An absolute URI, as spec 2.2's "string uri" asks of `return_url`: a scheme and the rest, as WHATWG URL parses
+ * it, so an app's own scheme (`shopapp://orders/42`) passes as `https:` does. The schemes a browser runs rather
+ * than opens do not: a return_url is where the buyer's browser is sent.
+ *
+ * @example
+ * isAbsoluteUri('shopapp://orders/42'); // true
+ * isAbsoluteUri('javascript:alert(1)'); // false
+ */
+export function isAbsoluteUri(v: string): boolean {
+  const url = parseUrl(v);
+  return !!url && !/^(javascript|vbscript|data):$/.test(url.protocol);
 }
 
 // zod's regex, maxLength and minimum checks each bring their own check class (with the string-format machinery

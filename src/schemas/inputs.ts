@@ -1,9 +1,8 @@
 import * as z from 'zod/mini';
 import {
   atLeast,
-  hasUserinfo,
   isAbsoluteUri,
-  isHttpUrl,
+  isWebhookUrl,
   matches,
   maxChars,
   minorUnits,
@@ -29,26 +28,9 @@ const amount = () => minorUnits(WHOLE).check(atLeast(1, 'must be at least 1'));
 
 const text = (max: number) => str().check(maxChars(max));
 
-const HTTP_URL = 'must be an absolute http(s) URL';
-
-// Where the service POSTs: http(s) only, and no credentials in it (they would be dropped or sent in the clear to
-// a URL that may be logged), as the cabinet's endpoint URL.
-const webhookUrl = () =>
-  str(HTTP_URL).check(
-    z.refine(isHttpUrl, HTTP_URL),
-    z.refine((v) => !hasUserinfo(v), 'must not contain a user name or password'),
-    maxChars(LIMITS.urlMax),
-  );
-
-// Where the buyer's browser is sent back: any absolute URI (spec 2.2), so a mobile app's own scheme works.
-const returnUrl = () =>
-  str('must be an absolute URI').check(
-    z.refine(
-      isAbsoluteUri,
-      'must be an absolute URI such as https://shop.example/back or shopapp://orders/42',
-    ),
-    maxChars(LIMITS.urlMax),
-  );
+/** A URL field: a string that `ok` accepts, of at most `LIMITS.urlMax` characters. */
+const url = (ok: (v: string) => boolean, message: string) =>
+  str(message).check(z.refine(ok, message), maxChars(LIMITS.urlMax));
 
 const currency = () => str().check(matches(CURRENCY_RE, 'must be a 3-letter uppercase ISO 4217 code'));
 
@@ -67,9 +49,13 @@ function build(m: SchemaMode) {
     method: z.optional(oneOf(PAYMENT_METHODS)),
     order_id: z.optional(text(LIMITS.orderIdMax)),
     customer_id: z.optional(text(LIMITS.customerIdMax)),
-    return_url: z.optional(returnUrl()),
+    // Where the buyer's browser is sent back: any absolute URI (spec 2.2), so a mobile app's own scheme works.
+    return_url: z.optional(url(isAbsoluteUri, 'must be an absolute URI')),
     description: z.optional(text(LIMITS.descriptionMax)),
-    webhook_url: z.optional(webhookUrl()),
+    // Where the service POSTs: http(s) only, and no credentials in it, as the cabinet's endpoint URL.
+    webhook_url: z.optional(
+      url(isWebhookUrl, 'must be an absolute http(s) URL without a user name or password'),
+    ),
     metadata: z.optional(metadata()),
   });
 

@@ -38,9 +38,10 @@ export const UUID_V4_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{
 /**
  * Spec 5.6 says only "string, at most 64 characters". What an HTTP header carries faithfully is visible ASCII with
  * spaces or tabs inside (a leading or trailing one is stripped in transit, so the server would see another key).
+ * `[!-~]` is visible ASCII (0x21 to 0x7E), `[ -~\t]` the same with space and tab.
  */
-export const IDEMPOTENCY_KEY_RE = /^[\x21-\x7E](?:[\x20-\x7E\t]{0,62}[\x21-\x7E])?$/;
-/** What {@link IDEMPOTENCY_KEY_RE} asks, as the client and the reference word it. */
+export const IDEMPOTENCY_KEY_RE = /^[!-~]([ -~\t]{0,62}[!-~])?$/;
+/** What {@link IDEMPOTENCY_KEY_RE} asks, as the reference words it (`Idempotency-Key: <rule>.`). */
 export const IDEMPOTENCY_KEY_RULE =
   'must be 1 to 64 ASCII characters, visible ones or spaces inside (it travels in an HTTP header)';
 
@@ -48,5 +49,8 @@ export const IDEMPOTENCY_KEY_RULE =
  * The form of an API key (spec 5.2): `sk_test_` or `sk_live_`, 6 letters or digits, `_` and the secret. The
  * client refuses a key of another form before sending; the reference tells "malformed" (not of this form) from
  * "unknown" (of this form, never issued).
+ *
+ * @example
+ * API_KEY_RE.test('sk_test_abc123_secret'); // true: the form is right (whether it was issued is another matter)
  */
 export const API_KEY_RE = /^sk_(test|live)_[A-Za-z0-9]{6}_[A-Za-z0-9._~+/=-]+$/;
