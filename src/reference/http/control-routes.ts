@@ -4,6 +4,7 @@ import { bearer, isAdminToken } from './auth.js';
 import { parseJson, readRawBody, requireNoBody } from './body.js';
 import { type AppDeps, type AppEnv, pathId } from './context.js';
 import { json } from './errors.js';
+import { checkExpect } from './headers.js';
 
 const EVENT_ID_RE = /^evt_[A-Za-z0-9_-]{1,128}$/;
 const ENDPOINT_ID_RE = /^[A-Za-z0-9_-]{1,128}$/;
@@ -24,6 +25,7 @@ function adminGuard(adminToken: string) {
         : 'The admin token is not recognised.';
       throw new DomainError(401, 'unauthorized', msg);
     }
+    checkExpect(c.req.raw);
     c.set('raw', await readRawBody(c.req.raw));
     await next();
   };
