@@ -6,6 +6,7 @@ import type { BankAdapter } from './domain/bank.js';
 import { createApp } from './http/app.js';
 import { redactSecrets, toResponse } from './http/errors.js';
 import { createEventStreamHub } from './sse/index.js';
+import { EventStreamResponse } from './sse/response.js';
 import { workerTransport } from './adapters/delivery-worker.js';
 import { createWebhookService } from './webhooks/index.js';
 
@@ -56,6 +57,11 @@ export interface ReferenceOptions {
 export interface RequestInfo {
   /** The peer's IP address, as the socket reports it. */
   remoteAddress?: string;
+  /**
+   * The whole request body, when the adapter has already read it from its socket (at most the body limit): the
+   * app then takes these bytes instead of reading `request.body`. Default: the body is read from `request.body`.
+   */
+  body?: Uint8Array;
 }
 
 /** The reference's starting facts: one merchant, shop, terminal and test key, and the admin token. */
@@ -169,10 +175,13 @@ export function createReference(options: ReferenceOptions = {}): Reference {
       const started = log ? Date.now() : 0;
       let res: Response;
       try {
-        res = await app.fetch(request, { remoteAddress: info?.remoteAddress });
+        res = await app.fetch(request, { ...info });
       } catch (err) {
         res = toResponse(err, log);
       }
+      // Until the event stream is a plain Response (sse/response.ts), its look-alike becomes one here: msw and
+      // other fetch callers need a real Response. Delete with EventStreamResponse.
+      if (res instanceof EventStreamResponse) res = res.toResponse();
       try {
         res.headers.set('x-request-id', `req_${crypto.randomUUID()}`);
       } catch {

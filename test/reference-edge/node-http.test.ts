@@ -30,7 +30,7 @@ describe('node:http adapter', () => {
 
   it('hands the handler the method, URL, headers, body and the socket address', async () => {
     let seen:
-      | { method: string; url: string; header: string | null; body: string; address?: string }
+      | { method: string; url: string; header: string | null; body: string; read?: string; address?: string }
       | undefined;
     const server = await serve(async (req, info) => {
       seen = {
@@ -38,6 +38,7 @@ describe('node:http adapter', () => {
         url: req.url,
         header: req.headers.get('x-test'),
         body: await req.text(),
+        read: new TextDecoder().decode(info.body),
         address: info.remoteAddress,
       };
       return Response.json({ ok: true }, { status: 201, headers: { 'x-answer': '42' } });
@@ -55,6 +56,7 @@ describe('node:http adapter', () => {
       url: `${server.url}/api/v1/public/payments?a=1`,
       header: 'yes',
       body: '{"amount":100}',
+      read: '{"amount":100}',
       address: '127.0.0.1',
     });
   });

@@ -6,10 +6,13 @@ import { getRequestListener } from '@hono/node-server';
 import { DEFAULTS } from '../domain/defaults.js';
 import { answerClientError } from './client-errors.js';
 
-/** A Web-standard handler, as `Reference.fetch` is: the adapter hands it each request and the socket's address. */
+/**
+ * A Web-standard handler, as `Reference.fetch` is: the adapter hands it each request, the socket's address and,
+ * for a body within the limit, the body it already read (the same bytes as `request.body`, without a stream).
+ */
 export type FetchHandler = (
   request: Request,
-  info: { remoteAddress?: string },
+  info: { remoteAddress?: string; body?: Uint8Array },
 ) => Promise<Response> | Response;
 
 /** Options of {@link createNodeListener}. */
@@ -44,36 +47,49 @@ export function normalizeRemoteAddress(address: string | undefined): string | un
 }
 
 /**
- * Reads a request body from the IncomingMessage into `rawBody`, which @hono/node-server hands to the app as the
- * Request's body in one chunk (node's chunks through `Readable.toWeb` cost most of a create). The app still judges
- * the body: a `Content-Length` over the limit is left unread for it to refuse, and a body that grows past the limit
- * is cut there (one byte over is enough for the app to refuse it) and the rest drained by @hono/node-server after
- * the answer. Resolves to `'gone'` when the client leaves before its body ends.
+ * Reads a request body from the IncomingMessage, for the handler's `info.body` (node's chunks through
+ * `Readable.toWeb` and a full undici Request cost most of a create); `request.body` gives the same bytes, through
+ * @hono/node-server's `rawBody`, to a handler that reads it. The app still judges the body: a
+ * `Content-Length` over the limit is left unread for it to refuse, and a body that grows past the limit is cut
+ * there and handed over as @hono/node-server's `rawBody` (the Request's body then, one byte over the limit: the app
+ * refuses it), the rest drained by @hono/node-server after the answer. `'gone'` when the client leaves mid-body.
  */
-function readBody(incoming: IncomingMessage & { rawBody?: Buffer }): Promise<'gone' | undefined> | undefined {
+function readBody(
+  incoming: IncomingMessage & { rawBody?: Buffer },
+): Promise<Uint8Array | 'gone' | undefined> | undefined {
   const max = DEFAULTS.maxBodyBytes;
   if (incoming.method === 'GET' || incoming.method === 'HEAD' || incoming.readableEnded) return undefined;
   if (Number(incoming.headers['content-length']) > max) return undefined;
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let total = 0;
-    const done = (body: Buffer | undefined) => {
+    const stop = () => {
       incoming.off('data', onData);
       incoming.off('end', onEnd);
       incoming.off('close', onClose);
-      if (body) incoming.rawBody = body;
-      resolve(body ? undefined : 'gone');
     };
     const onData = (chunk: Buffer) => {
       chunks.push(chunk);
       total += chunk.byteLength;
       if (total > max) {
+        stop();
         incoming.pause();
-        done(Buffer.concat(chunks, total));
+        incoming.rawBody = Buffer.concat(chunks, total);
+        resolve(undefined);
       }
     };
-    const onEnd = () => done(Buffer.concat(chunks, total));
-    const onClose = () => done(undefined);
+    const onEnd = () => {
+      stop();
+      const whole = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
+      // The Request's own body too, for a handler that reads `request.body` (built only if it does).
+      incoming.rawBody = whole;
+      // A plain Uint8Array view, as a web stream gives (a Buffer's toString and slice differ).
+      resolve(new Uint8Array(whole.buffer, whole.byteOffset, whole.byteLength));
+    };
+    const onClose = () => {
+      stop();
+      resolve('gone');
+    };
     incoming.on('data', onData);
     incoming.on('end', onEnd);
     incoming.on('close', onClose);
@@ -103,11 +119,10 @@ export function createNodeListener(
       const incoming = env.incoming as IncomingMessage;
       // Nobody is left to answer, and a cut-off body must never reach a route: a refund whose body was cut off
       // would refund the whole balance.
-      if ((await readBody(incoming)) === 'gone')
-        return jsonError(400, 'bad_request', 'The client went away.');
-      const res = await handler(request, {
-        remoteAddress: normalizeRemoteAddress(incoming.socket?.remoteAddress),
-      });
+      const body = await readBody(incoming);
+      if (body === 'gone') return jsonError(400, 'bad_request', 'The client went away.');
+      const remoteAddress = normalizeRemoteAddress(incoming.socket?.remoteAddress);
+      const res = await handler(request, body ? { remoteAddress, body } : { remoteAddress });
       // The client left before the answer: nobody reads its body, which must not stay open (an event stream).
       if ((env.outgoing as ServerResponse).destroyed) await res.body?.cancel().catch(() => {});
       return res;

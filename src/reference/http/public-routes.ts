@@ -1,4 +1,4 @@
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import { SBP_BANKS } from '../domain/bank-directory.js';
 import { parseJson, readRawBody, requireJson, requireNoBody } from './body.js';
 import { authenticate, checkBlock, checkSignature, clientAddress } from './auth.js';
@@ -6,6 +6,19 @@ import { type AppDeps, type AppEnv, idempotencyKey, pathId } from './context.js'
 import { json, jsonText } from './errors.js';
 import { checkExpect, header } from './headers.js';
 import { EventStreamResponse } from '../sse/response.js';
+
+const NO_BODY = new Uint8Array(0);
+
+/**
+ * The raw body of a request: the bytes the adapter already read, else `request.body` read with the body limit. A
+ * GET or HEAD has none (the Fetch standard's rule; asking its `body` would make @hono/node-server build a whole
+ * second Request to say so).
+ */
+export function bodyOf(c: Context<AppEnv>): Uint8Array | Promise<Uint8Array> {
+  const request = c.req.raw;
+  if (request.method === 'GET' || request.method === 'HEAD') return NO_BODY;
+  return c.env?.body ?? readRawBody(request);
+}
 
 /** `Idempotent-Replayed: true` on a replayed creation (status 200), nothing on a new one. */
 const replayHeaders = (status: number): Record<string, string> =>
@@ -26,7 +39,7 @@ export function publicRoutes(deps: AppDeps): Hono<AppEnv> {
     const address = clientAddress(request, c.env?.remoteAddress, deps.trustProxy);
     const caller = authenticate(domain, request, address, deps.adminToken);
     checkExpect(request);
-    const raw = await readRawBody(request);
+    const raw = await bodyOf(c);
     checkSignature(caller, request, raw);
     c.set('caller', caller);
     c.set('raw', raw);
