@@ -4,7 +4,15 @@
  * facts on stdout and logs on stderr; SIGINT/SIGTERM stop it cleanly with exit code 0; bad flags exit 2.
  */
 import process from 'node:process';
-import { banner, type CliConfig, parseCliArgs, startupJson, USAGE, UsageError } from './adapters/cli-args.js';
+import {
+  banner,
+  type CliConfig,
+  parseCliArgs,
+  startupJson,
+  USAGE,
+  UsageError,
+  VERSION,
+} from './adapters/cli-args.js';
 import { type RunningReference, startReference } from './start.js';
 
 async function main(argv: string[]): Promise<void> {
@@ -19,6 +27,10 @@ async function main(argv: string[]): Promise<void> {
   }
   if (config.help) {
     process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  if (config.version) {
+    process.stdout.write(`${VERSION}\n`);
     return;
   }
 
