@@ -4,6 +4,7 @@ import { cabinetRoutes, simulatorRoutes } from './control-routes.js';
 import { errorResponse, toResponse } from './errors.js';
 import { payPageRoutes } from './pay-page.js';
 import { buyerPort } from './buyer-port.js';
+import { openApiRoutes } from './openapi-route.js';
 import { publicRoutes } from './public-routes.js';
 
 // Every route and its methods: an unmatched method on a known path is a 405 with Allow, not a 404.
@@ -41,6 +42,7 @@ export function createApp(deps: AppDeps, log?: (line: string) => void): Hono<App
   app.route('/_cabinet', cabinetRoutes(deps));
   app.route('/_simulator', simulatorRoutes(deps));
   app.route('/pay', payPageRoutes(buyerPort(deps.domain)));
+  app.route('/', openApiRoutes());
   app.notFound((c) => {
     const path = c.req.path;
     const allowed = ROUTES.find(([re]) => re.test(path))?.[1];
