@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -272,6 +273,21 @@ describe('psp-reference trigger', () => {
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('cannot reach the reference at http://127.0.0.1:1');
     expect(run.stderr).not.toContain(ref.api_key);
+  });
+
+  it("docs/testing.md's trigger command runs as written", async () => {
+    const text = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'testing.md'), 'utf8');
+    const section = text.slice(text.indexOf('## Triggers'));
+    const line = section.split('\n').find((l) => l.startsWith('npx psp-reference trigger '));
+    expect(line, 'the trigger example of docs/testing.md').toBeDefined();
+    const env = { PSP_BASE_URL: ref.base_url, PSP_ADMIN_TOKEN: ref.admin_token, PSP_API_KEY: ref.api_key };
+    const run = await trigger(line!.split(/\s+/).slice(3), env);
+    expect(run.code, run.stderr).toBe(0);
+    const result = JSON.parse(run.stdout) as TriggerResult;
+    expect(result.objects.map((o) => `${o.type} ${o.data.status}`)).toEqual([
+      'payment refunded',
+      'refund succeeded',
+    ]);
   });
 
   it('parses --help', () => {
