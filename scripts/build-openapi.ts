@@ -5,11 +5,11 @@
 // Usage: tsx scripts/build-openapi.ts [--check]   (--check: exit 1 when openapi.json is not what the sources make)
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { version } from '../package.json';
+import pkg from '../package.json' with { type: 'json' };
 import { buildOpenApiDocument } from '../src/openapi/document.js';
 
 const target = fileURLToPath(new URL('../openapi.json', import.meta.url));
-const text = `${JSON.stringify(buildOpenApiDocument(version), null, 2)}\n`;
+const text = `${JSON.stringify(buildOpenApiDocument(pkg.version), null, 2)}\n`;
 let current = '';
 try {
   current = readFileSync(target, 'utf8');

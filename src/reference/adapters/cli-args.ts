@@ -1,11 +1,11 @@
 import { parseArgs } from 'node:util';
 // The bundler inlines this one field at build time (the JSON is not read at run time, and the rest of
 // package.json stays out of the bundle), so the bin reports the version it was built as, wherever it runs from.
-import { version } from '../../../package.json';
+import pkg from '../../../package.json' with { type: 'json' };
 import type { RunningReference } from '../start.js';
 
 /** The package's version, as `psp-reference --version` prints it. */
-export const VERSION: string = version;
+export const VERSION: string = pkg.version;
 
 /** The `psp-reference --help` text. */
 export const USAGE = `Usage: psp-reference [options]
