@@ -26,11 +26,18 @@ export type JsonSchema = { [key: string]: unknown };
  */
 const uuid: JsonSchema = { type: 'string', format: 'uuid' };
 const timestamp: JsonSchema = { type: 'string', format: 'date-time' };
-const minorUnits: JsonSchema = { type: 'integer', format: 'int64' };
+// Safe integers only: beyond 2^53 - 1 a JSON number loses precision, so the schemas refuse it.
+const minorUnits: JsonSchema = { type: 'integer', format: 'int64', maximum: Number.MAX_SAFE_INTEGER };
 const text = (max: number): JsonSchema => ({ type: 'string', maxLength: max });
 const pattern = (re: RegExp): JsonSchema => ({ type: 'string', pattern: re.source });
 const oneOf = (values: readonly string[]): JsonSchema => ({ type: 'string', enum: [...values] });
-const httpUrl: JsonSchema = { type: 'string', format: 'uri', maxLength: LIMITS.urlMax };
+// An absolute URL of the http or https scheme (the `uri` format alone lets mailto: and ftp: through).
+const httpUrl: JsonSchema = {
+  type: 'string',
+  format: 'uri',
+  pattern: '^[Hh][Tt][Tt][Pp][Ss]?://',
+  maxLength: LIMITS.urlMax,
+};
 const metadata = (input: boolean): JsonSchema => ({
   type: 'object',
   additionalProperties: input ? text(LIMITS.metadataValueMax) : { type: 'string' },
