@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WEBHOOK_EVENTS } from '../../src/schemas/events.js';
-import { parseTriggerArgs, type TriggerResult, triggerCommand } from '../../src/reference/cli-trigger.js';
+import { parseTriggerArgs } from '../../src/reference/adapters/trigger-args.js';
+import { type TriggerResult, triggerCommand } from '../../src/reference/cli-trigger.js';
 import { type RunningReference, startReference } from '../../src/reference/start.js';
 
 // `psp-reference trigger` against a real started reference (manual clock: no payout or expiry timer moves anything
