@@ -114,7 +114,7 @@ export function parseTriggerArgs(
   const amount = /^\d{1,15}$/.test(amountText) ? Number(amountText) : Number.NaN;
   if (!Number.isSafeInteger(amount) || amount < 1) {
     throw new TriggerUsageError(
-      `--amount must be a whole number of minor units of at least 1, got ${JSON.stringify(amountText.slice(0, 32))}`,
+      `--amount must be a whole number of minor units of at least 1, got ${JSON.stringify(redactSecrets(amountText).slice(0, 32))}`,
     );
   }
   // The test-mode rule refuses these at creation: no later move, so no event, would follow.
