@@ -8,7 +8,6 @@ import { type DirectRoutes, directRoutes, publicFastPath, type ReadRequest } fro
 import { redactSecrets, toResponse } from './http/errors.js';
 import { WireResponse } from './http/wire-response.js';
 import { createEventStreamHub } from './sse/index.js';
-import { workerTransport } from './adapters/delivery-worker.js';
 import { createWebhookService } from './webhooks/index.js';
 
 export type { CabinetApi, SimulatorApi } from './domain/control.js';
@@ -40,12 +39,9 @@ export interface ReferenceOptions {
   /** What delivers webhooks. Default `globalThis.fetch`. */
   webhookFetch?: typeof fetch;
   /**
-   * Where webhook POSTs are sent from, when `webhookFetch` is not given. `'thread'`: node:http on the thread that
-   * serves the API (fetch where there is no node:http). `'worker'`: undici in a `worker_threads` worker, which also
-   * signs each attempt, started with the first delivery, so a burst of deliveries does not take the API's thread
-   * (in-thread again where no worker can run or undici cannot be loaded). Default `'thread'`; `startReference` and the `psp-reference` CLI default to `'worker'`.
-   *
-   * @example createReference({ webhookDelivery: 'worker' })
+   * @deprecated Ignored; to be removed in the next minor release. Webhooks are always sent with `fetch` from the
+   * thread that serves the API (a test double sends tens to hundreds of them, which needs no worker thread); the
+   * former `'worker'` mode behaves as `'thread'`.
    */
   webhookDelivery?: 'thread' | 'worker';
   /** One line per request and per internal error; never a secret. Default: silent. */
@@ -138,9 +134,6 @@ export function createReference(options: ReferenceOptions = {}): Reference {
     bus: domain.bus,
     clock,
     ...(options.webhookFetch ? { fetch: options.webhookFetch } : {}),
-    ...(options.webhookDelivery === 'worker' && !options.webhookFetch
-      ? { transport: workerTransport({ maxSockets: 64 }) }
-      : {}),
     ...(log ? { logger: log } : {}),
   });
   const hub = createEventStreamHub({ bus: domain.bus, clock });

@@ -47,8 +47,7 @@ export interface RunningReference extends StartupFacts {
  * `127.0.0.1:4010` by default. Requests reach the service with the socket's address, so the IP allow-list
  * sees the real peer. The buyer's page is served at `pay_url`.
  *
- * @param options Reference options (`clock`, `publicUrl`, `trustProxy`, `webhookFetch`, `webhookDelivery` (here
- *   default `'worker'`), `logger`) plus
+ * @param options Reference options (`clock`, `publicUrl`, `trustProxy`, `webhookFetch`, `logger`) plus
  *   `host` (default `127.0.0.1`) and `port` (default `4010`; 0 for a free port).
  * @throws Error when the address cannot be bound (for example, the port is taken); nothing keeps running then.
  *
@@ -73,12 +72,7 @@ export async function startReference(options: StartReferenceOptions = {}): Promi
   }
   // Loaded on demand so that `psp-sdk/reference` itself (createReference, msw) stays free of node: imports.
   const { listenNode } = await import('./adapters/node-http.js');
-  // A real server takes API traffic and delivers webhooks at once: deliveries go from a worker thread by default,
-  // so a backlog falling due does not take the thread that answers the API.
-  const reference = createReference({
-    ...referenceOptions,
-    webhookDelivery: referenceOptions.webhookDelivery ?? 'worker',
-  });
+  const reference = createReference(referenceOptions);
   let server: Awaited<ReturnType<typeof listenNode>>;
   try {
     // The reference's own JSON answers reach the adapter as WireResponses, written without a Response in between.

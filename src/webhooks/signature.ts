@@ -4,9 +4,10 @@
  *
  *   v2 (default)  `t=<unix seconds>,v1=<hex>,v2=<hex>`, and `X-PSP-Timestamp: <the same t>`
  *                 v2 = HMAC-SHA256(key, `<t>.<raw body>`)
- *                 v1 = HMAC-SHA256(key, `<raw body>`): the legacy signature, so a receiver that only knows v1 keeps
- *                      working while it migrates. It is not bound to `t`, so a verifier never accepts it as proof
- *                      of a v2 header: a header with `t=` but no `v2=` is refused (`missing_v2_signature`).
+ *                 v1 = the same HMAC-SHA256(key, `<t>.<raw body>`): spec 6.1 gives the v2 format one computation.
+ *                      Bound to `t`, so no part of a captured v2 header passes as a legacy `sha256=` signature of
+ *                      the body (docs/spec-decisions.md). Only `v2=` proves a v2 header: a header with `t=` but no
+ *                      `v2=` is refused (`missing_v2_signature`).
  *   v1 (legacy)   `sha256=<hex>`, HMAC-SHA256(key, `<raw body>`), no replay protection.
  *
  *   key = the `whs_...` secret string exactly as shown, prefix included, as UTF-8. Hex is lowercase, 64 chars.

@@ -26,7 +26,8 @@ let decoder: InstanceType<typeof TextDecoder> | undefined;
  * v2 headers (`t=..,v1=..,v2=..`) are checked first: any `v2=` must match some secret (constant-time compare),
  * `X-PSP-Timestamp`, when present, must equal `t`, and `t` must be within `tolerance` of now, past or future.
  * A header with `t=` but no `v2=` is refused rather than downgraded to its `v1=`. Legacy `sha256=` headers pass
- * unless `requireV2` is set.
+ * unless `requireV2` is set; set it once no endpoint you receive from signs v1 (see docs/webhooks.md), since a
+ * legacy header has no replay protection.
  *
  * @param rawBody - the body exactly as received (string, Buffer, Uint8Array, ArrayBuffer), never a parsed object.
  * @param headers - fetch `Headers`, Node's `req.headers`, or a plain record (any key case).

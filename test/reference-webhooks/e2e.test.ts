@@ -146,7 +146,9 @@ describe('webhooks end to end through reference.fetch', () => {
     );
     const created = await json(call(ref, 'POST', '/api/v1/public/payments', key, { amount: 700 }), 201);
     await json(call(ref, 'POST', `/api/v1/public/payments/${created.payment.id}/cancel`, key), 200);
-    await expect.poll(() => rx!.seen.length).toBe(1);
+    // The first attempt has ended (and its retry is set) once it is in the log, not when the receiver has read it.
+    await expect.poll(() => ref!.cabinet.listDeliveries(ep.id).items.length).toBe(1);
+    expect(rx.seen).toHaveLength(1);
     const t0 = ref.clock.now();
     await json(call(ref, 'POST', '/_simulator/clock/advance', admin, { seconds: 70 }), 200);
     expect(rx.seen).toHaveLength(3);
@@ -174,5 +176,22 @@ describe('webhooks end to end through reference.fetch', () => {
       event: 'payment.failed',
       data: { id: created.payment.id, shop_id: shop },
     });
+  });
+
+  test("the deprecated webhookDelivery: 'worker' is accepted and delivers like the default, verifiable v2", async () => {
+    rx = await receiver((_q, res) => res.writeHead(204).end());
+    ref = createReference({ clock: 'manual', webhookDelivery: 'worker' });
+    const { admin_token: admin, api_key: key, shop_id: shop } = ref.facts;
+    const ep = await json(
+      call(ref, 'POST', `/_cabinet/shops/${shop}/webhook-endpoints`, admin, { url: rx.url }),
+      201,
+    );
+    const created = await json(call(ref, 'POST', '/api/v1/public/payments', key, { amount: 300 }), 201);
+    await json(call(ref, 'POST', `/_simulator/payments/${created.payment.id}/succeed`, admin), 200);
+    await expect.poll(() => rx!.seen.length).toBe(1);
+    const seen = rx.seen[0]!;
+    expect(verifyWebhook(seen.body, seen.headers, ep.secret, { now: ref.clock.now() }).event).toBe(
+      'payment.succeeded',
+    );
   });
 });

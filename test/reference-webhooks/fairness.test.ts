@@ -3,7 +3,6 @@ import { ManualClock } from '../../src/reference/domain/clock.js';
 import { EventBus } from '../../src/reference/domain/events.js';
 import { STARTS_PER_TURN } from '../../src/reference/webhooks/dispatcher.js';
 import { createWebhookService, type WebhookService } from '../../src/reference/webhooks/index.js';
-import type { Transport } from '../../src/reference/webhooks/transport.js';
 import { SHOP_A, succeeded, T0 } from './helpers.js';
 
 let svc: WebhookService | undefined;
@@ -14,24 +13,21 @@ afterEach(async () => {
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/** A transport whose requests stay open until the test answers them, and which records when each one started. */
+/** A fetch whose requests stay open until the test answers them (with a status), and which records each start. */
 function heldTransport() {
   const held: Array<(status: number) => void> = [];
-  const transport: Transport = {
-    send: (_url, _body, _headers, abort) =>
-      new Promise<number>((resolve, reject) => {
-        held.push(resolve);
-        abort.onAbort = reject;
-      }),
-    close() {},
-  };
-  return { held, transport };
+  const fetch = ((_url: string | URL | Request, init?: RequestInit) =>
+    new Promise<Response>((resolve, reject) => {
+      held.push((status) => resolve(new Response(null, { status })));
+      init?.signal?.addEventListener('abort', () => reject(init.signal!.reason));
+    })) as typeof globalThis.fetch;
+  return { held, fetch };
 }
 
 test('a backlog starts a few attempts per event-loop turn, so requests queued behind it get turns too', async () => {
-  const { held, transport } = heldTransport();
+  const { held, fetch } = heldTransport();
   const bus = new EventBus();
-  svc = createWebhookService({ bus, clock: new ManualClock(T0), transport, maxInFlight: 64 });
+  svc = createWebhookService({ bus, clock: new ManualClock(T0), fetch, maxInFlight: 64 });
   for (let i = 0; i < 4; i++) svc.createEndpoint(SHOP_A, { url: `http://127.0.0.1:9/${i}` });
   for (let i = 0; i < 10; i++) bus.publish(succeeded()); // 40 deliveries, 16 per endpoint allowed at once
   expect(held).toHaveLength(0); // publishing only queues
@@ -55,9 +51,9 @@ test('a backlog starts a few attempts per event-loop turn, so requests queued be
 });
 
 test('a completion refills from a later turn, not from its own microtask', async () => {
-  const { held, transport } = heldTransport();
+  const { held, fetch } = heldTransport();
   const bus = new EventBus();
-  svc = createWebhookService({ bus, clock: new ManualClock(T0), transport, maxInFlight: 1 });
+  svc = createWebhookService({ bus, clock: new ManualClock(T0), fetch, maxInFlight: 1 });
   svc.createEndpoint(SHOP_A, { url: 'http://127.0.0.1:9/x' });
   bus.publish(succeeded());
   bus.publish(succeeded());

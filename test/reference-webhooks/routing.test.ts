@@ -180,7 +180,7 @@ describe('which events go where', () => {
     const [req] = seen;
     const t = req!.headers['x-psp-timestamp'];
     expect(req!.headers['x-psp-signature']).toBe(
-      `t=${t},v1=${hmac(oldest.secret, req!.body)},v2=${hmac(oldest.secret, `${t}.${req!.body}`)}`,
+      `t=${t},v1=${hmac(oldest.secret, `${t}.${req!.body}`)},v2=${hmac(oldest.secret, `${t}.${req!.body}`)}`,
     );
     // The override is logged under the endpoint whose secret signed it.
     expect(svc.deliveries(oldest.id)).toHaveLength(1);

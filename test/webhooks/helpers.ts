@@ -34,7 +34,8 @@ export const BODY = JSON.stringify(envelope());
 
 export function v2Header(body: string | Uint8Array, t = T, secret = SECRET): string {
   const prefixed = typeof body === 'string' ? `${t}.${body}` : Buffer.concat([Buffer.from(`${t}.`), body]);
-  return `t=${t},v1=${hmacHex(secret, body)},v2=${hmacHex(secret, prefixed)}`;
+  const signed = hmacHex(secret, prefixed);
+  return `t=${t},v1=${signed},v2=${signed}`;
 }
 
 export function v2Headers(body: string | Uint8Array, t = T, secret = SECRET): Record<string, string> {

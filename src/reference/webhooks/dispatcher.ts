@@ -2,32 +2,13 @@ import type { Clock, Timer } from '../domain/clock.js';
 import { accepts, type EndpointRegistry } from './endpoints.js';
 import type { WebhookEvent } from './events.js';
 import { Fifo } from '../util/fifo.js';
+import { PendingBound } from './pending.js';
 import { post } from './post.js';
-import { RetryTimers } from './retries.js';
-import { signedHeaders, signRequest } from './sign.js';
-import { ReceiverSlots } from './slots.js';
-import { Abort, type Send, type Transport } from './transport.js';
+import { MAX_ATTEMPTS, RETRY_DELAYS_MS, RetryTimers } from './retries.js';
+import { signedHeaders } from './sign.js';
+import { originOf, ReceiverSlots } from './slots.js';
 
-/**
- * Delays before retries 1..8 (spec 6.1), in ms of the service clock: 9 attempts in all, about 3.5 days.
- *
- * @example
- * ```ts
- * RETRY_DELAYS_MS[0]; // 10_000: the first retry comes 10 s after the first attempt failed
- * ```
- */
-export const RETRY_DELAYS_MS = [
-  10_000, 60_000, 300_000, 1_800_000, 7_200_000, 21_600_000, 86_400_000, 172_800_000,
-] as const;
-/**
- * Attempts per delivery series: the first and 8 retries.
- *
- * @example
- * ```ts
- * MAX_ATTEMPTS; // 9
- * ```
- */
-export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
+export { MAX_ATTEMPTS, RETRY_DELAYS_MS } from './retries.js';
 
 /** One series of attempts of one event to one target. */
 interface Delivery {
@@ -37,6 +18,10 @@ interface Delivery {
   readonly endpointId: string | undefined;
   /** What the per-receiver in-flight bound counts: the endpoint, or the origin of the `webhook_url`. */
   readonly target: string;
+  /** What the pending bound counts it under: the endpoint, or for a `webhook_url` its shop (whose log it is in). */
+  readonly group: string;
+  /** The body it keeps alive while pending. */
+  readonly bytes: number;
   attempt: number;
   timer: Timer | undefined;
   cancelled: boolean;
@@ -49,19 +34,18 @@ interface Job {
 
 export interface DispatcherOptions {
   clock: Clock;
-  transport: Transport;
+  /** What sends the POSTs. */
+  fetch: typeof fetch;
   registry: EndpointRegistry;
   logger: ((line: string) => void) | undefined;
   maxInFlight: number;
   /** Most requests in flight to one endpoint (or one `webhook_url` origin), so a hanging receiver cannot take every slot. */
   maxInFlightPerTarget: number;
   deadlineMs: number;
-}
-
-/** `scheme://host:port` of a URL, cheaply: receivers are told apart by origin. */
-function originOf(url: string): string {
-  const m = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(url);
-  return (m ? m[0] : url).toLowerCase();
+  /** Most pending series per endpoint (and per shop for `webhook_url` deliveries); the oldest is given up. */
+  maxPendingPerEndpoint: number;
+  /** Most bytes of bodies those pending series keep alive; the oldest is given up. */
+  maxPendingBytesPerEndpoint: number;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -91,7 +75,7 @@ export const STARTS_PER_TURN = 8;
 export class Dispatcher {
   readonly #o: DispatcherOptions;
   readonly #active = new Map<string, Delivery>();
-  readonly #aborts = new Set<Abort>();
+  readonly #aborts = new Set<AbortController>();
   readonly #queue = new Fifo<Job>();
   readonly #slots: ReceiverSlots<Job>;
   #inFlight = 0;
@@ -100,9 +84,11 @@ export class Dispatcher {
   #idleWaiters: Array<() => void> = [];
 
   readonly #retries: RetryTimers<Delivery>;
+  readonly #bound: PendingBound<Delivery>;
 
   constructor(options: DispatcherOptions) {
     this.#o = options;
+    this.#bound = new PendingBound(options.maxPendingPerEndpoint, options.maxPendingBytesPerEndpoint);
     this.#slots = new ReceiverSlots(options.maxInFlightPerTarget);
     this.#retries = new RetryTimers(options.clock, (due) =>
       Promise.all(due.map((d) => new Promise<void>((resolve) => this.#enqueue(d, resolve)))).then(() => {}),
@@ -162,7 +148,6 @@ export class Dispatcher {
     this.#slots.drain(settle);
     this.#notifyIdle();
     await this.idle();
-    this.#o.transport.close();
   }
 
   #start(event: WebhookEvent, endpointId: string | undefined): void {
@@ -170,9 +155,49 @@ export class Dispatcher {
     const previous = this.#active.get(key);
     if (previous) this.#cancel(previous);
     const target = endpointId ?? `url ${originOf(event.webhookUrl!)}`;
-    const d: Delivery = { key, event, endpointId, target, attempt: 0, timer: undefined, cancelled: false };
+    const group = endpointId ?? `shop ${event.shopId}`;
+    const d: Delivery = {
+      key,
+      event,
+      endpointId,
+      target,
+      group,
+      bytes: event.body.byteLength,
+      attempt: 0,
+      timer: undefined,
+      cancelled: false,
+    };
     this.#active.set(key, d);
+    for (const old of this.#bound.add(group, d)) this.#giveUp(old);
     this.#enqueue(d, undefined);
+  }
+
+  /** Pending series and body bytes counted against an endpoint (or, as `shop <id>`, a shop's `webhook_url`s). */
+  pendingOf(group: string): { count: number; bytes: number } {
+    return this.#bound.of(group);
+  }
+
+  /** The oldest pending series of a full endpoint: stopped, with a delivery-log entry that says why. */
+  #giveUp(d: Delivery): void {
+    this.#cancel(d);
+    const { registry, clock, logger, maxPendingPerEndpoint: n, maxPendingBytesPerEndpoint: bytes } = this.#o;
+    const endpoint =
+      d.endpointId === undefined ? registry.ofShop(d.event.shopId)[0] : registry.find(d.endpointId);
+    const error = `given up: pending limit reached (${n} deliveries or ${bytes} bytes per endpoint)`;
+    // The attempt it will not make: a pending series has made fewer than MAX_ATTEMPTS.
+    const attempt = d.attempt + 1;
+    endpoint?.log.add({
+      eventId: d.event.id,
+      event: d.event.event,
+      attempt,
+      status: null,
+      error,
+      at: clock.now(),
+      next: null,
+    });
+    const to =
+      d.endpointId === undefined ? `the webhook_url of shop ${d.event.shopId}` : `endpoint ${d.endpointId}`;
+    logger?.(`webhook ${d.event.id} ${d.event.event} to ${to} ${error}`);
   }
 
   #cancel(d: Delivery): void {
@@ -180,6 +205,7 @@ export class Dispatcher {
     d.timer?.cancel();
     d.timer = undefined;
     if (this.#active.get(d.key) === d) this.#active.delete(d.key);
+    this.#bound.remove(d.group, d);
   }
 
   #enqueue(delivery: Delivery, done: (() => void) | undefined): void {
@@ -265,19 +291,10 @@ export class Dispatcher {
     const url = d.endpointId === undefined ? event.webhookUrl! : endpoint.url;
     d.attempt++;
     const at = clock.now();
-    const { transport } = this.#o;
-    let send: Send = transport.send;
-    let headers: Record<string, string>;
-    if (transport.sendSigned) {
-      // The transport signs where it sends (the worker: the HMACs leave the API's thread), with this attempt's secret.
-      const sign = signRequest(event, endpoint.secret, endpoint.signatureVersion, at);
-      const sendSigned = transport.sendSigned;
-      send = (u, body, _headers, abort) => sendSigned(u, body, sign, abort);
-      headers = {};
-    } else headers = signedHeaders(event, endpoint.secret, endpoint.signatureVersion, at);
-    const abort = new Abort();
+    const headers = signedHeaders(event, endpoint.secret, endpoint.signatureVersion, at);
+    const abort = new AbortController();
     this.#aborts.add(abort);
-    const result = await post(send, url, event.body, headers, abort, this.#o.deadlineMs);
+    const result = await post(this.#o.fetch, url, event.body, headers, abort, this.#o.deadlineMs);
     this.#aborts.delete(abort);
 
     let next: number | null = null;

@@ -3,9 +3,9 @@ import { DomainError } from '../domain/errors.js';
 import type { EventBus } from '../domain/events.js';
 import { Dispatcher } from './dispatcher.js';
 import { EndpointRegistry, newWebhookSecret, publicView } from './endpoints.js';
-import { toWebhookEvent, type WebhookEvent } from './events.js';
+import { toWebhookEvent } from './events.js';
+import { EventHistory } from './history.js';
 import type { DeliveryAttempt } from './log.js';
-import { fetchTransport, nodeTransport, type Transport } from './transport.js';
 import { limit } from '../util/limit.js';
 
 export { MAX_ATTEMPTS, RETRY_DELAYS_MS } from './dispatcher.js';
@@ -19,15 +19,10 @@ export interface WebhookServiceDeps {
   /** The service clock: retry delays, `created_at`, v2 timestamps and delivery-log times follow it. */
   clock: Clock;
   /**
-   * What sends the POSTs. Default: keep-alive node:http/https agents where the runtime has them (several times
-   * faster than Node's fetch), else `globalThis.fetch`.
+   * What sends the POSTs. Default: `globalThis.fetch`, looked up at each attempt (so a fetch that msw or a test
+   * installs later is the one used).
    */
   fetch?: typeof fetch;
-  /**
-   * What sends the POSTs, when neither `fetch` nor the default will do (the reference's worker transport). Closed
-   * with the service. Ignored when `fetch` is given.
-   */
-  transport?: Transport;
   /** A line per attempt and per event that cannot be delivered. Default: silent. Never given a secret. */
   logger?: (line: string) => void;
   /** Most POSTs in flight at once; the rest wait in a queue. Default: 64. */
@@ -41,8 +36,21 @@ export interface WebhookServiceDeps {
   deadlineMs?: number;
   /** Attempts kept in each endpoint's delivery log (the newest). Default: 1 000. */
   logLimit?: number;
-  /** Events kept for manual resend (the newest). Default: 10 000. */
+  /**
+   * Most events kept for manual resend (the newest; only events that had a target when they were made). Default:
+   * 10 000.
+   */
   historyLimit?: number;
+  /** Most bytes of event bodies kept for manual resend (the newest). Default: 16 MiB (16 777 216). */
+  historyBytes?: number;
+  /**
+   * Most pending delivery series per endpoint (queued, in flight or waiting for a retry; a shop's `webhook_url`
+   * deliveries count together as one more). The oldest is given up, with a delivery-log entry saying so. Default:
+   * 10 000.
+   */
+  maxPendingPerEndpoint?: number;
+  /** Most bytes of event bodies the pending series of one endpoint keep alive; the oldest is given up. Default: 16 MiB. */
+  maxPendingBytesPerEndpoint?: number;
 }
 
 /** The reference's webhook sender: endpoints per shop, signed delivery with retries, the log and resend. */
@@ -70,8 +78,16 @@ export interface WebhookService {
   eventShop(eventId: string): string | undefined;
   /** Resolves once no attempt is queued or in flight (retries waiting on the clock do not count). For tests. */
   idle(): Promise<void>;
-  /** Counters for diagnostics and benchmarks. */
-  stats(): { pending: number; inFlight: number; events: number };
+  /**
+   * Counters for diagnostics, tests and benchmarks: pending series, attempts in flight, events kept for resend and
+   * the bytes of their bodies.
+   */
+  stats(): { pending: number; inFlight: number; events: number; eventBytes: number };
+  /**
+   * Pending series counted against an endpoint id (or `shop <shop_id>` for that shop's `webhook_url` deliveries),
+   * and the bytes of their bodies. For tests of the bound.
+   */
+  pendingOf(group: string): { count: number; bytes: number };
   /** Unsubscribes, cancels retry timers, aborts attempts in flight and waits for them to settle. */
   close(): Promise<void>;
 }
@@ -95,12 +111,10 @@ export interface WebhookService {
  */
 export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
   const registry = new EndpointRegistry(limit('logLimit', deps.logLimit, 1_000));
-  const historyLimit = limit('historyLimit', deps.historyLimit, 10_000);
-  const history = new Map<string, WebhookEvent>();
-  // Insertion order of `history` as a ring: evicting by key is O(1), where taking the first key of a Map that
-  // has seen many deletions walks over their holes.
-  const order: string[] = [];
-  let oldest = 0;
+  const history = new EventHistory(
+    limit('historyBytes', deps.historyBytes, 16 * 1024 * 1024),
+    limit('historyLimit', deps.historyLimit, 10_000),
+  );
   const maxInFlight = limit('maxInFlight', deps.maxInFlight, 64);
   const userLogger = deps.logger;
   // A logger that throws must not break delivery (or reject into nowhere from a background attempt).
@@ -113,14 +127,9 @@ export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
         // Nothing better to do with a broken logger than to keep delivering.
       }
     });
-  const transport =
-    (deps.fetch && fetchTransport(deps.fetch)) ??
-    deps.transport ??
-    nodeTransport(maxInFlight) ??
-    fetchTransport((input, init) => globalThis.fetch(input, init));
   const dispatcher = new Dispatcher({
     clock: deps.clock,
-    transport,
+    fetch: deps.fetch ?? ((input, init) => globalThis.fetch(input, init)),
     registry,
     logger,
     maxInFlight,
@@ -130,19 +139,20 @@ export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
       Math.max(1, Math.ceil(maxInFlight / 4)),
     ),
     deadlineMs: limit('deadlineMs', deps.deadlineMs, 15_000),
+    maxPendingPerEndpoint: limit('maxPendingPerEndpoint', deps.maxPendingPerEndpoint, 10_000),
+    maxPendingBytesPerEndpoint: limit(
+      'maxPendingBytesPerEndpoint',
+      deps.maxPendingBytesPerEndpoint,
+      16 * 1024 * 1024,
+    ),
   });
 
   const unsubscribe = deps.bus.subscribe((domainEvent) => {
     const event = toWebhookEvent(domainEvent);
     if (!event) return;
-    history.set(event.id, event);
-    if (order.length < historyLimit) order.push(event.id);
-    else {
-      history.delete(order[oldest]!);
-      order[oldest] = event.id;
-      oldest = (oldest + 1) % historyLimit;
-    }
-    dispatcher.dispatch(event);
+    // Kept for resend only when it went somewhere: an event no endpoint took has an id no one was ever shown
+    // (no delivery log lists it), so a resend could never name it.
+    if (dispatcher.dispatch(event) > 0) history.add(event);
   });
 
   return {
@@ -179,7 +189,13 @@ export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
       return history.get(eventId)?.shopId;
     },
     idle: () => dispatcher.idle(),
-    stats: () => ({ pending: dispatcher.pending, inFlight: dispatcher.inFlight, events: history.size }),
+    stats: () => ({
+      pending: dispatcher.pending,
+      inFlight: dispatcher.inFlight,
+      events: history.size,
+      eventBytes: history.bytes,
+    }),
+    pendingOf: (group) => dispatcher.pendingOf(group),
     async close() {
       unsubscribe();
       await dispatcher.close();

@@ -1,5 +1,3 @@
-import type { Abort, Send } from './transport.js';
-
 /** What one POST to a receiver came to. `error` is null exactly when it was delivered (a 2xx in time). */
 export interface PostResult {
   status: number | null;
@@ -17,37 +15,57 @@ function reasonOf(err: unknown): string {
   return text.length > 200 ? `${text.slice(0, 200)}...` : text;
 }
 
+/** `status` as the delivery log shows it: only a 2xx is delivered. */
+function classify(status: number): PostResult {
+  if (status >= 200 && status < 300) return { status, error: null };
+  if (status >= 300 && status < 400) return { status, error: `redirect not followed (HTTP ${status})` };
+  // An opaque redirect (browsers with redirect: 'manual') has status 0.
+  if (status === 0) return { status: null, error: 'redirect not followed' };
+  return { status, error: `HTTP ${status}` };
+}
+
 /**
- * POSTs `body` once and classifies the outcome. Redirects are not followed (a 3xx is a failure: a signed body must
- * not travel to a place the merchant did not configure). The deadline is real time: `deadlineMs` after the request
- * starts without a status line, it is aborted. `abort` also lets the service stop it on close.
+ * POSTs `body` once through `fetchImpl` and classifies the outcome. Redirects are not followed (a 3xx is a
+ * failure: a signed body must not travel to a place the merchant did not configure).
+ *
+ * The deadline is real time and covers the status line and headers only (spec 6.1: a 2xx that arrives within 15 s
+ * is a success). The answer's body is never read: it is cancelled at once, so a receiver that sends it slowly
+ * cannot turn a success into a timeout and a duplicate delivery. `controller` also lets the service stop the
+ * request on close.
  */
 export async function post(
-  send: Send,
+  fetchImpl: typeof fetch,
   url: string,
   body: Uint8Array,
   headers: Record<string, string>,
-  abort: Abort,
+  controller: AbortController,
   deadlineMs: number,
 ): Promise<PostResult> {
   const timer = setTimeout(
-    () => abort.abort(new DeadlineError(`no answer within ${deadlineMs} ms`)),
+    () => controller.abort(new DeadlineError(`no answer within ${deadlineMs} ms`)),
     deadlineMs,
   );
   (timer as { unref?: () => void }).unref?.();
+  let res: Response;
   try {
-    const status = await send(url, body, headers, abort);
-    if (status >= 200 && status < 300) return { status, error: null };
-    if (status >= 300 && status < 400) return { status, error: `redirect not followed (HTTP ${status})` };
-    // An opaque redirect (browsers with redirect: 'manual') has status 0.
-    if (status === 0) return { status: null, error: 'redirect not followed' };
-    return { status, error: `HTTP ${status}` };
+    // A payment's webhook_url is checked as a URI only: anything but http(s) is refused rather than spoken to.
+    if (!/^https?:\/\//i.test(url)) throw new TypeError('unsupported URL scheme');
+    res = await fetchImpl(url, {
+      method: 'POST',
+      body,
+      headers,
+      redirect: 'manual',
+      signal: controller.signal,
+    });
   } catch (err) {
-    if (abort.reason instanceof DeadlineError)
+    const reason: unknown = controller.signal.reason;
+    if (reason instanceof DeadlineError)
       return { status: null, error: `timeout: no answer within ${deadlineMs / 1000} s` };
-    if (abort.reason) return { status: null, error: 'aborted: the webhook service closed' };
+    if (controller.signal.aborted) return { status: null, error: 'aborted: the webhook service closed' };
     return { status: null, error: `connection failed: ${reasonOf(err)}` };
   } finally {
     clearTimeout(timer);
   }
+  res.body?.cancel().catch(() => {});
+  return classify(res.status);
 }

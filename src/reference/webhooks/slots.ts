@@ -1,5 +1,11 @@
 import { Fifo } from '../util/fifo.js';
 
+/** `scheme://host:port` of a URL, cheaply: receivers are told apart by origin. */
+export function originOf(url: string): string {
+  const m = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(url);
+  return (m ? m[0] : url).toLowerCase();
+}
+
 /**
  * The per-receiver bound of the dispatcher: at most `limit` requests in flight to one target (an endpoint, or a
  * `webhook_url` origin), so a receiver that hangs cannot take every slot. A job whose receiver is full parks; each

@@ -1,0 +1,55 @@
+import { Fifo } from '../util/fifo.js';
+import type { WebhookEvent } from './events.js';
+
+/**
+ * The events kept for `POST /_cabinet/events/{id}/resend`, newest kept, oldest dropped first, within two budgets:
+ * the bytes of their bodies and their number. An event whose body alone is over the byte budget is not kept.
+ *
+ * @example
+ * ```ts
+ * const history = new EventHistory(16 * 1024 * 1024, 10_000);
+ * history.add(event);
+ * history.get(event.id); // the event, until newer ones push it out
+ * ```
+ */
+export class EventHistory {
+  readonly #byId = new Map<string, WebhookEvent>();
+  // Insertion order as a queue: dropping the oldest is O(1), where the first key of a Map that has seen many
+  // deletions is found by walking over their holes.
+  readonly #order = new Fifo<WebhookEvent>();
+  readonly #maxBytes: number;
+  readonly #maxEvents: number;
+  #bytes = 0;
+
+  constructor(maxBytes: number, maxEvents: number) {
+    this.#maxBytes = maxBytes;
+    this.#maxEvents = maxEvents;
+  }
+
+  /** Keeps `event`, dropping the oldest events until both budgets hold. */
+  add(event: WebhookEvent): void {
+    if (event.body.byteLength > this.#maxBytes || this.#byId.has(event.id)) return;
+    this.#byId.set(event.id, event);
+    this.#order.push(event);
+    this.#bytes += event.body.byteLength;
+    while (this.#bytes > this.#maxBytes || this.#byId.size > this.#maxEvents) {
+      const oldest = this.#order.shift()!;
+      this.#byId.delete(oldest.id);
+      this.#bytes -= oldest.body.byteLength;
+    }
+  }
+
+  get(id: string): WebhookEvent | undefined {
+    return this.#byId.get(id);
+  }
+
+  /** Events kept. */
+  get size(): number {
+    return this.#byId.size;
+  }
+
+  /** Bytes of the kept events' bodies. */
+  get bytes(): number {
+    return this.#bytes;
+  }
+}
