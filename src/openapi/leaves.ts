@@ -31,11 +31,21 @@ const minorUnits: JsonSchema = { type: 'integer', format: 'int64', maximum: Numb
 const text = (max: number): JsonSchema => ({ type: 'string', maxLength: max });
 const pattern = (re: RegExp): JsonSchema => ({ type: 'string', pattern: re.source });
 const oneOf = (values: readonly string[]): JsonSchema => ({ type: 'string', enum: [...values] });
-// An absolute URL of the http or https scheme (the `uri` format alone lets mailto: and ftp: through).
-const httpUrl: JsonSchema = {
+// Where the service POSTs: an absolute http(s) URL with no user name or password in its authority.
+const webhookUrl: JsonSchema = {
   type: 'string',
   format: 'uri',
-  pattern: '^[Hh][Tt][Tt][Pp][Ss]?://',
+  pattern: String.raw`^[Hh][Tt][Tt][Pp][Ss]?://[^@/?#\\]*(?:[/?#\\]|$)`,
+  maxLength: LIMITS.urlMax,
+};
+// Where the buyer's browser goes back: any absolute URI (an app's own scheme too) but a script scheme.
+const returnUrl: JsonSchema = {
+  type: 'string',
+  format: 'uri',
+  not: {
+    pattern:
+      '^(?:[Jj][Aa][Vv][Aa][Ss][Cc][Rr][Ii][Pp][Tt]|[Vv][Bb][Ss][Cc][Rr][Ii][Pp][Tt]|[Dd][Aa][Tt][Aa]):',
+  },
   maxLength: LIMITS.urlMax,
 };
 const metadata = (input: boolean): JsonSchema => ({
@@ -107,9 +117,9 @@ export const LEAVES: Record<string, Record<string, JsonSchema>> = {
     method: { ...oneOf(PAYMENT_METHODS), default: 'any' },
     order_id: text(LIMITS.orderIdMax),
     customer_id: text(LIMITS.customerIdMax),
-    return_url: httpUrl,
+    return_url: returnUrl,
     description: text(LIMITS.descriptionMax),
-    webhook_url: httpUrl,
+    webhook_url: webhookUrl,
     metadata: metadata(true),
   },
   CreateRefundInput: {

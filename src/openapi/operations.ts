@@ -40,8 +40,10 @@ export interface Operation {
   refusals: Record<number, string>;
 }
 
-const SIG = '`signature_required` (the terminal requires signatures and none was sent), `invalid_signature`';
-const BAD_BODY = 'or `bad_request` (a body that is not JSON, a field that breaks its rule or is unknown)';
+const SIG =
+  '`signature_required` (the terminal requires signatures and none was sent), `invalid_signature`, `payload_too_large` (a body over 1 MiB: the body is read on every request, as the signature covers it)';
+const BAD_BODY =
+  '`unsupported_media_type` (a body that is not JSON in UTF-8), `bad_request` (a body that is not valid JSON, a field that breaks its rule or is unknown, a bad Idempotency-Key)';
 
 /** Every operation of spec section 4 (4.9, the merchant's webhook receiver, is in the document's `webhooks`). */
 export const OPERATIONS: readonly Operation[] = [
@@ -63,10 +65,9 @@ export const OPERATIONS: readonly Operation[] = [
       },
     },
     refusals: {
-      400: `${SIG}, ${BAD_BODY}, or a bad Idempotency-Key.`,
+      400: `${SIG}, ${BAD_BODY}.`,
       403: '`ip_not_allowed`, `live_not_enabled`, `aml_blocked` or `forbidden_purpose`.',
       409: '`idempotent_conflict`: the Idempotency-Key was used with another body.',
-      415: '`unsupported_media_type`: the body is not JSON in UTF-8.',
     },
   },
   {
@@ -102,11 +103,10 @@ export const OPERATIONS: readonly Operation[] = [
       },
     },
     refusals: {
-      400: `${SIG}, or \`bad_request\` (a body was sent: this operation takes none).`,
+      400: `${SIG}, \`unsupported_media_type\`, or \`bad_request\` (a body other than none or \`{}\`: this operation takes none).`,
       403: '`ip_not_allowed` or `live_not_enabled`.',
       404: '`not_found`: no payment of this merchant has this id.',
       409: '`not_pending`: the payment is not pending.',
-      415: '`unsupported_media_type`: a body was sent that is not JSON.',
     },
   },
   {
@@ -127,11 +127,10 @@ export const OPERATIONS: readonly Operation[] = [
       },
     },
     refusals: {
-      400: `${SIG}, ${BAD_BODY}, or a bad Idempotency-Key.`,
+      400: `${SIG}, ${BAD_BODY}.`,
       403: '`ip_not_allowed`, `live_not_enabled`, `aml_blocked` or `forbidden_purpose`.',
       404: '`not_found`: no payment of this merchant has this id.',
-      409: '`not_succeeded` (the payment is not succeeded), `already_refunded`, or `idempotent_conflict`.',
-      415: '`unsupported_media_type`: the body is not JSON in UTF-8.',
+      409: '`not_succeeded` (the payment is not succeeded), `already_refunded`, `refund_limit_reached` (the 100th refund must return the whole balance), or `idempotent_conflict`.',
       422: '`amount_exceeds_balance`: the amount is larger than what is left to refund.',
     },
   },
@@ -152,10 +151,9 @@ export const OPERATIONS: readonly Operation[] = [
       },
     },
     refusals: {
-      400: `${SIG}, ${BAD_BODY}, or a bad Idempotency-Key.`,
+      400: `${SIG}, ${BAD_BODY}.`,
       403: '`ip_not_allowed`, `live_not_enabled`, `aml_blocked` or `forbidden_purpose`.',
       409: '`idempotent_conflict`: the Idempotency-Key was used with another body.',
-      415: '`unsupported_media_type`: the body is not JSON in UTF-8.',
       422: '`route_not_configured` (no payout route for the merchant or currency) or `bank_not_supported`.',
     },
   },
@@ -206,10 +204,9 @@ export const OPERATIONS: readonly Operation[] = [
 
 /**
  * Refusals every operation can answer, before its route runs (spec 5): the key, the allow-list, the rate limit,
- * live mode; the body is read (and capped) on every request because the signature covers it.
+ * live mode (400, the signature and the body cap, is in each operation's own list with its other 400s).
  */
 export const SHARED_REFUSALS: Record<number, string> = {
   401: '`unauthorized`: the Authorization header is missing or malformed, the key is unknown or revoked, or it is the admin token.',
-  413: '`payload_too_large`: the body is larger than the reference reads (checked on every request: signatures cover the body).',
   429: '`rate_limited`: the merchant rate limit is exceeded; `Retry-After` says when to retry, in seconds.',
 };

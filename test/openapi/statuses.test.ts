@@ -130,10 +130,6 @@ async function provoke(method: string, path: string, status: number): Promise<nu
       }
       await call(withKey('conflict'));
       return call({ ...withKey('conflict'), body: body!.replace(/\d+/, '777') });
-    case 413:
-      return call({ headers: { 'content-length': String(2 * 1024 * 1024) } });
-    case 415:
-      return call({ body: 'amount=1', headers: { 'content-type': 'text/plain' } });
     case 422:
       return path.endsWith('/refund')
         ? call({ body: '{"amount":999999}' })

@@ -5,6 +5,7 @@
 import { parseArgs } from 'node:util';
 import { httpUrl } from '../../schemas/common.js';
 import { WEBHOOK_EVENTS, type WebhookEventName } from '../../schemas/events.js';
+import { API_KEY_RE } from '../../schemas/limits.js';
 import { planPaymentOutcome, planPayoutOutcome } from '../domain/outcomes.js';
 import { redactSecrets } from '../http/errors.js';
 
@@ -43,8 +44,6 @@ export interface TriggerConfig {
 export class TriggerUsageError extends Error {
   override readonly name = 'TriggerUsageError';
 }
-
-const KEY_RE = /^sk_(test|live)_[A-Za-z0-9]{6}_\S+$/;
 
 /**
  * Parses and checks `trigger`'s argv (after the word `trigger`) with `env` as the fallback for the connection
@@ -105,7 +104,7 @@ export function parseTriggerArgs(
   const adminToken = option('admin-token', 'PSP_ADMIN_TOKEN');
   if (/\s/.test(adminToken)) throw new TriggerUsageError('--admin-token must not contain white space');
   const apiKey = option('api-key', 'PSP_API_KEY');
-  if (!KEY_RE.test(apiKey)) {
+  if (!API_KEY_RE.test(apiKey)) {
     throw new TriggerUsageError(
       '--api-key must be an API key, sk_test_<6 chars>_<secret> (its value is not shown)',
     );
