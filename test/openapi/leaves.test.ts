@@ -25,7 +25,15 @@ const urls = [
   'HTTP://shop.example',
   'ftp://shop.example',
   'mailto:a@b.c',
+  'shopapp://orders/42',
+  'javascript:alert(1)',
+  'JavaScript:alert(1)',
+  'data:text/html,x',
+  'https://user:pass@shop.example/hook',
+  'https://user@shop.example/hook',
+  'https://shop.example/a@b',
   '/relative',
+  'no scheme',
   `https://x.example/${s(LIMITS.urlMax)}`,
 ];
 
