@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatFieldIssues, inputSchemas, responseSchemas, toFieldIssues } from '../src/schemas/index.js';
+import { IdempotencyKey } from '../src/schemas/inputs.js';
 
 describe('schemas', () => {
   it('names every bad field of a payment input', () => {
@@ -54,6 +55,39 @@ describe('the rules the schemas state without zod builders', () => {
     }
   });
 
+  it('one rule for both sides: return_url is any absolute URI, webhook_url http(s) without credentials', () => {
+    for (const strict of [true, false]) {
+      const { CreatePaymentInput } = inputSchemas(strict);
+      for (const url of ['shopapp://orders/42', 'https://shop.example/back', 'com.shop.app:/return']) {
+        expect(CreatePaymentInput.safeParse({ amount: 1, return_url: url }).success, url).toBe(true);
+      }
+      for (const url of ['javascript:alert(1)', 'data:text/html,x', '/orders/42', 'orders/42']) {
+        expect(CreatePaymentInput.safeParse({ amount: 1, return_url: url }).success, url).toBe(false);
+      }
+      for (const url of [
+        'https://user:pass@hooks.example/psp',
+        'http://user@hooks.example/',
+        'shopapp://x',
+      ]) {
+        const r = CreatePaymentInput.safeParse({ amount: 1, webhook_url: url });
+        expect(r.success, url).toBe(false);
+      }
+      const creds = CreatePaymentInput.safeParse({ amount: 1, webhook_url: 'https://u:p@hooks.example/' });
+      expect(formatFieldIssues(toFieldIssues(creds.error!.issues))).toBe(
+        'webhook_url: must not contain a user name or password',
+      );
+    }
+  });
+
+  it('one rule for both sides: an Idempotency-Key is up to 64 ASCII characters, spaces allowed inside', () => {
+    for (const ok of ['order 42 attempt 1', 'k', 'k'.repeat(64), 'a\tb', '~!@#$%^&*()']) {
+      expect(IdempotencyKey.safeParse(ok).success, ok).toBe(true);
+    }
+    for (const bad of ['', ' ', ' lead', 'trail ', 'k'.repeat(65), 'ключ', 'a\nb', 'a\u0000b']) {
+      expect(IdempotencyKey.safeParse(bad).success, bad).toBe(false);
+    }
+  });
+
   it('ids in strict mode are UUIDv4; amounts are safe integers', () => {
     const strict = responseSchemas(true).Refund;
     const refund = {
@@ -71,9 +105,9 @@ describe('the rules the schemas state without zod builders', () => {
     for (const amount of [1.5, 2 ** 53, '100', Number.NaN, Number.POSITIVE_INFINITY]) {
       expect(strict.safeParse({ ...refund, amount }).success, String(amount)).toBe(false);
     }
-    const input = inputSchemas(true).CreatePaymentInput.safeParse({ amount: '5', return_url: 'ftp://x' });
+    const input = inputSchemas(true).CreatePaymentInput.safeParse({ amount: '5', webhook_url: 'ftp://x' });
     expect(formatFieldIssues(toFieldIssues(input.error!.issues))).toBe(
-      'amount: must be a whole number of minor units (a safe integer); return_url: must be an absolute http(s) URL',
+      'amount: must be a whole number of minor units (a safe integer); webhook_url: must be an absolute http(s) URL',
     );
   });
 });

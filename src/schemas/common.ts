@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { UUID_V4_RE } from './limits.js';
 
 /**
  * How a response schema treats drift from the spec.
@@ -142,7 +143,6 @@ export function stringMap(limits?: MapLimits) {
 
 // zod's uuidv4/iso.datetime/int/url builders each pull their own machinery (~3 KB gzip together) into the client
 // bundle, whose budget is 20 KB; a regex or a refine states the same rule at a fraction of the cost.
-const UUID_V4_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 const UTC_TIMESTAMP_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/;
 
 /** RFC 3339 in UTC, and a date that exists (no 30 February): the date survives a round trip through `Date`. */
@@ -155,6 +155,27 @@ export function isUtcTimestamp(v: string): boolean {
 /** An absolute http(s) URL, as WHATWG URL parses it. */
 export function isHttpUrl(v: string): boolean {
   return httpUrl(v) !== undefined;
+}
+
+/** Whether `v` is a URL that names a user or a password (`https://user:pass@host/`). */
+export function hasUserinfo(v: string): boolean {
+  const url = httpUrl(v);
+  return url !== undefined && (url.username !== '' || url.password !== '');
+}
+
+// Schemes a browser would run rather than go to: a return_url is where the buyer's browser is sent.
+const SCRIPT_SCHEMES: ReadonlySet<string> = new Set(['javascript:', 'vbscript:', 'data:']);
+
+/**
+ * An absolute URI, as spec 2.2's "string uri" asks of `return_url`: a scheme and the rest, as WHATWG URL parses
+ * it, so an app's own scheme (`shopapp://orders/42`) passes as `https:` does; a script scheme does not.
+ */
+export function isAbsoluteUri(v: string): boolean {
+  try {
+    return !SCRIPT_SCHEMES.has(new URL(v).protocol);
+  } catch {
+    return false;
+  }
 }
 
 /** `v` parsed as an absolute http(s) URL, or undefined. */

@@ -1,6 +1,8 @@
 import * as z from 'zod/mini';
 import {
   atLeast,
+  hasUserinfo,
+  isAbsoluteUri,
   isHttpUrl,
   matches,
   maxChars,
@@ -15,6 +17,7 @@ import {
   BANK_ID_RE,
   CURRENCY_RE,
   IDEMPOTENCY_KEY_RE,
+  IDEMPOTENCY_KEY_RULE,
   LIMITS,
   PAYMENT_METHODS,
   PAYOUT_METHODS,
@@ -26,9 +29,24 @@ const amount = () => minorUnits(WHOLE).check(atLeast(1, 'must be at least 1'));
 
 const text = (max: number) => str().check(maxChars(max));
 
-const httpUrl = () =>
-  str('must be an absolute http(s) URL').check(
-    z.refine(isHttpUrl, 'must be an absolute http(s) URL'),
+const HTTP_URL = 'must be an absolute http(s) URL';
+
+// Where the service POSTs: http(s) only, and no credentials in it (they would be dropped or sent in the clear to
+// a URL that may be logged), as the cabinet's endpoint URL.
+const webhookUrl = () =>
+  str(HTTP_URL).check(
+    z.refine(isHttpUrl, HTTP_URL),
+    z.refine((v) => !hasUserinfo(v), 'must not contain a user name or password'),
+    maxChars(LIMITS.urlMax),
+  );
+
+// Where the buyer's browser is sent back: any absolute URI (spec 2.2), so a mobile app's own scheme works.
+const returnUrl = () =>
+  str('must be an absolute URI').check(
+    z.refine(
+      isAbsoluteUri,
+      'must be an absolute URI such as https://shop.example/back or shopapp://orders/42',
+    ),
     maxChars(LIMITS.urlMax),
   );
 
@@ -49,9 +67,9 @@ function build(m: SchemaMode) {
     method: z.optional(oneOf(PAYMENT_METHODS)),
     order_id: z.optional(text(LIMITS.orderIdMax)),
     customer_id: z.optional(text(LIMITS.customerIdMax)),
-    return_url: z.optional(httpUrl()),
+    return_url: z.optional(returnUrl()),
     description: z.optional(text(LIMITS.descriptionMax)),
-    webhook_url: z.optional(httpUrl()),
+    webhook_url: z.optional(webhookUrl()),
     metadata: z.optional(metadata()),
   });
 
@@ -79,7 +97,7 @@ export const inputSchemas = perMode(build);
 export const IdempotencyKey = /* @__PURE__ */ idempotencyKeySchema();
 
 function idempotencyKeySchema() {
-  return str().check(matches(IDEMPOTENCY_KEY_RE, 'must be 1 to 64 visible ASCII characters'));
+  return str().check(matches(IDEMPOTENCY_KEY_RE, IDEMPOTENCY_KEY_RULE));
 }
 
 type Inputs = ReturnType<typeof build>;

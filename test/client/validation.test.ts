@@ -93,10 +93,10 @@ describe('inputs are checked before anything is sent', () => {
     expect(seen).toHaveLength(0);
   });
 
-  it('Idempotency-Key: at most 64 visible ASCII characters', async () => {
+  it('Idempotency-Key: at most 64 ASCII characters, spaces allowed inside (spec 5.6)', async () => {
     const { fetch, seen } = stubFetch(() => json(createPaymentResponse(), 201));
     const c = client(fetch);
-    for (const bad of ['', 'x'.repeat(65), 'has space', 'ключ', 'tab\t']) {
+    for (const bad of ['', 'x'.repeat(65), ' leading space', 'ключ', 'tab\t']) {
       expect(fields(await rejection(c.payments.create({ amount: 1 }, { idempotencyKey: bad })))).toEqual([
         'idempotencyKey',
       ]);
@@ -106,6 +106,10 @@ describe('inputs are checked before anything is sent', () => {
     const r = await c.payments.create({ amount: 1 }, { idempotencyKey: ok }).withResponse();
     expect(r.idempotencyKey).toBe(ok);
     expect(seen[0]?.headers['idempotency-key']).toBe(ok);
+    const spaced = 'order 42 attempt 1';
+    const s = await c.payments.create({ amount: 1 }, { idempotencyKey: spaced }).withResponse();
+    expect(s.idempotencyKey).toBe(spaced);
+    expect(seen[1]?.headers['idempotency-key']).toBe(spaced);
   });
 
   it('per-call options are checked', async () => {

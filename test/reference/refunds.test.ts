@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { DEFAULTS } from '../../src/reference/domain/defaults.js';
 import { expectError, expectWire, setup } from './helpers.js';
 
 let env: ReturnType<typeof setup>;
@@ -125,5 +126,32 @@ describe('POST /payments/{id}/refund', () => {
       status: 'refunded',
       amount_refunded: 1000,
     });
+  });
+
+  it(`allows ${DEFAULTS.maxRefundsPerPayment} refunds per payment, the last of them for the whole balance`, async () => {
+    env = setup();
+    const max = DEFAULTS.maxRefundsPerPayment;
+    const id = await succeeded(10_000);
+    const h = { 'idempotency-key': 'first' };
+    const first = await env.call(`/payments/${id}/refund`, { body: { amount: 1 }, headers: h });
+    for (let i = 1; i < max - 1; i++) {
+      expect((await env.call(`/payments/${id}/refund`, { body: { amount: 1 } })).status).toBe(201);
+    }
+    const before = (await env.call(`/payments/${id}`)).text;
+    // One more partial refund would leave money that could never be refunded: refused, nothing changes.
+    const r = await env.call(`/payments/${id}/refund`, { body: { amount: 1 } });
+    expectError(r, 409, 'refund_limit_reached');
+    expect(r.body.error.message).toContain(`${10_000 - (max - 1)}`);
+    expect((await env.call(`/payments/${id}`)).text).toBe(before);
+    // A replay of an earlier refund still replays.
+    const again = await env.call(`/payments/${id}/refund`, { body: { amount: 1 }, headers: h });
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(first.body);
+    // The whole balance, as the last refund, is taken.
+    const last = await env.call(`/payments/${id}/refund`, { method: 'POST' });
+    expect(last.status, last.text).toBe(201);
+    const after = (await env.call(`/payments/${id}`)).body;
+    expect(after).toMatchObject({ status: 'refunded', amount_refunded: 10_000 });
+    expect(after.refunds).toHaveLength(max);
   });
 });

@@ -1,4 +1,5 @@
 import { hmacSha256Hex } from '../../webhooks/hmac.js';
+import { API_KEY_RE } from '../../schemas/limits.js';
 import { DEFAULTS } from './defaults.js';
 import { DomainError } from './errors.js';
 import { newId, randomToken } from './ids.js';
@@ -60,8 +61,6 @@ export interface NewMerchant {
 
 // Far more keys than a test run uses at once; past it the cache starts over (each key costs one hash again).
 const PRESENTED_MAX = 1024;
-
-const KEY_RE = /^sk_(test|live)_([a-z0-9]{6})_([A-Za-z0-9]{16,128})$/;
 
 // Keys are looked up by a keyed hash, so the store never holds a usable secret and a lookup never compares secrets.
 const keyDigest = (apiKey: string) => hmacSha256Hex('psp-reference-api-key', apiKey);
@@ -154,7 +153,9 @@ export class Accounts {
     const seen = this.#presented.get(token);
     // A revoked key was evicted; the check stays so a cached entry can never outlive its key.
     if (seen !== undefined && seen.revokedAt === null) return { kind: 'ok', key: seen };
-    if (!KEY_RE.test(token)) return { kind: 'malformed' };
+    // Malformed is the spec's form (the rule the client checks), not the narrower form of the keys issued here:
+    // a key of the right form that was never issued is unknown, and says so.
+    if (!API_KEY_RE.test(token)) return { kind: 'malformed' };
     const key = this.#byDigest.get(keyDigest(token));
     if (!key) return { kind: 'unknown' };
     if (key.revokedAt !== null) return { kind: 'revoked' };

@@ -1,7 +1,6 @@
 import * as z from 'zod/mini';
-import { formatFieldIssues, toFieldIssues } from '../../schemas/issues.js';
-import { DomainError } from './errors.js';
 import { isValidAllowEntry } from './ip-allow.js';
+import { parseBody } from './validate.js';
 
 const bool = () => z.boolean('must be true or false');
 
@@ -67,7 +66,5 @@ export function parseControl<K extends keyof typeof schemas>(
   kind: K,
   input: unknown,
 ): z.output<(typeof schemas)[K]> {
-  const r = schemas[kind].safeParse(input ?? {});
-  if (!r.success) throw new DomainError(400, 'bad_request', formatFieldIssues(toFieldIssues(r.error.issues)));
-  return r.data as z.output<(typeof schemas)[K]>;
+  return parseBody(schemas[kind], input ?? {}) as z.output<(typeof schemas)[K]>;
 }

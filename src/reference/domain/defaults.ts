@@ -18,6 +18,13 @@ export const DEFAULTS = {
   payoutDelayMs: 5_000,
   /** How long an Idempotency-Key is remembered. */
   idempotencyTtlMs: 24 * 60 * 60_000,
+  /**
+   * Most refunds one payment can have: the last of them must refund the whole remaining balance, any other is 409
+   * `refund_limit_reached`. Every `payment.refunded` webhook carries
+   * the whole payment with all its refunds, so what one payment's refunds cost grows with their square; at 100 a
+   * payment's JSON stays under 30 KB.
+   */
+  maxRefundsPerPayment: 100,
   /** Largest request body accepted. */
   maxBodyBytes: 1024 * 1024,
 } as const;

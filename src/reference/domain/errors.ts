@@ -1,11 +1,21 @@
 /**
+ * A status the spec lists for a refusal (sections 4, 5 and 7): a refusal takes one of these and says what is
+ * specific in its code (`unsupported_media_type` is a 400), so a merchant never meets a status the spec does not
+ * name. The table per operation is in docs/spec-decisions.md.
+ */
+export type RefusalStatus = 400 | 401 | 403 | 404 | 409 | 422 | 429;
+
+/**
  * A refusal the reference answers with the spec's error body `{ error: { code, message } }` (spec 2.9).
  * The domain throws it; the HTTP layer maps it to a Response. Anything else thrown is a bug.
+ *
+ * @example
+ * throw new DomainError(409, 'not_pending', 'Only a pending payment can be cancelled.');
  */
 export class DomainError extends Error {
   override readonly name = 'DomainError';
   constructor(
-    readonly status: 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 422 | 429,
+    readonly status: RefusalStatus,
     readonly code: string,
     message: string,
     /** Extra response headers, e.g. `Retry-After` on 429. */

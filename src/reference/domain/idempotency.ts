@@ -2,24 +2,37 @@ import { hmacSha256Hex } from '../../webhooks/hmac.js';
 import { canonicalJson } from './canonical-json.js';
 import { DomainError } from './errors.js';
 
-/** What an Idempotency-Key points at: the created object and what its creation answer said besides it. */
-export interface IdempotentEntry {
-  kind: 'payment' | 'refund' | 'payout';
+/** What an Idempotency-Key points at: the created object, the request's fingerprint, and when. */
+interface IdempotentEntry {
   objectId: string;
   fingerprint: string;
   at: number;
 }
 
+/** A creating POST as idempotency sees it (spec 5.6). */
+export interface IdempotentRequest {
+  merchantId: string;
+  /** The `Idempotency-Key` header; `undefined` when none was sent (then every request creates). */
+  key: string | undefined;
+  /** The operation, e.g. `POST /api/v1/public/payments`: one key on another route is a conflict. */
+  route: string;
+  /** The mode of the caller's key: one key from a test key and then a live key is a conflict. */
+  mode: string;
+  /** The parsed body: key order and whitespace do not matter, any value does. */
+  body: unknown;
+}
+
 /**
- * Spec 5.6: keys are unique within one merchant. The fingerprint is a hash of the route, the key's mode and the
- * canonical JSON of the parsed body, so key order and whitespace do not matter but any change of value does.
- *
- * Check and commit are both synchronous: callers look up, create and `remember` with no `await` in between, so
- * concurrent requests with one key can never make two objects.
+ * Spec 5.6 for every creating POST (payments, refunds, payouts): keys are unique within one merchant; the same
+ * key and body replay the earlier object, another body or route is 409 `idempotent_conflict`. Entries are kept for
+ * `ttlMs` on the service clock.
  *
  * @example
- * const fp = IdempotencyStore.fingerprint('POST /payments', 'test', body);
- * const hit = store.lookup(merchantId, key, fp); // undefined, or the earlier entry; 409 on another body
+ * const answer = store.once(
+ *   { merchantId, key, route: 'POST /api/v1/public/payouts', mode: 'test', body },
+ *   (id) => replayOf(id),
+ *   () => { const p = make(); return { objectId: p.id, answer: answerOf(p) }; },
+ * );
  */
 export class IdempotencyStore {
   readonly #entries = new Map<string, IdempotentEntry>();
@@ -31,27 +44,38 @@ export class IdempotencyStore {
     this.#ttlMs = ttlMs;
   }
 
-  static fingerprint(route: string, mode: string, body: unknown): string {
-    return hmacSha256Hex('psp-reference-idempotency', `${route}\n${mode}\n${canonicalJson(body ?? {})}`);
-  }
-
-  /** The earlier entry for this key, `undefined` when the key is new, or a 409 when its body differed. */
-  lookup(merchantId: string, key: string, fingerprint: string): IdempotentEntry | undefined {
+  /**
+   * The one idempotency step: `replay(objectId)` when the key was used with this request before, a 409 when it was
+   * used with another, else `create()`, remembered under the key. Look-up, creation and recording are one
+   * synchronous step, so concurrent requests with one key can never make two objects; a `create` that throws (a
+   * refusal) leaves the key free.
+   */
+  once<T>(
+    request: IdempotentRequest,
+    replay: (objectId: string) => T,
+    create: () => { objectId: string; answer: T },
+  ): T {
+    if (request.key === undefined) return create().answer;
+    const id = `${request.merchantId}\u0000${request.key}`;
+    const fingerprint = hmacSha256Hex(
+      'psp-reference-idempotency',
+      `${request.route}\n${request.mode}\n${canonicalJson(request.body ?? {})}`,
+    );
     this.#prune();
-    const hit = this.#entries.get(`${merchantId}\u0000${key}`);
-    if (!hit) return undefined;
-    if (hit.fingerprint !== fingerprint) {
-      throw new DomainError(
-        409,
-        'idempotent_conflict',
-        'This Idempotency-Key was already used with a different request body or endpoint; use a new key for a new request.',
-      );
+    const hit = this.#entries.get(id);
+    if (hit !== undefined) {
+      if (hit.fingerprint !== fingerprint) {
+        throw new DomainError(
+          409,
+          'idempotent_conflict',
+          'This Idempotency-Key was already used with a different request body or endpoint; use a new key for a new request.',
+        );
+      }
+      return replay(hit.objectId);
     }
-    return hit;
-  }
-
-  remember(merchantId: string, key: string, entry: Omit<IdempotentEntry, 'at'>): void {
-    this.#entries.set(`${merchantId}\u0000${key}`, { ...entry, at: this.#now() });
+    const { objectId, answer } = create();
+    this.#entries.set(id, { objectId, fingerprint, at: this.#now() });
+    return answer;
   }
 
   get size(): number {

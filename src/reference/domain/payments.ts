@@ -1,3 +1,4 @@
+import { inputSchemas } from '../../schemas/inputs.js';
 import type { CreatePaymentResponse, Payment, PaymentStatus } from '../../schemas/resources.js';
 import type { BankAdapter } from './bank.js';
 import type { Clock } from './clock.js';
@@ -5,13 +6,12 @@ import { DEFAULTS, PAYMENT_CURRENCIES } from './defaults.js';
 import { DomainError } from './errors.js';
 import type { EventBus } from './events.js';
 import { newId } from './ids.js';
-import { IdempotencyStore } from './idempotency.js';
+import type { IdempotencyStore } from './idempotency.js';
 import { PAYMENT_DECLINE, PAYMENT_REFUSAL, planPaymentOutcome } from './outcomes.js';
 import { PaymentRecord } from './records.js';
 import type { Scheduler } from './scheduler.js';
 import { paymentToWire } from './serialize.js';
-import { parseCreatePaymentInput } from './create-payment-input.js';
-import { type Caller, requireOneOf } from './validate.js';
+import { type Caller, parseBody, requireOneOf } from './validate.js';
 
 /** Spec 3.1 plus our readings of its "not shown" moves (docs/spec-decisions.md). Anything else is a 409. */
 const ALLOWED: Record<PaymentStatus, readonly PaymentStatus[]> = {
@@ -23,23 +23,6 @@ const ALLOWED: Record<PaymentStatus, readonly PaymentStatus[]> = {
   cancelled: [],
   refunded: [],
 };
-
-// How many payments' GET texts are kept (about 1.5 KB each): bounded, so memory per stored payment does not grow
-// with reads.
-const WIRE_TEXT_CACHE = 1024;
-
-/** A payment's GET text and the state of the record it was made from. */
-interface WireText {
-  readonly record: PaymentRecord;
-  readonly status: PaymentStatus;
-  readonly amountRefunded: number;
-  readonly refunds: number;
-  readonly processingUntil: number | null;
-  readonly capturedAt: number | null;
-  readonly finalizedAt: number | null;
-  readonly terminalName: string;
-  readonly text: string;
-}
 
 const FINAL: ReadonlySet<PaymentStatus> = new Set(['succeeded', 'failed', 'expired', 'cancelled']);
 
@@ -63,7 +46,6 @@ export interface Created<T> {
  */
 export class Payments {
   readonly #byId = new Map<string, PaymentRecord>();
-  readonly #texts = new Map<string, WireText>();
   readonly #d: PaymentDeps;
 
   constructor(deps: PaymentDeps) {
@@ -76,63 +58,62 @@ export class Payments {
 
   /** `POST /payments`: `payBase` is the origin of `payment_url` (`${payBase}/pay/${id}`). */
   create(caller: Caller, raw: unknown, idempotencyKey: string | undefined, payBase: string) {
-    const input = parseCreatePaymentInput(raw);
+    const input = parseBody(inputSchemas(true).CreatePaymentInput, raw);
     const currency = input.currency ?? 'RUB';
     requireOneOf('currency', currency, PAYMENT_CURRENCIES);
     const mode = caller.key.mode;
-    // The fingerprint (canonical JSON and a hash) is only ever compared or stored under an Idempotency-Key.
-    const fp =
-      idempotencyKey === undefined
-        ? ''
-        : IdempotencyStore.fingerprint('POST /api/v1/public/payments', mode, input);
-    if (idempotencyKey !== undefined) {
-      const hit = this.#d.idempotency.lookup(caller.merchant.id, idempotencyKey, fp);
-      if (hit) return this.#answer(this.#byId.get(hit.objectId)!, payBase, true);
-    }
-    const now = this.#d.clock.now();
-    const id = newId();
-    const live =
-      mode === 'live'
-        ? this.#d.bank.registerPayment({ id, ...input, currency, method: input.method ?? 'any' })
-        : undefined;
-    const p = new PaymentRecord({
-      id,
-      terminal: caller.terminal,
-      mode,
-      amount: input.amount,
-      currency,
-      method: input.method ?? 'any',
-      orderId: input.order_id ?? null,
-      customerId: input.customer_id ?? null,
-      description: input.description ?? null,
-      returnUrl: input.return_url ?? null,
-      webhookUrl: input.webhook_url ?? null,
-      metadata: input.metadata ? Object.freeze({ ...input.metadata }) : null,
-      createdAt: now,
-      expiresAt: now + DEFAULTS.linkLifetimeMs,
-      outcome: live ? live.outcome : planPaymentOutcome(input.amount),
-      bank: live ? live.bank : 'Simulator Bank',
-      bankRef: live ? live.bankRef : null,
-    });
-    this.#byId.set(id, p);
-    if (idempotencyKey !== undefined) {
-      this.#d.idempotency.remember(caller.merchant.id, idempotencyKey, {
-        kind: 'payment',
-        objectId: id,
-        fingerprint: fp,
-      });
-    }
-    const snapshot = this.#publishCreated(p);
-    if (p.outcome === 'refused') {
-      const refusal = live?.refusal ?? PAYMENT_REFUSAL;
-      this.move(p, 'failed', refusal.code, refusal.message);
-    } else {
-      this.#d.scheduler.at(p.expiresAt, () => {
-        if (p.status === 'pending') this.move(p, 'expired');
-      });
-    }
-    // The event's snapshot is the answer's payment while nothing moved it since (a move always changes the status).
-    return this.#answer(p, payBase, false, p.status === 'pending' ? snapshot : undefined);
+    return this.#d.idempotency.once(
+      {
+        merchantId: caller.merchant.id,
+        key: idempotencyKey,
+        route: 'POST /api/v1/public/payments',
+        mode,
+        body: input,
+      },
+      (id) => this.#answer(this.#byId.get(id)!, payBase, true),
+      () => {
+        const now = this.#d.clock.now();
+        const id = newId();
+        const method = input.method ?? 'any';
+        const live =
+          mode === 'live' ? this.#d.bank.registerPayment({ id, ...input, currency, method }) : undefined;
+        const p = new PaymentRecord({
+          id,
+          terminal: caller.terminal,
+          mode,
+          amount: input.amount,
+          currency,
+          method,
+          orderId: input.order_id ?? null,
+          customerId: input.customer_id ?? null,
+          description: input.description ?? null,
+          returnUrl: input.return_url ?? null,
+          webhookUrl: input.webhook_url ?? null,
+          metadata: input.metadata ? Object.freeze({ ...input.metadata }) : null,
+          createdAt: now,
+          expiresAt: now + DEFAULTS.linkLifetimeMs,
+          outcome: live ? live.outcome : planPaymentOutcome(input.amount),
+          bank: live ? live.bank : 'Simulator Bank',
+          bankRef: live ? live.bankRef : null,
+        });
+        this.#byId.set(id, p);
+        const snapshot = this.#publishCreated(p);
+        if (p.outcome === 'refused') {
+          const refusal = live?.refusal ?? PAYMENT_REFUSAL;
+          this.move(p, 'failed', refusal.code, refusal.message);
+        } else {
+          this.#d.scheduler.at(p.expiresAt, () => {
+            if (p.status === 'pending') this.move(p, 'expired');
+          });
+        }
+        // The event's snapshot is the answer's payment while nothing moved it since (a move always changes the
+        // status).
+        return {
+          objectId: p.id,
+          answer: this.#answer(p, payBase, false, p.status === 'pending' ? snapshot : undefined),
+        };
+      },
+    );
   }
 
   #answer(
@@ -184,44 +165,9 @@ export class Payments {
     return paymentToWire(this.own(caller, id));
   }
 
-  /**
-   * `GET /payments/{id}` as its JSON text: `JSON.stringify(read(caller, id))`, served from a bounded cache of
-   * recently read payments. An entry is used only while the record still shows the state it was made from
-   * (every field a move or a refund changes), so no mutation path has to remember to invalidate it.
-   */
+  /** `GET /payments/{id}` as its JSON text, serialised on every read (no cache to keep fresh). */
   readText(caller: Caller, id: string): string {
-    const p = this.own(caller, id);
-    const hit = this.#texts.get(id);
-    if (
-      hit !== undefined &&
-      hit.record === p &&
-      hit.status === p.status &&
-      hit.amountRefunded === p.amountRefunded &&
-      hit.refunds === (p.refunds?.length ?? 0) &&
-      hit.processingUntil === p.processingUntil &&
-      hit.capturedAt === p.capturedAt &&
-      hit.finalizedAt === p.finalizedAt &&
-      hit.terminalName === p.terminal.name
-    ) {
-      return hit.text;
-    }
-    const text = JSON.stringify(paymentToWire(p));
-    if (hit === undefined && this.#texts.size >= WIRE_TEXT_CACHE) {
-      // Oldest first: a Map iterates in insertion order.
-      this.#texts.delete(this.#texts.keys().next().value!);
-    }
-    this.#texts.set(id, {
-      record: p,
-      status: p.status,
-      amountRefunded: p.amountRefunded,
-      refunds: p.refunds?.length ?? 0,
-      processingUntil: p.processingUntil,
-      capturedAt: p.capturedAt,
-      finalizedAt: p.finalizedAt,
-      terminalName: p.terminal.name,
-      text,
-    });
-    return text;
+    return JSON.stringify(this.read(caller, id));
   }
 
   /** `POST /payments/{id}/cancel`: pending only, else 409 `not_pending`. */

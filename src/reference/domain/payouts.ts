@@ -1,4 +1,4 @@
-import { inputSchemas } from '../../schemas/inputs.js';
+import { type CreatePayoutInput, inputSchemas } from '../../schemas/inputs.js';
 import type { CreatePayoutResponse, Payout, PayoutStatus } from '../../schemas/resources.js';
 import type { BankAdapter } from './bank.js';
 import { findBank } from './bank-directory.js';
@@ -7,7 +7,7 @@ import { DEFAULTS, PAYOUT_CURRENCIES } from './defaults.js';
 import { DomainError } from './errors.js';
 import type { EventBus } from './events.js';
 import { newId } from './ids.js';
-import { IdempotencyStore } from './idempotency.js';
+import type { IdempotencyStore } from './idempotency.js';
 import { PAYOUT_DECLINE, PAYOUT_REFUSAL, planPayoutOutcome } from './outcomes.js';
 import type { Created } from './payments.js';
 import { PayoutRecord } from './records.js';
@@ -42,16 +42,25 @@ export class Payouts {
   /** `POST /payouts`: 400 for a bad body, 422 for a route the merchant cannot use. */
   create(caller: Caller, raw: unknown, idempotencyKey: string | undefined): Created<CreatePayoutResponse> {
     const input = parseBody(inputSchemas(true).CreatePayoutInput, raw);
+    return this.#d.idempotency.once(
+      {
+        merchantId: caller.merchant.id,
+        key: idempotencyKey,
+        route: 'POST /api/v1/public/payouts',
+        mode: caller.key.mode,
+        body: input,
+      },
+      (id) => this.#answer(this.#byId.get(id)!, true),
+      () => {
+        const p = this.#make(caller, input);
+        return { objectId: p.id, answer: this.#answer(p, false) };
+      },
+    );
+  }
+
+  /** Checks the route, stores the payout, publishes it and plans its outcome. */
+  #make(caller: Caller, input: CreatePayoutInput): PayoutRecord {
     const mode = caller.key.mode;
-    // The fingerprint (canonical JSON and a hash) is only ever compared or stored under an Idempotency-Key.
-    const fp =
-      idempotencyKey === undefined
-        ? ''
-        : IdempotencyStore.fingerprint('POST /api/v1/public/payouts', mode, input);
-    if (idempotencyKey !== undefined) {
-      const hit = this.#d.idempotency.lookup(caller.merchant.id, idempotencyKey, fp);
-      if (hit) return this.#answer(this.#byId.get(hit.objectId)!, true);
-    }
     const currency = input.currency ?? 'RUB';
     if (!caller.merchant.payoutsEnabled) {
       throw new DomainError(422, 'route_not_configured', 'SBP payouts are not enabled for this merchant.');
@@ -92,13 +101,6 @@ export class Payouts {
       bankRef: live ? live.bankRef : null,
     });
     this.#byId.set(id, p);
-    if (idempotencyKey !== undefined) {
-      this.#d.idempotency.remember(caller.merchant.id, idempotencyKey, {
-        kind: 'payout',
-        objectId: id,
-        fingerprint: fp,
-      });
-    }
     this.#d.bus.publish({
       type: 'payout.created',
       at: now,
@@ -115,7 +117,7 @@ export class Payouts {
         if (p.status === 'pending') this.move(p, to, to === 'failed' ? PAYOUT_DECLINE : undefined);
       });
     }
-    return this.#answer(p, false);
+    return p;
   }
 
   #answer(p: PayoutRecord, replay: boolean): Created<CreatePayoutResponse> {

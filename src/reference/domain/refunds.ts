@@ -4,9 +4,10 @@ import type { Clock } from './clock.js';
 import { DomainError } from './errors.js';
 import type { EventBus } from './events.js';
 import { newId } from './ids.js';
-import { IdempotencyStore } from './idempotency.js';
+import { DEFAULTS } from './defaults.js';
+import type { IdempotencyStore } from './idempotency.js';
 import type { Created, Payments } from './payments.js';
-import { RefundRecord } from './records.js';
+import { type PaymentRecord, RefundRecord } from './records.js';
 import { paymentToWire, refundToWire } from './serialize.js';
 import { type Caller, parseBody } from './validate.js';
 
@@ -41,17 +42,27 @@ export class Refunds {
     raw: unknown,
     idempotencyKey: string | undefined,
   ): Created<Refund> {
-    const input = parseBody(inputSchemas(true).CreateRefundInput, raw ?? {});
+    // Only an absent body means "refund the whole balance": a JSON `null` is a body, and not an object.
+    const input = parseBody(inputSchemas(true).CreateRefundInput, raw === undefined ? {} : raw);
     const p = this.#d.payments.own(caller, paymentId);
-    // The fingerprint (canonical JSON and a hash) is only ever compared or stored under an Idempotency-Key.
-    const fp =
-      idempotencyKey === undefined
-        ? ''
-        : IdempotencyStore.fingerprint(`POST /api/v1/public/payments/${p.id}/refund`, caller.key.mode, input);
-    if (idempotencyKey !== undefined) {
-      const hit = this.#d.idempotency.lookup(caller.merchant.id, idempotencyKey, fp);
-      if (hit) return { status: 200, body: refundToWire(this.#byId.get(hit.objectId)!) };
-    }
+    return this.#d.idempotency.once<Created<Refund>>(
+      {
+        merchantId: caller.merchant.id,
+        key: idempotencyKey,
+        route: `POST /api/v1/public/payments/${p.id}/refund`,
+        mode: caller.key.mode,
+        body: input,
+      },
+      (id) => ({ status: 200, body: refundToWire(this.#byId.get(id)!) }),
+      () => {
+        const r = this.#make(p, input.amount, input.reason);
+        return { objectId: r.id, answer: { status: 201, body: refundToWire(r) } };
+      },
+    );
+  }
+
+  /** Checks the payment's state and balance, then records the refund and publishes it: nothing changes on a refusal. */
+  #make(p: PaymentRecord, asked: number | undefined, reason: string | undefined): RefundRecord {
     if (p.status === 'refunded') {
       throw new DomainError(409, 'already_refunded', 'The payment is already fully refunded.');
     }
@@ -63,7 +74,7 @@ export class Refunds {
       );
     }
     const available = p.amount - p.amountRefunded;
-    const amount = input.amount ? input.amount : available;
+    const amount = asked ? asked : available;
     if (amount > available) {
       throw new DomainError(
         422,
@@ -71,20 +82,22 @@ export class Refunds {
         `The refund amount ${amount} is larger than the available balance ${available}.`,
       );
     }
+    // The last refund a payment can have must return the whole balance, so no money is ever left unrefundable.
+    const max = DEFAULTS.maxRefundsPerPayment;
+    if ((p.refunds?.length ?? 0) >= max - 1 && amount < available) {
+      throw new DomainError(
+        409,
+        'refund_limit_reached',
+        `A payment can have at most ${max} refunds and this one has ${max - 1}: the last must refund the whole remaining balance of ${available} (send no amount).`,
+      );
+    }
     const now = this.#d.clock.now();
-    const r = new RefundRecord(newId(), p.id, p.merchantId, amount, input.reason ?? null, now);
+    const r = new RefundRecord(newId(), p.id, p.merchantId, amount, reason ?? null, now);
     r.completedAt = now;
     this.#byId.set(r.id, r);
     if (p.refunds) p.refunds.push(r);
     else p.refunds = [r];
     p.amountRefunded += amount;
-    if (idempotencyKey !== undefined) {
-      this.#d.idempotency.remember(caller.merchant.id, idempotencyKey, {
-        kind: 'refund',
-        objectId: r.id,
-        fingerprint: fp,
-      });
-    }
     const fully = p.amountRefunded === p.amount;
     // The snapshot already shows the refund; `refunded` follows as its own status change.
     this.#d.bus.publish({
@@ -98,6 +111,6 @@ export class Refunds {
       webhookUrl: p.webhookUrl,
     });
     if (fully) this.#d.payments.move(p, 'refunded');
-    return { status: 201, body: refundToWire(r) };
+    return r;
   }
 }

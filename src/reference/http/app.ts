@@ -4,6 +4,7 @@ import { cabinetRoutes, simulatorRoutes } from './control-routes.js';
 import { errorResponse, toResponse } from './errors.js';
 import { payPageRoutes } from './pay-page.js';
 import { buyerPort } from './buyer-port.js';
+import { openApiRoutes } from './openapi-route.js';
 import { publicRoutes } from './public-routes.js';
 
 /**
@@ -48,6 +49,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Hono<AppEnv>
   app.route('/_cabinet', cabinetRoutes(deps));
   app.route('/_simulator', simulatorRoutes(deps));
   app.route('/pay', payPageRoutes(buyerPort(deps.domain)));
+  app.route('/', openApiRoutes());
   let routes: Array<[RegExp, string[]]> | undefined;
   app.notFound((c) => {
     const path = c.req.path;

@@ -68,7 +68,8 @@ export function authenticate(
   if (found.kind !== 'ok') {
     const why = {
       malformed: 'The API key is malformed: keys look like sk_test_xxxxxx_... or sk_live_xxxxxx_....',
-      unknown: 'The API key is not recognised.',
+      unknown:
+        'The API key is not recognised: it has the form of a key, but this service never issued it (copy the key the cabinet showed).',
       revoked: 'The API key has been revoked.',
     }[found.kind];
     throw new DomainError(401, 'unauthorized', why);

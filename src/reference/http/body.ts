@@ -25,8 +25,9 @@ export async function readRawBody(
   request: Request,
   maxBytes: number = DEFAULTS.maxBodyBytes,
 ): Promise<Uint8Array> {
+  // 400, not 413: spec section 4 lists 400 for an invalid request and no 413 (docs/spec-decisions.md).
   const tooLarge = () =>
-    new DomainError(413, 'payload_too_large', `The request body is larger than ${maxBytes} bytes.`);
+    new DomainError(400, 'payload_too_large', `The request body is larger than ${maxBytes} bytes.`);
   const declared = header(request, 'content-length');
   if (declared !== null && /^\d+$/.test(declared.trim()) && Number(declared) > maxBytes) throw tooLarge();
   const direct = (request as Request & { [READ_BODY]?: BodyReader })[READ_BODY];
@@ -79,8 +80,9 @@ function checkContentType(header: string | null): void {
   if (PLAIN_JSON.has(header)) return;
   const [type = '', ...params] = header.split(';').map((s) => s.trim().toLowerCase());
   if (type !== 'application/json' && !/^application\/[a-z0-9.+-]+\+json$/.test(type)) {
+    // 400 with the specific code: spec section 4 lists no 415 (docs/spec-decisions.md).
     throw new DomainError(
-      415,
+      400,
       'unsupported_media_type',
       'The request body must be JSON (Content-Type: application/json).',
     );
@@ -90,13 +92,13 @@ function checkContentType(header: string | null): void {
     ?.slice(8)
     .replace(/"/g, '');
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
-    throw new DomainError(415, 'unsupported_media_type', 'The request body must be UTF-8 encoded JSON.');
+    throw new DomainError(400, 'unsupported_media_type', 'The request body must be UTF-8 encoded JSON.');
   }
 }
 
 /**
  * Parses a JSON body. Empty bodies give `undefined` (the route decides whether that is allowed). Malformed JSON,
- * bad UTF-8 or a non-JSON Content-Type are 4xx; the parser's own message is not echoed, as it quotes the input.
+ * bad UTF-8 or a non-JSON Content-Type are 400s; the parser's own message is not echoed, as it quotes the input.
  */
 export function parseJson(bytes: Uint8Array, contentType: string | null): unknown {
   if (bytes.byteLength === 0) return undefined;

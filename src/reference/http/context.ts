@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import { IdempotencyKey } from '../../schemas/inputs.js';
+import { IDEMPOTENCY_KEY_RULE, UUID_V4_RE } from '../../schemas/limits.js';
 import type { Domain } from '../domain/core.js';
 import type { CabinetApi, SimulatorApi } from '../domain/control.js';
 import { DomainError } from '../domain/errors.js';
@@ -26,8 +27,6 @@ export interface AppDeps {
   publicUrl?: string;
 }
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
-
 /** A path id: a UUIDv4, else 404 naming the problem (no object can have that id). */
 export function pathId(c: Context, what: string, param = 'id'): string {
   return checkPathId(c.req.param(param) ?? '', what);
@@ -35,13 +34,13 @@ export function pathId(c: Context, what: string, param = 'id'): string {
 
 /** {@link pathId} of an id already taken from the path. */
 export function checkPathId(id: string, what: string): string {
-  if (!UUID_RE.test(id)) {
+  if (!UUID_V4_RE.test(id)) {
     throw new DomainError(404, 'not_found', `No ${what} with id ${quote(id)}: ids are UUIDv4 strings.`);
   }
   return id.toLowerCase();
 }
 
-/** The Idempotency-Key header (spec 5.6), validated: 1 to 64 visible ASCII characters. */
+/** The Idempotency-Key header (spec 5.6), validated by the schema the client uses too. */
 export function idempotencyKey(c: Context): string | undefined {
   return idempotencyKeyOf(c.req.raw);
 }
@@ -51,8 +50,6 @@ export function idempotencyKeyOf(request: HeaderSource): string | undefined {
   const value = header(request, 'idempotency-key') ?? undefined;
   if (value === undefined) return undefined;
   const r = IdempotencyKey.safeParse(value);
-  if (!r.success) {
-    throw new DomainError(400, 'bad_request', 'Idempotency-Key: must be 1 to 64 visible ASCII characters.');
-  }
+  if (!r.success) throw new DomainError(400, 'bad_request', `Idempotency-Key: ${IDEMPOTENCY_KEY_RULE}.`);
   return r.data;
 }
