@@ -20,8 +20,8 @@ const servers = [
   { name: 'hono alone', group: 'peer', ...(await startServer('baseline.mjs', ['hono'])) },
 ];
 if (existsSync(distFile('psp-sdk/reference'))) {
-  // As startReference() and the psp-reference CLI run it, and with the opt-in that lets @hono/node-server swap in
-  // its light global Request/Response.
+  // As startReference() runs it in a test process (globals untouched), and as the psp-reference CLI runs it in its
+  // own process (@hono/node-server's light global Request/Response, the library's default for a server).
   for (const [name, options] of [
     ['psp-sdk reference', '{}'],
     ['psp-sdk reference (overrideGlobalObjects)', '{"overrideGlobalObjects":true}'],

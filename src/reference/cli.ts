@@ -57,6 +57,10 @@ async function main(argv: string[]): Promise<void> {
       clock: config.clock,
       publicUrl: config.publicUrl,
       trustProxy: config.trustProxy,
+      // The CLI owns its process, so it takes @hono/node-server's default for a dedicated server: its light global
+      // Request/Response, which it writes without reading each answer back through a stream. In-process
+      // (startReference) the app's globals stay untouched.
+      overrideGlobalObjects: true,
       ...(config.quiet ? {} : { logger: log }),
     });
   } catch (error) {
