@@ -7,8 +7,26 @@ import { type RequestOptions, type ResolvedOptions, resolveCallOptions } from '.
 import { release } from './release.js';
 import { createSigner, type Signer } from './sign.js';
 
+/** The name of an API operation, as middleware and telemetry see it. */
+export type Operation =
+  | 'payments.create'
+  | 'payments.get'
+  | 'payments.cancel'
+  | 'payments.refund'
+  | 'payouts.create'
+  | 'payouts.get'
+  | 'banks.list'
+  | 'events.stream'
+  | 'request';
+
 /** One API call as the resources describe it. */
 export interface TransportRequest {
+  operation: Operation;
+  /**
+   * The path template below `/api/v1/public` (`/payments/{id}`); absent for `client.request()`, whose path is the
+   * caller's own.
+   */
+  template?: string | undefined;
   method: 'GET' | 'POST';
   /** Path below `/api/v1/public`, starting with `/`. */
   path: string;
@@ -39,9 +57,12 @@ export class Transport {
   readonly #ky: KyInstance;
   readonly #auth: string;
   readonly #sign: Signer | undefined;
+  /** Parse answers strictly (the client's `strict` option). */
+  readonly strict: boolean;
 
   constructor(options: ResolvedOptions) {
     this.#o = options;
+    this.strict = options.strict;
     this.#auth = `Bearer ${options.apiKey}`;
     if (options.signingSecret) this.#sign = createSigner(options.signingSecret);
     // Everything constant lives in the instance, and no headers or hooks are set there: ky merges an instance's
