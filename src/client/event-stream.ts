@@ -123,7 +123,13 @@ export function streamEvents(
             'cache-control': 'no-cache',
             ...(await transport.headers()),
           };
-          const res = await transport.fetch(transport.url, { method: 'GET', headers, signal: conn.signal });
+          // The API never redirects: a 3xx is an error answer (below), never a hop that takes the key elsewhere.
+          const res = await transport.fetch(transport.url, {
+            method: 'GET',
+            headers,
+            signal: conn.signal,
+            redirect: 'manual',
+          });
           if (!res.ok && !retryable(res.status)) throw await apiErrorOf(res, { attempts: failures + 1 });
           if (!res.ok || !res.body || !/^text\/event-stream/i.test(res.headers.get('content-type') ?? '')) {
             // A retryable error answer, or not a stream: the body is not needed, release the connection.
