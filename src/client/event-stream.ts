@@ -19,6 +19,18 @@ export interface EventStreamTransport {
    */
   headers(): Record<string, string> | Promise<Record<string, string>>;
   logger?: Logger;
+  /** Where the client's `waitFor` calls listen to this stream (they never open one of their own). */
+  tap?: StreamTap;
+}
+
+/**
+ * The events a client's open streams receive, shared with its `waitFor` calls: `live` counts the connections
+ * open now; each listener gets every event as it is parsed, and `undefined` when a connection ends (events may
+ * be lost until the next one: time to read the object again).
+ */
+export interface StreamTap {
+  live: number;
+  listeners: Set<(event: SseEvent | undefined) => void>;
 }
 
 /** Why the stream dropped a connection; reported to `onDisconnect` and `onReconnect`. */
@@ -99,6 +111,7 @@ export function streamEvents(
 
   async function* run(): AsyncGenerator<SseEvent, void, undefined> {
     const logger = transport.logger;
+    const tap = transport.tap;
     let failures = 0;
     let reconnectReason: string | undefined;
     let serverRetryMs: number | undefined;
@@ -114,6 +127,7 @@ export function streamEvents(
           clearTimeout(watchdog);
           watchdog = setTimeout(() => conn.abort(WATCHDOG), options.heartbeatTimeoutMs ?? 62_500);
         };
+        let live = false;
         let reason: DisconnectReason = 'stream_ended';
         let retryAfterMs: number | undefined;
         try {
@@ -134,6 +148,10 @@ export function streamEvents(
             if (after !== undefined) retryAfterMs = Math.min(after, MAX_RETRY_AFTER_MS);
           } else {
             log(logger, 'debug', 'psp-sdk: event stream connected', { attempt: failures + 1 });
+            if (tap) {
+              live = true;
+              tap.live++;
+            }
             if (reconnectReason !== undefined) {
               const info = { attempt: failures, reason: reconnectReason };
               log(logger, 'info', 'psp-sdk: event stream reconnected', info);
@@ -147,8 +165,10 @@ export function streamEvents(
               maxBufferSize: MAX_BUFFER,
               onEvent: (msg: EventSourceMessage) => {
                 const ev = parseEnvelope(msg.event, msg.data);
-                if (ev) queue.push(ev);
-                else
+                if (ev) {
+                  queue.push(ev);
+                  if (tap) for (const l of tap.listeners) safely(l, ev);
+                } else
                   log(logger, 'warn', 'psp-sdk: skipped a malformed event', {
                     event: msg.event,
                     bytes: msg.data.length,
@@ -199,6 +219,10 @@ export function streamEvents(
           // Close this connection before any other opens: never two at once.
           conn.abort('done');
           await release(reader);
+          if (live && tap) {
+            tap.live--;
+            for (const l of tap.listeners) safely(l, undefined);
+          }
         }
         // Whatever ended the connection (a failed read, an ended body), heartbeat silence is the cause if it fired.
         if (conn.signal.reason === WATCHDOG) reason = WATCHDOG;
