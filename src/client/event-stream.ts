@@ -4,6 +4,7 @@ import type { SseEvent } from '../schemas/events.js';
 export type { SseEvent } from '../schemas/events.js';
 import { apiErrorOf, PspApiError, PspConnectionError, parseRetryAfter } from './errors.js';
 import { type Logger, log } from './logger.js';
+import { type Middleware, runChain } from './middleware.js';
 import { release } from './release.js';
 import { type BackoffOptions, backoffDelay, sleep } from './sse/backoff.js';
 import { parseEnvelope } from './sse/envelope.js';
@@ -19,6 +20,8 @@ export interface EventStreamTransport {
    */
   headers(): Record<string, string> | Promise<Record<string, string>>;
   logger?: Logger;
+  /** Runs around every connection attempt (`operation` `'events.stream'`). */
+  middleware?: readonly Middleware[];
   /** Where the client's `waitFor` calls listen to this stream (they never open one of their own). */
   tap?: StreamTap;
 }
@@ -73,6 +76,7 @@ export interface StreamEventsOptions {
 }
 
 const WATCHDOG = 'heartbeat_timeout';
+const TEMPLATE = '/api/v1/public/events';
 const MAX_BUFFER = 1 << 20;
 const MAX_RETRY_AFTER_MS = 600_000;
 // 408 and 429 are "later, please"; 5xx are the server's trouble. Any other 4xx will not heal by retrying.
@@ -132,12 +136,21 @@ export function streamEvents(
         let retryAfterMs: number | undefined;
         try {
           arm();
-          const headers = {
-            accept: 'text/event-stream',
-            'cache-control': 'no-cache',
-            ...(await transport.headers()),
-          };
-          const res = await transport.fetch(transport.url, { method: 'GET', headers, signal: conn.signal });
+          const request = new Request(transport.url, {
+            headers: { accept: 'text/event-stream', 'cache-control': 'no-cache' },
+            signal: conn.signal,
+          });
+          const context = {
+            operation: 'events.stream',
+            attempt: failures + 1,
+            urlTemplate: TEMPLATE,
+          } as const;
+          const res = await runChain(transport.middleware ?? [], request, context, async (r) => {
+            // Auth after every middleware, on a copy the middleware never sees; the connection stays ours to end.
+            const out = new Request(r, { signal: conn.signal });
+            for (const [k, v] of Object.entries(await transport.headers())) out.headers.set(k, v);
+            return transport.fetch(out);
+          });
           if (!res.ok && !retryable(res.status)) throw await apiErrorOf(res, { attempts: failures + 1 });
           if (!res.ok || !res.body || !/^text\/event-stream/i.test(res.headers.get('content-type') ?? '')) {
             // A retryable error answer, or not a stream: the body is not needed, release the connection.
