@@ -62,9 +62,9 @@ export class PspClient {
     this.mode = o.mode;
     this.baseUrl = o.baseUrl;
     this.#t = new Transport(o);
-    this.payments = new Payments(this.#t, o.strict);
-    this.payouts = new Payouts(this.#t, o.strict);
-    this.banks = new Banks(this.#t, o.strict, o.banksCacheTtl);
+    this.payments = new Payments(this.#t);
+    this.payouts = new Payouts(this.#t);
+    this.banks = new Banks(this.#t, o.banksCacheTtl);
     this.events = eventsOf(this.#t, o.fetch, o.logger);
   }
 
@@ -88,6 +88,7 @@ export class PspClient {
         assertNoIssues(issues);
         return this.#t.request(
           {
+            operation: 'request',
             method,
             path,
             body: options.body === undefined ? undefined : jsonBody(options.body),

@@ -147,7 +147,8 @@ export function streamEvents(
           } as const;
           const res = await runChain(transport.middleware ?? [], request, context, async (r) => {
             // Auth after every middleware, on a copy the middleware never sees; the connection stays ours to end.
-            const out = new Request(r, { signal: conn.signal });
+            // The API never redirects: a 3xx is an error answer (below), never a hop that takes the key elsewhere.
+            const out = new Request(r, { signal: conn.signal, redirect: 'manual' });
             for (const [k, v] of Object.entries(await transport.headers())) out.headers.set(k, v);
             return transport.fetch(out);
           });

@@ -1,14 +1,39 @@
 import ky, { HTTPError, type KyInstance, type Options as KyOptions, TimeoutError } from 'ky';
 import type { ApiResult } from './api-promise.js';
-import { apiErrorOf, PspAbortError, PspError, PspResponseError, parseRetryAfter } from './errors.js';
+import {
+  apiErrorOf,
+  PspAbortError,
+  PspError,
+  PspResponseError,
+  parseRetryAfter,
+  redirectMessage,
+} from './errors.js';
 import { type CallState, markCall, readText, toPspError } from './failures.js';
 import { log, safeHeaders } from './logger.js';
 import { type RequestOptions, type ResolvedOptions, resolveCallOptions } from './options.js';
 import { release } from './release.js';
 import { createSigner, type Signer } from './sign.js';
 
+/** The name of an API operation, as middleware and telemetry see it. */
+export type Operation =
+  | 'payments.create'
+  | 'payments.get'
+  | 'payments.cancel'
+  | 'payments.refund'
+  | 'payouts.create'
+  | 'payouts.get'
+  | 'banks.list'
+  | 'events.stream'
+  | 'request';
+
 /** One API call as the resources describe it. */
 export interface TransportRequest {
+  operation: Operation;
+  /**
+   * The path template below `/api/v1/public` (`/payments/{id}`); absent for `client.request()`, whose path is the
+   * caller's own.
+   */
+  template?: string | undefined;
   method: 'GET' | 'POST';
   /** Path below `/api/v1/public`, starting with `/`. */
   path: string;
@@ -39,9 +64,12 @@ export class Transport {
   readonly #ky: KyInstance;
   readonly #auth: string;
   readonly #sign: Signer | undefined;
+  /** Parse answers strictly (the client's `strict` option). */
+  readonly strict: boolean;
 
   constructor(options: ResolvedOptions) {
     this.#o = options;
+    this.strict = options.strict;
     this.#auth = `Bearer ${options.apiKey}`;
     if (options.signingSecret) this.#sign = createSigner(options.signingSecret);
     // Everything constant lives in the instance, and no headers or hooks are set there: ky merges an instance's
@@ -50,15 +78,16 @@ export class Transport {
     // bare `ky.get` with an auth header.
     this.#ky = ky.create({
       timeout: options.timeout,
+      // The API never redirects: a 3xx is an error answer (see createApiError), never a hop that would re-send the
+      // key, the body and the signature to another host.
+      redirect: 'manual',
       // As few keys as the rules need: ky re-normalises this object on every call. ky's defaults stand for the
-      // rest: statuses 408, 429, 500, 502, 503, 504 (and 413, refused below), Retry-After honoured on 429 and
-      // 503, backoff 0.3 s x 2^(n-1).
+      // rest: statuses 408, 429, 500, 502, 503, 504 (and 413, refused below).
       retry: {
-        limit: options.maxRetries,
         methods: ['get', 'post'],
-        maxRetryAfter: options.maxRetryDelay,
+        // Retry-After is read by parseRetryAfter alone (see `#delay`), not by ky's own reader.
+        afterStatusCodes: [],
         backoffLimit: options.maxRetryDelay,
-        jitter: true,
         // Our own errors (the 429 fail-fast) and a 413 end the call; a timed-out attempt and any 5xx above 504
         // are retried like the listed statuses.
         shouldRetry: ({ error }) =>
@@ -120,8 +149,11 @@ export class Transport {
     // No body for ky: see `#attempt`.
     if (call.timeout !== this.#o.timeout) kyOptions.timeout = call.timeout;
     if (call.signal) kyOptions.signal = call.signal;
-    if (!req.safe) kyOptions.retry = { limit: 0 };
-    else if (call.maxRetries !== this.#o.maxRetries) kyOptions.retry = { limit: call.maxRetries };
+    kyOptions.retry = req.safe
+      ? // The server's Retry-After when the failed answer had a readable one, else full-jitter backoff of
+        // 0.3 s x 2^(n-1); ky clamps either to maxRetryDelay (backoffLimit).
+        { limit: call.maxRetries, delay: (n) => state.wait ?? Math.random() * 300 * 2 ** (n - 1) }
+      : { limit: 0 };
 
     let response: Response;
     let text: string;
@@ -172,6 +204,7 @@ export class Transport {
     // stream cancels at the end: about 7 % of a create in bench/suites/client.mjs.
     const request = state.json ? new Request(input, { body: state.body }) : input;
     state.attempts++;
+    state.wait = undefined;
     if (state.failed) {
       // The failed answer's body is never read: release its connection.
       void release(state.failed.body);
@@ -230,13 +263,19 @@ export class Transport {
       state.reason = request.signal.aborted ? 'timeout' : err instanceof Error ? err.name : 'error';
       throw err;
     }
+    if (res.redirected) {
+      // A custom fetch that followed a redirect in spite of `redirect: 'manual'`: too late to stop it, but the
+      // answer of another address is not the API's.
+      void release(res.body);
+      throw new PspResponseError(redirectMessage(res.status, res.url), res.status, [], state.idempotencyKey);
+    }
     if (res.ok) return res;
     state.failed = res;
     state.reason = `HTTP ${res.status}`;
-    if (res.status === 429) {
-      const wait = parseRetryAfter(res.headers.get('retry-after'));
+    if (res.status === 429 || res.status === 503) {
+      state.wait = parseRetryAfter(res.headers.get('retry-after'));
       // A longer wait than the caller is prepared to spend on this call: answer now, with retryAfter.
-      if (wait !== undefined && wait > state.timeout) {
+      if (res.status === 429 && state.wait !== undefined && state.wait > state.timeout) {
         state.failed = undefined;
         throw await apiErrorOf(res, state);
       }
