@@ -1,14 +1,6 @@
-/** The operation a request belongs to: the method of the client that made it. */
-export type Operation =
-  | 'payments.create'
-  | 'payments.get'
-  | 'payments.cancel'
-  | 'payments.refund'
-  | 'payouts.create'
-  | 'payouts.get'
-  | 'banks.list'
-  | 'events.stream'
-  | 'request';
+import type { Operation } from './transport.js';
+
+export type { Operation } from './transport.js';
 
 /**
  * What a {@link Middleware} knows about the attempt it wraps.
@@ -78,4 +70,17 @@ export function runChain(
  */
 export async function bodyBytes(request: Request): Promise<Uint8Array | undefined> {
   return request.body ? new Uint8Array(await request.clone().arrayBuffer()) : undefined;
+}
+
+const UUID_SEGMENT = /\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?=\/|$)/gi;
+
+/**
+ * The template of a path of `client.request()`: each id (a UUID, as every id of this API is) replaced by `{id}`,
+ * so that spans and metric labels never carry one.
+ *
+ * @example
+ * templateOf('/payments/6f9619ff-8b86-4d11-b42d-00c04fc964ff/cancel'); // '/payments/{id}/cancel'
+ */
+export function templateOf(path: string): string {
+  return path.replace(UUID_SEGMENT, '/{id}');
 }

@@ -62,6 +62,14 @@ export interface Waitable<T> {
   tap: StreamTap | undefined;
 }
 
+/** Final payment statuses (spec 3.1; `succeeded` may still become `refunded`, see docs/spec-decisions.md). */
+export const FINAL_PAYMENT_STATUSES = ['succeeded', 'failed', 'expired', 'cancelled', 'refunded'] as const;
+/** Final payout statuses (spec 3.3). */
+export const FINAL_PAYOUT_STATUSES = ['succeeded', 'failed'] as const;
+/** The SSE kinds whose payload carries a payment's or a payout's `{ id, status }` (spec 6.2). */
+export const PAYMENT_KINDS = ['payment.created', 'payment.status_changed'] as const;
+export const PAYOUT_KINDS = ['payout.created', 'payout.status_changed'] as const;
+
 const MAX_POLL = 30_000;
 const MAX_TIMER = 2_147_483_647;
 const TIMED_OUT = Symbol('timed out');
