@@ -89,7 +89,7 @@ describe('middleware around every attempt', () => {
     const after: Record<string, string>[] = [];
     const rewrite: Middleware = async (req, next) => {
       before.push(Object.fromEntries(req.headers));
-      const body = { ...(await req.clone().json()), metadata: { via: 'middleware ✓' } };
+      const body = { ...((await req.clone().json()) as object), metadata: { via: 'middleware ✓' } };
       const changed = new Request(req, { body: JSON.stringify(body) });
       changed.headers.set('x-request-id', 'req-1');
       const res = await next(changed);
@@ -222,7 +222,7 @@ describe('middleware against the reference', () => {
     ref.reference.cabinet.updateTerminal(m.terminal_id, { require_signature: true });
     const addOrder: Middleware = async (req, next) => {
       if (req.method !== 'POST') return next(req);
-      const body = { ...(await req.clone().json()), order_id: 'from-middleware', description: 'подпись ✓' };
+      const body = { ...((await req.clone().json()) as object), order_id: 'from-middleware', description: 'подпись ✓' };
       return next(new Request(req, { body: JSON.stringify(body) }));
     };
     const c = new PspClient({
