@@ -43,7 +43,7 @@ export interface OtelMeterProvider {
   ): {
     createHistogram(
       name: string,
-      options?: { unit?: string; description?: string; advice?: { explicitBucketBoundaries?: number[] } },
+      options?: { unit?: string; advice?: { explicitBucketBoundaries?: number[] } },
     ): { record(value: number, attributes?: Attrs): void };
   };
 }
@@ -82,19 +82,13 @@ function api(): Api | undefined {
   return typeof g?.version === 'string' && g.version.startsWith('1.') ? g : undefined;
 }
 
-/** A context holding `span` over `parent` (where no context manager is registered, over nothing). */
-function withSpan(parent: Ctx | undefined, span: Span): Ctx {
-  if (parent) return parent.setValue(SPAN_KEY, span);
-  const make = (values: Map<symbol, unknown>): Ctx => ({
-    getValue: (k) => values.get(k),
-    setValue: (k, v) => make(new Map(values).set(k, v)),
-    deleteValue: (k) => {
-      const m = new Map(values);
-      m.delete(k);
-      return make(m);
-    },
-  });
-  return make(new Map([[SPAN_KEY, span]]));
+/** A context of our own, for when no context manager is registered: `get` answers its values. */
+function ctx(get: (key: symbol) => unknown): Ctx {
+  return {
+    getValue: get,
+    setValue: (k, v) => ctx((x) => (x === k ? v : get(x))),
+    deleteValue: (k) => ctx((x) => (x === k ? undefined : get(x))),
+  };
 }
 
 /** One attempt being recorded: `end` with the status received, or without one and the error's type. */
@@ -143,12 +137,11 @@ export function telemetry(
       mp = m;
       histogram = m?.getMeter('psp-sdk', VERSION).createHistogram('http.client.request.duration', {
         unit: 's',
-        description: 'Duration of HTTP client requests.',
         advice: { explicitBucketBoundaries: BUCKETS },
       });
     }
     const span = tracer?.startSpan(operation, { attributes: { 'psp.operation': operation } });
-    const parent = span && withSpan(g?.context?.active(), span);
+    const parent = span && (g?.context?.active() ?? ctx(() => undefined)).setValue(SPAN_KEY, span);
     return {
       attempt(method, urlTemplate, attempt) {
         const attrs: Attrs = { 'http.request.method': method, 'url.template': urlTemplate, ...server };

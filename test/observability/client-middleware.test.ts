@@ -222,7 +222,11 @@ describe('middleware against the reference', () => {
     ref.reference.cabinet.updateTerminal(m.terminal_id, { require_signature: true });
     const addOrder: Middleware = async (req, next) => {
       if (req.method !== 'POST') return next(req);
-      const body = { ...((await req.clone().json()) as object), order_id: 'from-middleware', description: 'подпись ✓' };
+      const body = {
+        ...((await req.clone().json()) as object),
+        order_id: 'from-middleware',
+        description: 'подпись ✓',
+      };
       return next(new Request(req, { body: JSON.stringify(body) }));
     };
     const c = new PspClient({
