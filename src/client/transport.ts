@@ -271,7 +271,9 @@ export class Transport {
     // The Request gave a string body `text/plain`; every body here is JSON.
     if (state.json) h.set('content-type', 'application/json');
     if (this.#o.userAgent) h.set('user-agent', this.#o.userAgent);
-    const template = `${API_PREFIX}${req.template ?? templateOf(req.path)}`;
+    // Built only for a middleware or a recorder: a plain call allocates nothing for either.
+    const template =
+      rec || this.middleware.length ? `${API_PREFIX}${req.template ?? templateOf(req.path)}` : '';
     const end = rec?.attempt(request.method, template, state.attempts);
     const sent = this.middleware.length
       ? runChain(this.middleware, request, this.#context(req, state, template), (r) =>
