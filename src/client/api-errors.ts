@@ -1,4 +1,5 @@
 import { hide, named, PspError } from './base-errors.js';
+import { redactSecrets } from './redact.js';
 
 /** What {@link createApiError} and every API error constructor take. */
 export interface ApiErrorArgs {
@@ -63,7 +64,7 @@ export class PspApiError extends PspError {
   declare readonly status: number;
   /** The spec's machine-readable code; when the body carries none, one derived from the status (e.g. `not_found`). */
   declare readonly code: string;
-  /** Response headers. Shown through an allowlist in `toJSON()` and `util.inspect`. */
+  /** Response headers, each value redacted. Shown through an allowlist in `toJSON()` and `util.inspect`. */
   declare readonly headers: Headers;
   /** The `Idempotency-Key` the request carried, if any: resend with it to stay exactly-once. */
   declare idempotencyKey?: string;
@@ -76,11 +77,14 @@ export class PspApiError extends PspError {
     const { code, message } = readBody(args.status, args.body, args.headers);
     super(message);
     this.status = args.status;
-    this.code = code;
-    hide(this, 'headers', args.headers);
+    // The server chooses the code and the request id: an echo of the Authorization header must not survive.
+    this.code = redactSecrets(code);
+    const headers = new Headers();
+    for (const [name, value] of args.headers) headers.append(name, redactSecrets(value));
+    hide(this, 'headers', headers);
     this.idempotencyKey = args.idempotencyKey;
     this.attempts = args.attempts;
-    const rid = args.headers.get('x-request-id') ?? args.headers.get('request-id');
+    const rid = headers.get('x-request-id') ?? headers.get('request-id');
     if (rid) this.requestId = rid;
   }
 }

@@ -1,5 +1,4 @@
 import type { Logger } from './logger.js';
-import { redactSecrets } from './redact.js';
 
 /**
  * How much the client logs: `debug` one line per attempt, `info` one per retry, `warn` and `error` one per failed
@@ -11,17 +10,6 @@ import { redactSecrets } from './redact.js';
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'off';
 
 const LEVELS = ['debug', 'info', 'warn', 'error'] as const;
-type Meta = Record<string, unknown>;
-
-/** Every string inside `value` redacted (objects and arrays copied, the rest as is). */
-function redactDeep(value: unknown, depth = 0): unknown {
-  if (typeof value === 'string') return redactSecrets(value);
-  if (typeof value !== 'object' || value === null || depth > 8) return value;
-  if (Array.isArray(value)) return value.map((v) => redactDeep(v, depth + 1));
-  const out: Meta = {};
-  for (const [k, v] of Object.entries(value)) out[k] = redactDeep(v, depth + 1);
-  return out;
-}
 
 /**
  * Is `value` a log level? `undefined` when it is not one (an unknown `PSP_LOG` is ignored, not fatal).
@@ -34,8 +22,7 @@ export function parseLogLevel(value: unknown): LogLevel | undefined {
 }
 
 /**
- * The logger the client writes to: `logger` (default `console`) with only the methods at `level` or above, every
- * line redacted; `undefined` when nothing is to be written, so the client skips building the lines. A pino logger
+ * The logger the client writes to: `logger` (default `console`) with only the methods at `level` or above; `undefined` when nothing is to be written, so the client skips building the lines. A pino logger
  * (recognised by its `bindings()` and `levels`) gets its arguments in pino's order, `(meta, msg)`.
  *
  * @example
@@ -51,12 +38,11 @@ export function leveledLogger(logger: Logger | undefined, level: LogLevel): Logg
   for (const name of LEVELS.slice(LEVELS.indexOf(level))) {
     const fn = target[name];
     if (typeof fn !== 'function') continue;
+    // Lines arrive redacted: `log()` redacts every line before it calls these.
     out[name] = (msg, meta) => {
-      const m = redactSecrets(msg);
-      const safe = meta === undefined ? undefined : (redactDeep(meta) as Meta);
-      if (safe === undefined) fn.call(target, m);
-      else if (pino) fn.call(target, safe as never, m as never);
-      else fn.call(target, m, safe);
+      if (meta === undefined) fn.call(target, msg);
+      else if (pino) fn.call(target, meta as never, msg as never);
+      else fn.call(target, msg, meta);
     };
   }
   return Object.keys(out).length > 0 ? out : undefined;

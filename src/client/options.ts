@@ -3,6 +3,7 @@ import { PspValidationError } from './errors.js';
 import { type LogLevel, leveledLogger, parseLogLevel } from './log-level.js';
 import type { Logger } from './logger.js';
 import type { Middleware } from './middleware.js';
+import { rememberSecret } from './redact.js';
 import type { TelemetryOptions } from './telemetry.js';
 import { VERSION } from './version.js';
 
@@ -265,6 +266,9 @@ export function resolveOptions(options: ClientOptions = {}): ResolvedOptions {
   const fetchFn = options.fetch ?? globalThis.fetch;
   if (typeof fetchFn !== 'function') issues.push({ field: 'fetch', message: 'must be a function' });
   if (issues.length > 0) throw new PspValidationError(issues, 'client options');
+  // From here on, an echo of either (with or without its prefix, in any encoding) is masked in errors and logs.
+  rememberSecret(apiKey as string);
+  if (signingSecret) rememberSecret(signingSecret);
   return {
     apiKey: apiKey as string,
     mode: keyMatch?.[1] as 'test' | 'live',

@@ -37,6 +37,30 @@ export function idempotencyKeyIssue(key: unknown): FieldIssue[] {
     : ownFieldIssues(r.error.issues).map((i) => ({ field: 'idempotencyKey', message: i.message }));
 }
 
+// What could take a request out of /api/v1/public once a URL parser (or the server) normalises it: a dot segment,
+// plain or percent-encoded in any case (`..`, `.%2e`, `%2E%2E`, and `..;` which some servers read as `..`); a slash or backslash, encoded or not, where a
+// segment should be; a query or fragment; whitespace and control characters (WHATWG URL drops tabs and newlines).
+const PATH_ESCAPE_RE = /(^|\/)(\.|%2e){1,2}(\/|;|$)|%2f|%5c|\\|[?#\s\x00-\x1f\x7f]/i;
+
+/**
+ * The issue for a path of `client.request()` that is not a plain path below `/api/v1/public`, or none: it must
+ * start with one `/` and stay below that prefix whatever a URL parser does with it.
+ *
+ * @example
+ * pathIssue('/../../_cabinet/merchants'); // [{ field: 'path', message: 'must be a path below /api/v1/public: ...' }]
+ */
+export function pathIssue(path: unknown): FieldIssue[] {
+  return typeof path === 'string' && /^\/(?!\/)/.test(path) && !PATH_ESCAPE_RE.test(path)
+    ? []
+    : [
+        {
+          field: 'path',
+          message:
+            'must be a path below /api/v1/public: one leading /, no . or .. segment (plain or percent-encoded), no backslash, encoded slash, query, fragment or spaces',
+        },
+      ];
+}
+
 /** Throws {@link PspValidationError} when `issues` is not empty. */
 export function assertNoIssues(issues: FieldIssue[]): void {
   if (issues.length > 0) throw new PspValidationError(issues);

@@ -1,4 +1,5 @@
 import { DomainError } from '../domain/errors.js';
+import { redactSecrets } from '../../client/redact.js';
 import { WireResponse } from './wire-response.js';
 
 /**
@@ -21,14 +22,9 @@ export function jsonText(status: number, text: string, headers: Record<string, s
   return new WireResponse(status, text, record) as unknown as Response;
 }
 
-// Anything shaped like a secret that reached a message (a key pasted into a path or a field name) is cut to
-// its prefix: error bodies end up in logs.
-const SECRET_RE = /\b(sk_(?:test|live)_|thm_|whs_|adm_)[A-Za-z0-9_]+/g;
-
-/** Cuts secret-shaped substrings down to their prefix. */
-export function redactSecrets(text: string): string {
-  return text.replace(SECRET_RE, '$1…');
-}
+// Anything shaped like a secret that reached a message (a key pasted into a path or a field name, in any
+// encoding) is masked by the package's one redaction: error bodies end up in logs.
+export { redactSecrets } from '../../client/redact.js';
 
 /** The spec's error body (2.9) for a status and code. Secret-shaped substrings of the message are redacted. */
 export function errorResponse(
