@@ -1,4 +1,5 @@
-import type { Logger } from './logger.js';
+import { PspAbortError, PspApiError, type PspError } from './errors.js';
+import { type Logger, log } from './logger.js';
 
 /**
  * How much the client logs: `debug` one line per attempt, `info` one per retry, `warn` and `error` one per failed
@@ -46,4 +47,21 @@ export function leveledLogger(logger: Logger | undefined, level: LogLevel): Logg
     };
   }
   return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/**
+ * The one line of a failed call: `warn` when the service refused the request (a 4xx), `error` when no good answer
+ * came (5xx, timeout, no connection, an unreadable answer), `debug` when the caller aborted.
+ *
+ * @example
+ * logFailure(options.logger, err, 'GET /payments/...');
+ */
+export function logFailure(logger: Logger | undefined, err: PspError, what: string): void {
+  const level =
+    err instanceof PspAbortError
+      ? 'debug'
+      : err instanceof PspApiError && err.status < 500
+        ? 'warn'
+        : 'error';
+  if (logger?.[level]) log(logger, level, 'psp-sdk: failed', { call: what, error: err.toJSON() });
 }

@@ -3,15 +3,15 @@ import type { ApiResult } from './api-promise.js';
 import {
   apiErrorOf,
   PspAbortError,
-  PspApiError,
   PspError,
   PspResponseError,
   parseRetryAfter,
   redirectMessage,
 } from './errors.js';
 import { type CallState, markCall, readText, toPspError } from './failures.js';
+import { logFailure } from './log-level.js';
 import { log, safeHeaders } from './logger.js';
-import { type AttemptContext, bodyBytes, type Middleware, runChain, templateOf } from './middleware.js';
+import { bodyBytes, type Middleware, runChain, templateOf } from './middleware.js';
 import { type RequestOptions, type ResolvedOptions, resolveCallOptions } from './options.js';
 import { release } from './release.js';
 import { createSigner, type Signer } from './sign.js';
@@ -215,7 +215,7 @@ export class Transport {
               response.status,
             );
       out.idempotencyKey = req.idempotencyKey;
-      this.#logFailure(out, req);
+      logFailure(this.#o.logger, out, `${req.method} ${req.path}`);
       throw out;
     }
     return {
@@ -276,8 +276,16 @@ export class Transport {
       rec || this.middleware.length ? `${API_PREFIX}${req.template ?? templateOf(req.path)}` : '';
     const end = rec?.attempt(request.method, template, state.attempts);
     const sent = this.middleware.length
-      ? runChain(this.middleware, request, this.#context(req, state, template), (r) =>
-          this.#next(r, request, init, state),
+      ? runChain(
+          this.middleware,
+          request,
+          {
+            operation: req.operation,
+            attempt: state.attempts,
+            idempotencyKey: state.idempotencyKey,
+            urlTemplate: template,
+          },
+          (r) => this.#next(r, request, init, state),
         )
       : this.#finish(request, state.json ? state.body : undefined, init, state);
     if (!end && !this.middleware.length) return sent;
@@ -294,15 +302,6 @@ export class Transport {
         throw err;
       },
     );
-  }
-
-  #context(req: TransportRequest, state: CallState, urlTemplate: string): AttemptContext {
-    return {
-      operation: req.operation,
-      attempt: state.attempts,
-      idempotencyKey: state.idempotencyKey,
-      urlTemplate,
-    };
   }
 
   /** `next` of the middleware chain: sends a copy of what the last middleware passed, with its exact body. */
@@ -339,25 +338,8 @@ export class Transport {
 
   async #fail(err: unknown, state: CallState, req: TransportRequest): Promise<PspError> {
     const out = await toPspError(err, state, `${req.method} ${req.path}`);
-    this.#logFailure(out, req);
+    logFailure(this.#o.logger, out, `${req.method} ${req.path}`);
     return out;
-  }
-
-  /** One line per failed call: warn when the service refused the request, error when no good answer came. */
-  #logFailure(out: PspError, req: TransportRequest): void {
-    const level =
-      out instanceof PspAbortError
-        ? 'debug'
-        : out instanceof PspApiError && out.status < 500
-          ? 'warn'
-          : 'error';
-    if (this.#o.logger?.[level]) {
-      log(this.#o.logger, level, 'psp-sdk: failed', {
-        method: req.method,
-        path: req.path,
-        error: out.toJSON(),
-      });
-    }
   }
 
   async #send(request: Request, init: RequestInit | undefined, state: CallState): Promise<Response> {
