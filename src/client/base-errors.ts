@@ -10,14 +10,17 @@ type Inspect = (value: unknown, options?: unknown) => string;
 const SAFE_FIELDS = ['status', 'code', 'requestId', 'idempotencyKey', 'attempts', 'retryAfter', 'issues'];
 
 /**
- * Gives a class its `name` on the prototype, inside the class body: the name survives minification (which
- * renames classes) and tree-shaking (which would drop a separate module-level loop).
+ * Gives a class its name, inside the class body: `err.name` (on the prototype) and `err.constructor.name` (on
+ * the class, a configurable own property of every function). Both survive bundlers that rename classes (esbuild
+ * turns a class that names itself in its body into `_PspError`; minifiers shorten it) and tree-shaking (which
+ * would drop a separate module-level loop).
  *
  * @example
  * class MyError extends PspError { static { named(MyError, 'MyError'); } }
  */
 export function named(cls: { prototype: object }, name: string): void {
   hide(cls.prototype, 'name', name);
+  Object.defineProperty(cls, 'name', { value: name, configurable: true });
 }
 
 /**

@@ -38,9 +38,10 @@ export function idempotencyKeyIssue(key: unknown): FieldIssue[] {
 }
 
 // What could take a request out of /api/v1/public once a URL parser (or the server) normalises it: a dot segment,
-// plain or percent-encoded in any case (`..`, `.%2e`, `%2E%2E`, and `..;` which some servers read as `..`); a slash or backslash, encoded or not, where a
-// segment should be; a query or fragment; whitespace and control characters (WHATWG URL drops tabs and newlines).
-const PATH_ESCAPE_RE = /(^|\/)(\.|%2e){1,2}(\/|;|$)|%2f|%5c|\\|[?#\s\x00-\x1f\x7f]/i;
+// plain or percent-encoded in any case (`..`, `.%2e`, `%2E%2E`, and `..;` which some servers read as `..`); a
+// slash or backslash, encoded or not, where a segment should be; a query or fragment; whitespace and control
+// characters (WHATWG URL drops tabs and newlines).
+const PATH_ESCAPE_RE = /(^|\/)(\.|%2e){1,2}(\/|;|$)|%2f|%5c|\\|[?#\s\p{Cc}]/iu;
 
 /**
  * The issue for a path of `client.request()` that is not a plain path below `/api/v1/public`, or none: it must
