@@ -74,6 +74,7 @@ type Api = {
   trace?: OtelTracerProvider;
   metrics?: OtelMeterProvider;
   context?: { active(): Ctx };
+  propagation?: Propagator;
 };
 
 /** The registered API, if it is a 1.x (the same test as the API's own `isCompatible` across one major). */
@@ -92,7 +93,14 @@ function ctx(get: (key: symbol) => unknown): Ctx {
 }
 
 /** One attempt being recorded: `end` with the status received, or without one and the error's type. */
-export type AttemptRecord = (status: number | undefined, errorType?: string) => void;
+export type AttemptRecord = ((status: number | undefined, errorType?: string) => void) & {
+  /** Writes the attempt's trace context (`traceparent`, ...) with the app's registered propagator, if any. */
+  inject?: (headers: Headers) => void;
+};
+type Propagator = {
+  inject(context: Ctx, carrier: Headers, setter: { set(c: Headers, k: string, v: string): void }): void;
+};
+const SETTER = { set: (c: Headers, k: string, v: string) => c.set(k, v) };
 
 /** One logical call being recorded. */
 export interface CallRecord {
@@ -154,7 +162,7 @@ export function telemetry(
           parent,
         );
         const started = performance.now();
-        return (status, errorType) => {
+        const end: AttemptRecord = (status, errorType) => {
           if (status !== undefined) attrs['http.response.status_code'] = status;
           const type = errorType ?? (status !== undefined && status >= 400 ? String(status) : undefined);
           if (type !== undefined) attrs['error.type'] = type;
@@ -167,6 +175,10 @@ export function telemetry(
           }
           a.end();
         };
+        // Distributed tracing: the service's spans (and a proxy's) continue this attempt's trace.
+        const prop = g?.propagation;
+        if (a && parent && prop) end.inject = (h) => prop.inject(parent.setValue(SPAN_KEY, a), h, SETTER);
+        return end;
       },
       end(error) {
         if (!span) return;

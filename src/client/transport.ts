@@ -275,6 +275,7 @@ export class Transport {
     const template =
       rec || this.middleware.length ? `${API_PREFIX}${req.template ?? templateOf(req.path)}` : '';
     const end = rec?.attempt(request.method, template, state.attempts);
+    end?.inject?.(h);
     const sent = this.middleware.length
       ? runChain(
           this.middleware,

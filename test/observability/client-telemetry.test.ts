@@ -1,4 +1,4 @@
-import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PspClient } from '../../src/index.js';
 import {
@@ -127,5 +127,25 @@ describe('OpenTelemetry through the client', () => {
     registered = o;
     await c.payments.get(PAYMENT_ID);
     expect(o.spans().map((s) => s.name)).toEqual(['GET /api/v1/public/payments/{id}', 'payments.get']);
+  });
+
+  it('writes each attempt’s traceparent with the app’s registered propagator, for the service to continue', async () => {
+    const o = otel();
+    o.register();
+    registered = o;
+    // W3C trace context, as @opentelemetry/core's propagator writes it (core is not a dependency here).
+    propagation.setGlobalPropagator({
+      inject(ctx, carrier, setter) {
+        const sc = trace.getSpanContext(ctx);
+        if (sc) setter.set(carrier, 'traceparent', `00-${sc.traceId}-${sc.spanId}-0${sc.traceFlags}`);
+      },
+      extract: (ctx) => ctx,
+      fields: () => ['traceparent'],
+    });
+    const { fetch, seen } = stubFetch(() => json(payment()));
+    await client(fetch).payments.get(PAYMENT_ID);
+    const [attempt] = o.spans();
+    const { traceId, spanId } = attempt?.spanContext() ?? {};
+    expect(seen[0]?.headers.traceparent).toBe(`00-${traceId}-${spanId}-01`);
   });
 });

@@ -1,4 +1,4 @@
-import { context, metrics, trace } from '@opentelemetry/api';
+import { context, metrics, propagation, trace } from '@opentelemetry/api';
 import {
   AggregationTemporality,
   MeterProvider,
@@ -53,6 +53,7 @@ export function otel() {
       trace.disable();
       metrics.disable();
       context.disable();
+      propagation.disable();
     },
   };
 }
