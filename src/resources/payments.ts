@@ -3,8 +3,15 @@ import { NotPendingError } from '../client/errors.js';
 import { defineMethod } from '../client/method.js';
 import type { RequestOptions } from '../client/options.js';
 import type { Transport } from '../client/transport.js';
+import { FINAL_PAYMENT_STATUSES, PAYMENT_KINDS, type WaitForOptions, waitFor } from './wait-for.js';
 import type { CreatePaymentInput, CreateRefundInput } from '../schemas/inputs.js';
-import type { CancelPaymentResponse, CreatePaymentResponse, Payment, Refund } from '../schemas/resources.js';
+import type {
+  CancelPaymentResponse,
+  CreatePaymentResponse,
+  Payment,
+  Refund,
+  PaymentStatus,
+} from '../schemas/resources.js';
 
 const createPayment = defineMethod({
   operation: 'payments.create',
@@ -79,6 +86,29 @@ export class Payments {
    */
   get(id: string, options?: RequestOptions): ApiPromise<Payment> {
     return getPayment(this.#t, { id, options });
+  }
+
+  /**
+   * Waits until the payment's status is in `until` (default: every final status) and resolves with the
+   * payment; at once if it already is. Listens on this client's event stream while one is open (it never
+   * opens one: a second stream would replace the app's), else reads it with backoff.
+   *
+   * @throws {WaitTimeoutError} after `timeout` (default 10 minutes), with the last payment read as `last`.
+   * @example
+   * const paid = await client.payments.waitFor(payment.id, { timeout: 120_000 });
+   * if (paid.status === 'succeeded') ship(order);
+   */
+  waitFor(id: string, options?: WaitForOptions<PaymentStatus>): Promise<Payment> {
+    return waitFor(
+      {
+        get: (signal) => this.get(id, { signal }),
+        kinds: PAYMENT_KINDS,
+        id,
+        final: FINAL_PAYMENT_STATUSES,
+        tap: this.#t.tap,
+      },
+      options,
+    );
   }
 
   /**

@@ -2,8 +2,9 @@ import type { ApiPromise } from '../client/api-promise.js';
 import { defineMethod } from '../client/method.js';
 import type { RequestOptions } from '../client/options.js';
 import type { Transport } from '../client/transport.js';
+import { FINAL_PAYOUT_STATUSES, PAYOUT_KINDS, type WaitForOptions, waitFor } from './wait-for.js';
 import type { CreatePayoutInput } from '../schemas/inputs.js';
-import type { CreatePayoutResponse, Payout } from '../schemas/resources.js';
+import type { CreatePayoutResponse, Payout, PayoutStatus } from '../schemas/resources.js';
 
 const createPayout = defineMethod({
   operation: 'payouts.create',
@@ -62,5 +63,28 @@ export class Payouts {
    */
   get(id: string, options?: RequestOptions): ApiPromise<Payout> {
     return getPayout(this.#t, { id, options });
+  }
+
+  /**
+   * Waits until the payout's status is in `until` (default: every final status) and resolves with the
+   * payout; at once if it already is. Listens on this client's event stream while one is open (it never
+   * opens one: a second stream would replace the app's), else reads it with backoff.
+   *
+   * @throws {WaitTimeoutError} after `timeout` (default 10 minutes), with the last payout read as `last`.
+   * @example
+   * const done = await client.payouts.waitFor(payout.id);
+   * if (done.status === 'failed') console.log(done.fail_reason);
+   */
+  waitFor(id: string, options?: WaitForOptions<PayoutStatus>): Promise<Payout> {
+    return waitFor(
+      {
+        get: (signal) => this.get(id, { signal }),
+        kinds: PAYOUT_KINDS,
+        id,
+        final: FINAL_PAYOUT_STATUSES,
+        tap: this.#t.tap,
+      },
+      options,
+    );
   }
 }

@@ -92,6 +92,7 @@ describe('a server echoing the secrets', () => {
         baseUrl: BASE_URL,
         fetch,
         logger: log.logger,
+        logLevel: 'debug',
       });
       const err = await settle(c.payments.get(PAYMENT_ID));
       expect(err).toBeInstanceOf(PspApiError);
@@ -135,6 +136,7 @@ describe('the event stream echoing the secrets', () => {
       apiKey: API_KEY,
       baseUrl: BASE_URL,
       logger: log.logger,
+      logLevel: 'debug',
       fetch: async (_input, init) => {
         const auth = new Headers(init?.headers).get('authorization');
         throw new TypeError(
@@ -161,6 +163,7 @@ describe('the event stream echoing the secrets', () => {
       apiKey: API_KEY,
       baseUrl: BASE_URL,
       logger: log.logger,
+      logLevel: 'debug',
       fetch: async () => new Response(body, { headers: { 'content-type': 'text/event-stream' } }),
     });
     const stream = c.events.stream({ maxRetries: 0 });
