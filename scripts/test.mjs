@@ -1,5 +1,7 @@
 #!/usr/bin/env node
-// `npm test`: every check of the project, stopping at the first failed stage. Each step is also an npm script
+// `npm test`: every check of the project. Every stage runs even after a failure (a failed lint must not hide
+// whether Deno, Bun or Node 24 pass), each step's result is printed, and the exit code is 1 when any failed. Each
+// step is also an npm script
 // of its own (see package.json) so a developer can rerun one; this runner orders them, runs the independent ones
 // side by side on the machine's two cores, and ends with timings and one closing count line.
 //
@@ -19,11 +21,12 @@ const node = process.execPath;
  * the other, as each finishes).
  * @type {Array<Array<{ name: string, cmd: string, args: string[], json?: string }>>}
  */
-const stages = [
+const defaultStages = [
   [
     { name: 'lint', cmd: bin('biome'), args: ['check', '.'] },
     { name: 'typecheck', cmd: bin('tsc'), args: ['--noEmit', '-p', 'tsconfig.json'] },
-    { name: 'build', cmd: bin('tsup'), args: [] },
+    // `npm run build`: openapi.json from the zod schemas first, then tsup, which bundles it into the reference.
+    { name: 'build', cmd: 'npm', args: ['run', '--silent', 'build'] },
     // Network-bound (npm ci of the pinned Deno, Node 24 and Bun when missing), and needed from the next stage on:
     // test/reference-edge runs the reference under Deno and Bun too.
     { name: 'runtimes', cmd: node, args: ['scripts/ensure-runtimes.mjs'] },
@@ -67,6 +70,9 @@ const stages = [
     },
   ],
 ];
+
+// PSP_TEST_STAGES (JSON of the same shape) replaces the list: how test/scripts checks the runner itself.
+const stages = process.env.PSP_TEST_STAGES ? JSON.parse(process.env.PSP_TEST_STAGES) : defaultStages;
 
 const running = new Set();
 
@@ -132,7 +138,8 @@ for (const step of selected.flat()) if (step.json) rmSync(step.json, { force: tr
 const started = performance.now();
 
 const results = [];
-let failed;
+/** Names of the failed steps, in the order they ended. */
+const failed = [];
 for (const stage of selected) {
   console.log(`\n▶ ${stage.map((s) => s.name).join('  |  ')}`);
   const capture = stage.length > 1;
@@ -146,11 +153,10 @@ for (const stage of selected) {
           process.stdout.write(r.output);
         }
         results.push(r);
-        if (r.code !== 0) failed ??= r.step.name;
+        if (r.code !== 0) failed.push(r.step.name);
       }),
     ),
   );
-  if (failed) break;
 }
 
 const total = { passed: 0, failed: 0, skipped: 0 };
@@ -175,12 +181,15 @@ const cpu = childCpuSeconds();
 console.log(
   `  total ${((performance.now() - started) / 1000).toFixed(1)} s wall${cpu === undefined ? '' : `, ${cpu.toFixed(0)} s CPU`}`,
 );
-if (failed) console.log(`\nFailed at: ${failed}`);
+if (failed.length)
+  console.log(`\nFailed (${failed.length} of ${results.length} steps): ${failed.join(', ')}`);
 // Every stage awaits all its steps, so nothing should still run here; if anything does, it is not left behind.
 for (const child of running) child.kill('SIGTERM');
-// One plain closing line with the test counts of both vitest runs; a failed non-test step counts as one failure.
-const failures = total.failed + (failed && total.failed === 0 ? 1 : 0);
+// One plain closing line with the test counts of both vitest runs; each failed step that reported no failed test
+// (a lint, a build, a crashed vitest) counts as one failure.
+const silent = results.filter((r) => r.code !== 0 && counts(r.step.json).failed === 0).length;
+const failures = total.failed + silent;
 console.log(
   `\ntests: ${total.passed} passed, ${failures} failed${total.skipped ? `, ${total.skipped} skipped` : ''}`,
 );
-process.exit(failed ? 1 : 0);
+process.exit(failed.length ? 1 : 0);

@@ -31,7 +31,12 @@ export {
 export type { DisconnectReason, StreamEventsOptions } from './client/event-stream.js';
 export type { BackoffOptions } from './client/sse/backoff.js';
 export type { Logger } from './client/logger.js';
-export type { ClientOptions, RequestOptions } from './client/options.js';
+export type { AppInfo, ClientOptions, RequestOptions } from './client/options.js';
+export type { LogLevel } from './client/log-level.js';
+export type { AttemptContext, Middleware, Operation } from './client/middleware.js';
+export type { OtelMeterProvider, OtelTracerProvider, TelemetryOptions } from './client/telemetry.js';
+export type { WaitForOptions } from './resources/wait-for.js';
+export { WaitTimeoutError } from './resources/wait-for.js';
 export type { BankListOptions } from './resources/banks.js';
 export type { Banks } from './resources/banks.js';
 export type { EventStream, Events } from './resources/events.js';

@@ -126,6 +126,42 @@ if (typeof Client === 'function') {
     group: 'ours',
     fn: () => signing.payments.create(CREATE_INPUT),
   });
+  // The same two calls with OpenTelemetry on: real SDK providers (spans made and ended, durations recorded)
+  // that export nothing, so what is measured is the client's recording, not an exporter. The SDK packages are the
+  // root project's dev dependencies: without them these two rows are left out.
+  const otel = await Promise.all([
+    import('@opentelemetry/sdk-trace-base'),
+    import('@opentelemetry/sdk-metrics'),
+  ]).catch(() => undefined);
+  if (otel) {
+    const [{ BasicTracerProvider }, { MeterProvider, MetricReader }] = otel;
+    class IdleReader extends MetricReader {
+      async onForceFlush() {}
+      async onShutdown() {}
+    }
+    const telemetry = {
+      tracerProvider: new BasicTracerProvider(),
+      meterProvider: new MeterProvider({ readers: [new IdleReader()] }),
+    };
+    const traced = new Client({ apiKey: API_KEY, baseUrl: BASE, fetch: stubFetch, telemetry });
+    const tracedSigning = new Client({
+      apiKey: API_KEY,
+      baseUrl: BASE,
+      fetch: stubFetch,
+      signingSecret: SIGNING_SECRET,
+      telemetry,
+    });
+    getVariants.push({
+      name: 'psp-sdk payments.get (OpenTelemetry on)',
+      group: 'ours',
+      fn: () => traced.payments.get(PAYMENT_ID),
+    });
+    createVariants.push({
+      name: 'psp-sdk payments.create (signing on, OpenTelemetry on)',
+      group: 'ours',
+      fn: () => tracedSigning.payments.create(CREATE_INPUT),
+    });
+  }
   sdkBuilt = true;
 }
 
@@ -141,6 +177,13 @@ const paired = {
   getVsKy: pairedRatio(get, 'psp-sdk payments.get', 'ky (bare)'),
   getVsStripe: pairedRatio(get, 'psp-sdk payments.get', 'stripe-node paymentIntents.retrieve'),
   createVsKy: pairedRatio(create, 'psp-sdk payments.create (signing on)', 'ky POST (bare)'),
+  // Throughput with OpenTelemetry on over the same call without it (1.00 = free).
+  getOtel: pairedRatio(get, 'psp-sdk payments.get (OpenTelemetry on)', 'psp-sdk payments.get'),
+  createOtel: pairedRatio(
+    create,
+    'psp-sdk payments.create (signing on, OpenTelemetry on)',
+    'psp-sdk payments.create (signing on)',
+  ),
 };
 for (const [name, r] of Object.entries(paired))
   if (r)

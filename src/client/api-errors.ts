@@ -1,4 +1,5 @@
 import { hide, named, PspError } from './base-errors.js';
+import { redactSecrets } from './redact.js';
 
 /** What {@link createApiError} and every API error constructor take. */
 export interface ApiErrorArgs {
@@ -10,7 +11,30 @@ export interface ApiErrorArgs {
   attempts: number;
 }
 
-function readBody(status: number, body: unknown): { code: string; message: string } {
+/**
+ * The message of an answer that redirects (or of a fetch that followed one): it names the target's host only,
+ * since a full URL may carry a token.
+ *
+ * @example
+ * redirectMessage(307, 'https://evil.example/x'); // 'HTTP 307: a redirect to evil.example, not followed (...)'
+ */
+export function redirectMessage(status: number, location: string | null): string {
+  let host = 'an address the browser hides';
+  if (location) {
+    try {
+      host = new URL(location, 'http://same.invalid').host.replace('same.invalid', 'the same host');
+    } catch {
+      host = 'an unreadable Location';
+    }
+  }
+  return `HTTP ${status}: a redirect to ${host}, not followed (the API never redirects: check baseUrl)`;
+}
+
+function readBody(status: number, body: unknown, headers: Headers): { code: string; message: string } {
+  // A 3xx (or the browser's opaque redirect, status 0) comes from a proxy or a wrong baseUrl, not from the API:
+  // its body is not the API's.
+  if (status < 200 || (status >= 300 && status < 400))
+    return { code: 'unexpected_redirect', message: redirectMessage(status, headers.get('location')) };
   const err = (body as { error?: { code?: unknown; message?: unknown } } | null)?.error;
   const text = typeof body === 'string' ? body.trim().slice(0, 200) : '';
   return {
@@ -40,7 +64,7 @@ export class PspApiError extends PspError {
   declare readonly status: number;
   /** The spec's machine-readable code; when the body carries none, one derived from the status (e.g. `not_found`). */
   declare readonly code: string;
-  /** Response headers. Shown through an allowlist in `toJSON()` and `util.inspect`. */
+  /** Response headers, each value redacted. Shown through an allowlist in `toJSON()` and `util.inspect`. */
   declare readonly headers: Headers;
   /** The `Idempotency-Key` the request carried, if any: resend with it to stay exactly-once. */
   declare idempotencyKey?: string;
@@ -50,14 +74,17 @@ export class PspApiError extends PspError {
   declare readonly requestId?: string;
 
   constructor(args: ApiErrorArgs) {
-    const { code, message } = readBody(args.status, args.body);
+    const { code, message } = readBody(args.status, args.body, args.headers);
     super(message);
     this.status = args.status;
-    this.code = code;
-    hide(this, 'headers', args.headers);
+    // The server chooses the code and the request id: an echo of the Authorization header must not survive.
+    this.code = redactSecrets(code);
+    const headers = new Headers();
+    for (const [name, value] of args.headers) headers.append(name, redactSecrets(value));
+    hide(this, 'headers', headers);
     this.idempotencyKey = args.idempotencyKey;
     this.attempts = args.attempts;
-    const rid = args.headers.get('x-request-id') ?? args.headers.get('request-id');
+    const rid = headers.get('x-request-id') ?? headers.get('request-id');
     if (rid) this.requestId = rid;
   }
 }
@@ -243,19 +270,24 @@ export async function apiErrorOf(
   });
 }
 
+// An HTTP-date (RFC 9110 5.6.7): IMF-fixdate, or the obsolete RFC 850 and asctime forms; all begin with a day name.
+const HTTP_DATE_RE = /^[A-Z][a-z]{2,8},? [\w -]+ \d\d:\d\d:\d\d (GMT|\d{4})$/;
+
 /**
- * Milliseconds to wait from a `Retry-After` value: whole (or fractional) seconds, or an HTTP date relative to
- * `now`. Undefined when absent or unreadable.
+ * Milliseconds to wait from a `Retry-After` value (RFC 9110 10.2.3): delta-seconds (digits only), or an HTTP-date
+ * relative to `now`. Anything else (`-5`, `1e3`, `0x10`, `1.5`, `NaN`) is treated as absent: undefined. The one
+ * reader of `Retry-After` in the SDK: the retry delay, the fail-fast rule, `RateLimitError.retryAfter` and the
+ * event stream all use it.
  *
  * @example
  * parseRetryAfter('2'); // 2000 (now defaults to Date.now())
+ * parseRetryAfter('1e3'); // undefined
  */
 export function parseRetryAfter(value: string | null | undefined, now = Date.now()): number | undefined {
-  if (value == null) return undefined;
-  const v = value.trim();
-  if (v === '') return undefined;
-  if (/^\d+(\.\d+)?$/.test(v)) return Number(v) * 1000;
-  // An HTTP date has a weekday and a month name; anything else (a negative number, say) is junk, not a date.
-  const at = /[a-z]/i.test(v) ? Date.parse(v) : Number.NaN;
+  const v = value?.trim() ?? '';
+  if (/^\d+$/.test(v)) return Number(v) * 1000;
+  if (!HTTP_DATE_RE.test(v)) return undefined;
+  // asctime carries no zone, and means GMT.
+  const at = Date.parse(v.endsWith('GMT') ? v : `${v} GMT`);
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }

@@ -1,5 +1,5 @@
 import { type FieldIssue, formatFieldIssues } from '../schemas/issues.js';
-import { redactSecrets, safeHeaders } from './redact.js';
+import { redactDeep, redactSecrets, safeHeaders } from './redact.js';
 
 /** Node's `util.inspect` hook (a registered symbol: no node: import needed). */
 export const INSPECT = Symbol.for('nodejs.util.inspect.custom');
@@ -10,14 +10,17 @@ type Inspect = (value: unknown, options?: unknown) => string;
 const SAFE_FIELDS = ['status', 'code', 'requestId', 'idempotencyKey', 'attempts', 'retryAfter', 'issues'];
 
 /**
- * Gives a class its `name` on the prototype, inside the class body: the name survives minification (which
- * renames classes) and tree-shaking (which would drop a separate module-level loop).
+ * Gives a class its name, inside the class body: `err.name` (on the prototype) and `err.constructor.name` (on
+ * the class, a configurable own property of every function). Both survive bundlers that rename classes (esbuild
+ * turns a class that names itself in its body into `_PspError`; minifiers shorten it) and tree-shaking (which
+ * would drop a separate module-level loop).
  *
  * @example
  * class MyError extends PspError { static { named(MyError, 'MyError'); } }
  */
 export function named(cls: { prototype: object }, name: string): void {
   hide(cls.prototype, 'name', name);
+  Object.defineProperty(cls, 'name', { value: name, configurable: true });
 }
 
 /**
@@ -31,12 +34,25 @@ export function hide(target: object, key: string, value: unknown): void {
   Object.defineProperty(target, key, { value, configurable: true, writable: true });
 }
 
+/**
+ * An error's stack, redacted. When it is V8's (the `name: message` line, then only `at` frames), the frames are
+ * code locations and are kept as they are: redacting them would be most of the cost of an error.
+ */
+function safeStack(err: Error): string {
+  const stack = err.stack ?? '';
+  const head = `${err.name}: ${err.message}`;
+  const frames = stack.startsWith(head) ? stack.slice(head.length) : undefined;
+  return frames !== undefined && /^(\n {4}at [^\n]*)*$/.test(frames)
+    ? redactSecrets(head) + frames
+    : redactSecrets(stack || head);
+}
+
 /** A redacted copy of an error chain: name, message, stack, a string `code`; nothing else survives. */
 function safeCause(cause: unknown, depth: number): Error | undefined {
   if (!(cause instanceof Error) || depth === 0) return undefined;
   const copy = new Error(redactSecrets(cause.message));
   copy.name = cause.name;
-  copy.stack = redactSecrets(cause.stack ?? `${cause.name}: ${cause.message}`);
+  copy.stack = safeStack(cause);
   const code = (cause as { code?: unknown }).code;
   if (typeof code === 'string') Object.assign(copy, { code: redactSecrets(code) });
   const inner = safeCause(cause.cause, depth - 1);
@@ -72,14 +88,15 @@ export class PspError extends Error {
     for (const k of SAFE_FIELDS) if (self[k] !== undefined) out[k] = self[k];
     if (self.headers instanceof Headers) out.headers = safeHeaders(self.headers);
     const cause = this.cause;
-    if (cause instanceof Error) out.cause = { name: cause.name, message: redactSecrets(cause.message) };
-    return out;
+    if (cause instanceof Error) out.cause = { name: cause.name, message: cause.message };
+    // Every string once more, whatever field a subclass or a caller added.
+    return redactDeep(out) as Record<string, unknown>;
   }
 
   /** @internal What `util.inspect` shows: the stack and the safe fields. */
   [INSPECT](_depth: number, options: unknown, inspect?: Inspect): string {
     const { name: _n, message: _m, ...rest } = this.toJSON();
-    const head = redactSecrets(this.stack ?? `${this.name}: ${this.message}`);
+    const head = safeStack(this);
     if (Object.keys(rest).length === 0 || !inspect) return head;
     return `${head} ${inspect(rest, options)}`;
   }
@@ -100,7 +117,7 @@ export class PspValidationError extends PspError {
   declare readonly issues: FieldIssue[];
   constructor(issues: FieldIssue[], what = 'input') {
     super(`Invalid ${what}: ${formatFieldIssues(issues)}`);
-    this.issues = issues.map((i) => ({ field: i.field, message: redactSecrets(i.message) }));
+    this.issues = redactDeep(issues) as FieldIssue[];
   }
 }
 
@@ -125,7 +142,8 @@ export class PspResponseError extends PspError {
 
   constructor(message: string, status: number, issues: FieldIssue[] = [], idempotencyKey?: string) {
     super(message);
-    Object.assign(this, { status, issues, idempotencyKey });
+    // In strict mode an issue names an unknown field, which a hostile server may have named after the key.
+    Object.assign(this, { status, issues: redactDeep(issues), idempotencyKey });
   }
 }
 

@@ -6,7 +6,7 @@ import { ApiPromise } from './api-promise.js';
 import { INSPECT } from './base-errors.js';
 import { type ClientOptions, type RequestOptions, resolveOptions } from './options.js';
 import { Transport } from './transport.js';
-import { assertNoIssues, idempotencyKeyIssue, jsonBody } from './validate.js';
+import { assertNoIssues, idempotencyKeyIssue, jsonBody, pathIssue } from './validate.js';
 
 /**
  * Options of {@link PspClient.request}.
@@ -62,16 +62,18 @@ export class PspClient {
     this.mode = o.mode;
     this.baseUrl = o.baseUrl;
     this.#t = new Transport(o);
-    this.payments = new Payments(this.#t, o.strict);
-    this.payouts = new Payouts(this.#t, o.strict);
-    this.banks = new Banks(this.#t, o.strict, o.banksCacheTtl);
+    this.payments = new Payments(this.#t);
+    this.payouts = new Payouts(this.#t);
+    this.banks = new Banks(this.#t, o.banksCacheTtl);
     this.events = eventsOf(this.#t, o.fetch, o.logger);
   }
 
   /**
    * Sends any request under `/api/v1/public` with the client's auth, signing, timeouts and errors, and returns
    * the parsed JSON unchecked: for endpoints newer than this SDK. A POST is retried only when it carries an
-   * `idempotencyKey`; a GET always is.
+   * `idempotencyKey`; a GET always is. A path that could leave `/api/v1/public` (a `..` or `.` segment, plain or
+   * percent-encoded, a backslash, `//host`, an absolute URL, a query or fragment) is refused with
+   * `PspValidationError` before anything is sent.
    *
    * @example
    * const raw = await client.request<{ items: unknown[] }>('GET', '/banks/sbp');
@@ -79,15 +81,13 @@ export class PspClient {
   request<T = unknown>(method: 'GET' | 'POST', path: string, options: RawRequestOptions = {}): ApiPromise<T> {
     return new ApiPromise(
       (async () => {
-        const issues = idempotencyKeyIssue(options.idempotencyKey);
-        if (typeof path !== 'string' || !path.startsWith('/') || /[?#\s]/.test(path)) {
-          issues.push({ field: 'path', message: 'must start with / and have no query, fragment or spaces' });
-        }
+        const issues = [...idempotencyKeyIssue(options.idempotencyKey), ...pathIssue(path)];
         if (method !== 'GET' && method !== 'POST')
           issues.push({ field: 'method', message: 'must be GET or POST' });
         assertNoIssues(issues);
         return this.#t.request(
           {
+            operation: 'request',
             method,
             path,
             body: options.body === undefined ? undefined : jsonBody(options.body),

@@ -4,6 +4,7 @@ import type { SseEvent } from '../schemas/events.js';
 export type { SseEvent } from '../schemas/events.js';
 import { apiErrorOf, PspApiError, PspConnectionError, parseRetryAfter } from './errors.js';
 import { type Logger, log } from './logger.js';
+import { type Middleware, runChain } from './middleware.js';
 import { release } from './release.js';
 import { type BackoffOptions, backoffDelay, sleep } from './sse/backoff.js';
 import { parseEnvelope } from './sse/envelope.js';
@@ -19,6 +20,20 @@ export interface EventStreamTransport {
    */
   headers(): Record<string, string> | Promise<Record<string, string>>;
   logger?: Logger;
+  /** Runs around every connection attempt (`operation` `'events.stream'`). */
+  middleware?: readonly Middleware[];
+  /** Where the client's `waitFor` calls listen to this stream (they never open one of their own). */
+  tap?: StreamTap;
+}
+
+/**
+ * The events a client's open streams receive, shared with its `waitFor` calls: `live` counts the connections
+ * open now; each listener gets every event as it is parsed, and `undefined` when a connection ends (events may
+ * be lost until the next one: time to read the object again).
+ */
+export interface StreamTap {
+  live: number;
+  listeners: Set<(event: SseEvent | undefined) => void>;
 }
 
 /** Why the stream dropped a connection; reported to `onDisconnect` and `onReconnect`. */
@@ -61,6 +76,7 @@ export interface StreamEventsOptions {
 }
 
 const WATCHDOG = 'heartbeat_timeout';
+const TEMPLATE = '/api/v1/public/events';
 const MAX_BUFFER = 1 << 20;
 const MAX_RETRY_AFTER_MS = 600_000;
 // 408 and 429 are "later, please"; 5xx are the server's trouble. Any other 4xx will not heal by retrying.
@@ -99,6 +115,7 @@ export function streamEvents(
 
   async function* run(): AsyncGenerator<SseEvent, void, undefined> {
     const logger = transport.logger;
+    const tap = transport.tap;
     let failures = 0;
     let reconnectReason: string | undefined;
     let serverRetryMs: number | undefined;
@@ -114,16 +131,27 @@ export function streamEvents(
           clearTimeout(watchdog);
           watchdog = setTimeout(() => conn.abort(WATCHDOG), options.heartbeatTimeoutMs ?? 62_500);
         };
+        let live = false;
         let reason: DisconnectReason = 'stream_ended';
         let retryAfterMs: number | undefined;
         try {
           arm();
-          const headers = {
-            accept: 'text/event-stream',
-            'cache-control': 'no-cache',
-            ...(await transport.headers()),
-          };
-          const res = await transport.fetch(transport.url, { method: 'GET', headers, signal: conn.signal });
+          const request = new Request(transport.url, {
+            headers: { accept: 'text/event-stream', 'cache-control': 'no-cache' },
+            signal: conn.signal,
+          });
+          const context = {
+            operation: 'events.stream',
+            attempt: failures + 1,
+            urlTemplate: TEMPLATE,
+          } as const;
+          const res = await runChain(transport.middleware ?? [], request, context, async (r) => {
+            // Auth after every middleware, on a copy the middleware never sees; the connection stays ours to end.
+            // The API never redirects: a 3xx is an error answer (below), never a hop that takes the key elsewhere.
+            const out = new Request(r, { signal: conn.signal, redirect: 'manual' });
+            for (const [k, v] of Object.entries(await transport.headers())) out.headers.set(k, v);
+            return transport.fetch(out);
+          });
           if (!res.ok && !retryable(res.status)) throw await apiErrorOf(res, { attempts: failures + 1 });
           if (!res.ok || !res.body || !/^text\/event-stream/i.test(res.headers.get('content-type') ?? '')) {
             // A retryable error answer, or not a stream: the body is not needed, release the connection.
@@ -134,6 +162,10 @@ export function streamEvents(
             if (after !== undefined) retryAfterMs = Math.min(after, MAX_RETRY_AFTER_MS);
           } else {
             log(logger, 'debug', 'psp-sdk: event stream connected', { attempt: failures + 1 });
+            if (tap) {
+              live = true;
+              tap.live++;
+            }
             if (reconnectReason !== undefined) {
               const info = { attempt: failures, reason: reconnectReason };
               log(logger, 'info', 'psp-sdk: event stream reconnected', info);
@@ -147,8 +179,10 @@ export function streamEvents(
               maxBufferSize: MAX_BUFFER,
               onEvent: (msg: EventSourceMessage) => {
                 const ev = parseEnvelope(msg.event, msg.data);
-                if (ev) queue.push(ev);
-                else
+                if (ev) {
+                  queue.push(ev);
+                  if (tap) for (const l of tap.listeners) safely(l, ev);
+                } else
                   log(logger, 'warn', 'psp-sdk: skipped a malformed event', {
                     event: msg.event,
                     bytes: msg.data.length,
@@ -199,6 +233,10 @@ export function streamEvents(
           // Close this connection before any other opens: never two at once.
           conn.abort('done');
           await release(reader);
+          if (live && tap) {
+            tap.live--;
+            for (const l of tap.listeners) safely(l, undefined);
+          }
         }
         // Whatever ended the connection (a failed read, an ended body), heartbeat silence is the cause if it fired.
         if (conn.signal.reason === WATCHDOG) reason = WATCHDOG;

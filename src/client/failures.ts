@@ -14,6 +14,8 @@ export interface CallState {
   started: number;
   /** The last failed answer: its body is released before the next attempt, its status logged. */
   failed?: Response | undefined;
+  /** Milliseconds the last failed answer's readable `Retry-After` asks to wait, if any. */
+  wait?: number | undefined;
   /** Why the last attempt failed, for the retry log line. */
   reason?: string | undefined;
 }

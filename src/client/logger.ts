@@ -1,3 +1,5 @@
+import { redactDeep, redactSecrets } from './redact.js';
+
 export { redactSecrets, SAFE_HEADERS, safeHeaders } from './redact.js';
 
 type LogFn = (msg: string, meta?: Record<string, unknown>) => void;
@@ -19,7 +21,8 @@ export interface Logger {
 }
 
 /**
- * Calls `logger[level]` if the logger has it; a logger that throws never breaks a request.
+ * Calls `logger[level]` if the logger has it, with the message and every string of `meta` redacted (see
+ * `redactSecrets`): the one way the SDK writes a log line. A logger that throws never breaks a request.
  *
  * @example
  * log(options.logger, 'debug', 'request', { method: 'GET', url });
@@ -33,7 +36,7 @@ export function log(
   const fn = logger?.[level] as LogFn | undefined;
   if (!fn) return;
   try {
-    fn.call(logger, msg, meta);
+    fn.call(logger, redactSecrets(msg), meta && (redactDeep(meta) as Record<string, unknown>));
   } catch {
     // A broken logger must not turn a successful payment into a failure.
   }

@@ -1,6 +1,11 @@
 import type { FieldIssue } from '../schemas/issues.js';
 import { PspValidationError } from './errors.js';
+import { type LogLevel, leveledLogger, parseLogLevel } from './log-level.js';
 import type { Logger } from './logger.js';
+import type { Middleware } from './middleware.js';
+import { rememberSecret } from './redact.js';
+import type { TelemetryOptions } from './telemetry.js';
+import { VERSION } from './version.js';
 
 /**
  * Options of `new PspClient(options)`.
@@ -35,8 +40,29 @@ export interface ClientOptions {
   maxRetryDelay?: number;
   /** The fetch to use. Default `globalThis.fetch`. */
   fetch?: typeof fetch;
-  /** Receives one debug line per attempt and one info line per retry; secrets never reach it. Default: silent. */
+  /**
+   * Where log lines go (`console`, pino, winston or any object with `debug`/`info`/`warn`/`error`): one debug line
+   * per attempt, one info line per retry, one warn (refused by the service) or error (no good answer) line per
+   * failed call. Secrets never reach it. Default `console`.
+   */
   logger?: Logger;
+  /**
+   * The least severe lines written; the `PSP_LOG` environment variable overrides it (where the runtime has one),
+   * so ops can turn logging up without a deploy. Default `'warn'`.
+   */
+  logLevel?: LogLevel;
+  /** Functions around every HTTP attempt, in order (see {@link Middleware}). Default none. */
+  middleware?: Middleware[];
+  /**
+   * OpenTelemetry: by default the client records to the providers registered globally with `@opentelemetry/api`
+   * (nothing when none is); pass providers to use those instead, or `false` to record nothing.
+   */
+  telemetry?: TelemetryOptions | false;
+  /**
+   * Your integration's name, version and URL, appended to the `User-Agent` (`psp-sdk/1.2.0 shop/4.1 (https://...)`)
+   * so the service's logs tell integrations apart. Printable ASCII only. Default none.
+   */
+  appInfo?: AppInfo;
   /** Parse responses strictly: any field or enum value the spec does not list fails. Default false (tolerant). */
   strict?: boolean;
   /** How long `banks.list()` serves the directory from memory, in milliseconds; 0 disables. Default 3 600 000. */
@@ -46,6 +72,18 @@ export interface ClientOptions {
    * unless the page is an internal tool. Default false.
    */
   dangerouslyAllowBrowser?: boolean;
+}
+
+/**
+ * The `appInfo` client option.
+ *
+ * @example
+ * new PspClient({ apiKey, baseUrl, appInfo: { name: 'shop-backend', version: '4.1.0', url: 'https://shop.example' } });
+ */
+export interface AppInfo {
+  name: string;
+  version?: string;
+  url?: string;
 }
 
 /**
@@ -75,9 +113,14 @@ export interface ResolvedOptions {
   timeout: number;
   maxRetryDelay: number;
   fetch: typeof fetch;
+  /** The logger at the level in force: only its enabled methods, every line redacted; undefined when silent. */
   logger: Logger | undefined;
   strict: boolean;
   banksCacheTtl: number;
+  middleware: readonly Middleware[];
+  telemetry: TelemetryOptions | false | undefined;
+  /** Sent as `User-Agent` (never in a browser, which does not allow it). */
+  userAgent: string | undefined;
 }
 
 // The secret parts are restricted to URL-safe and base64 characters: redaction (./redact.ts) then always
@@ -103,6 +146,31 @@ function env(name: string): string | undefined {
 function isBrowser(): boolean {
   const g = globalThis as { window?: unknown; document?: unknown };
   return g.window !== undefined && g.document !== undefined;
+}
+
+// A header value: printable ASCII (fetch refuses CR, LF and most non-ASCII, which would fail every call).
+const UA_PART = /^[\x20-\x7E]{1,200}$/;
+
+/** `psp-sdk/<version>` and the app's `name/version (url)`, as stripe-node builds its User-Agent. */
+function agent(issues: FieldIssue[], app: AppInfo | undefined): string {
+  const ua = `psp-sdk/${VERSION}`;
+  if (app === undefined) return ua;
+  const bad = (v: unknown, required: boolean) =>
+    v === undefined ? required : typeof v !== 'string' || !UA_PART.test(v);
+  if (
+    typeof app !== 'object' ||
+    app === null ||
+    bad(app.name, true) ||
+    bad(app.version, false) ||
+    bad(app.url, false)
+  ) {
+    issues.push({
+      field: 'appInfo',
+      message: 'must be { name, version?, url? }, each 1 to 200 printable ASCII characters',
+    });
+    return ua;
+  }
+  return `${ua} ${app.name}${app.version ? `/${app.version}` : ''}${app.url ? ` (${app.url})` : ''}`;
 }
 
 /** Checks a count or duration option; pushes an issue (never the value) when it is bad. */
@@ -185,9 +253,22 @@ export function resolveOptions(options: ClientOptions = {}): ResolvedOptions {
   const timeout = checkNumber(issues, 'timeout', options.timeout, 60_000, 1, MAX_TIMER);
   const maxRetryDelay = checkNumber(issues, 'maxRetryDelay', options.maxRetryDelay, 60_000, 0, MAX_TIMER);
   const banksCacheTtl = checkNumber(issues, 'banksCacheTtl', options.banksCacheTtl, 3_600_000, 0, MAX_TIMER);
+  const mw = options.middleware ?? [];
+  if (!Array.isArray(mw) || !mw.every((m) => typeof m === 'function'))
+    issues.push({ field: 'middleware', message: 'must be an array of functions' });
+  const logLevel = options.logLevel ?? 'warn';
+  if (!parseLogLevel(logLevel))
+    issues.push({ field: 'logLevel', message: 'must be debug, info, warn, error or off' });
+  const t = options.telemetry;
+  if (t !== undefined && t !== false && (typeof t !== 'object' || t === null))
+    issues.push({ field: 'telemetry', message: 'must be false or { tracerProvider, meterProvider }' });
+  const userAgent = isBrowser() ? undefined : agent(issues, options.appInfo);
   const fetchFn = options.fetch ?? globalThis.fetch;
   if (typeof fetchFn !== 'function') issues.push({ field: 'fetch', message: 'must be a function' });
   if (issues.length > 0) throw new PspValidationError(issues, 'client options');
+  // From here on, an echo of either (with or without its prefix, in any encoding) is masked in errors and logs.
+  rememberSecret(apiKey as string);
+  if (signingSecret) rememberSecret(signingSecret);
   return {
     apiKey: apiKey as string,
     mode: keyMatch?.[1] as 'test' | 'live',
@@ -200,9 +281,12 @@ export function resolveOptions(options: ClientOptions = {}): ResolvedOptions {
     // (in a test's beforeAll) than a module-level client is made. Called on globalThis: a detached fetch throws
     // "Illegal invocation" in some runtimes.
     fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
-    logger: options.logger,
+    logger: leveledLogger(options.logger, parseLogLevel(env('PSP_LOG')?.toLowerCase()) ?? logLevel),
     strict: options.strict === true,
     banksCacheTtl,
+    middleware: [...mw],
+    telemetry: t,
+    userAgent,
   };
 }
 

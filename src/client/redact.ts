@@ -1,17 +1,135 @@
-// Secrets of this API have recognisable prefixes. Anything that may carry text from outside (a server message,
-// a cause's message) passes through here before it reaches an error or a log line.
-const SECRET_RE = /(sk_(?:test|live)_|thm_|whs_)[^\s"'`,;)}\]]+/g;
-const BEARER_RE = /\b(Bearer\s+)[^\s"'`,;)}\]]+/gi;
+// The one redaction of the package: the client's errors and log lines and the reference's error bodies and log
+// lines all pass through `redactSecrets`. A server, a proxy or a custom fetch may echo a secret in any encoding it
+// likes, so a piece of text is checked as written and as each encoding would read it.
+
+// A secret of this API by its form. `sk_test_`/`sk_live_` anywhere; the short prefixes only at the start of a
+// word, so that `algorithm_x` stays readable. The secret runs to the next separator.
+const SECRET_RE = /(sk_(?:test|live)_|(?<![a-z\d])(?:thm|whs|adm)_)[^\s"'`,;()<>[\]{}|\\]*/gi;
+// In a decoded view any prefix counts, even glued to what precedes it: the encoding hid it on purpose or not.
+const PREFIX_RE = /sk_(?:test|live)_|thm_|whs_|adm_/i;
+const BEARER_RE = /\b((?:Bearer|Basic)\s+)[^\s"'`,;()<>[\]{}|\\]+/gi;
+// A run of text between separators: what an encoding keeps together.
+const TOKEN_RE = /[^\s"'`,()<>[\]{}|]+/g;
+const B64_RUN_RE = /[A-Za-z\d+/_-]{12,}/g;
+const HEX_RUN_RE = /(?:[\da-f]{2}){6,}/gi;
+const MASK = '***';
+
+/** The secrets this process gave a PspClient: redacted wherever they show, with or without their prefix. */
+const known = new Set<string>();
+let knownRe: RegExp | undefined;
 
 /**
- * Replaces every API key (`sk_...`), signing secret (`thm_...`), webhook secret (`whs_...`) and bearer token in
- * `text` by its prefix and `***`.
+ * Remembers a secret (the client's API key and signing secret, and their parts after the prefix) so that
+ * {@link redactSecrets} also finds it without its prefix. At most 32 are kept, the oldest forgotten first.
+ *
+ * @example
+ * rememberSecret('sk_test_ab12cd_S3cretPart0123');
+ */
+export function rememberSecret(secret: string): void {
+  // A short part would match ordinary words.
+  for (const s of [secret, secret.replace(/^(sk_(test|live)_[^_]*|thm)_/, '')]) {
+    if (s.length < 8 || known.has(s)) continue;
+    known.add(s);
+    if (known.size > 32) known.delete(known.values().next().value as string);
+    knownRe = undefined;
+  }
+}
+
+function knownPattern(): RegExp | undefined {
+  if (!known.size) return undefined;
+  knownRe ??= new RegExp([...known].map((s) => s.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&')).join('|'), 'gi');
+  return knownRe;
+}
+
+function looksSecret(text: string): boolean {
+  // Most decoded views are binary noise: no run of secret characters, nothing to look for.
+  if (!/[\w.~+/=-]{4}/.test(text)) return false;
+  const re = knownPattern();
+  if (re) re.lastIndex = 0;
+  return PREFIX_RE.test(text) || (re?.test(text) ?? false);
+}
+
+const fromCode = (n: string, radix: number) => String.fromCharCode(Number.parseInt(n, radix));
+
+/** Percent (any case, nested), JSON and JS escapes, HTML character references: decoded until stable. */
+function decodeEscapes(text: string): string {
+  let t = text;
+  for (let i = 0; i < 4; i++) {
+    const next = t
+      .replace(/%([\da-f]{2})/gi, (_, h: string) => fromCode(h, 16))
+      .replace(/\\u([\da-f]{4})|\\u\{([\da-f]{1,6})\}|\\x([\da-f]{2})/gi, (_, u, v, x) =>
+        fromCode(u ?? v ?? x, 16),
+      )
+      .replace(/&#(x?)([\da-f]+);?/gi, (_, x: string, n: string) => fromCode(n, x ? 16 : 10))
+      .replace(/&lowbar;/gi, '_');
+    if (next === t) break;
+    t = next;
+  }
+  return t;
+}
+
+/** base64 or base64url at each of the four alignments (the run may begin mid-block). */
+function base64Views(text: string): string[] {
+  const out: string[] = [];
+  for (const run of text.match(B64_RUN_RE) ?? []) {
+    const std = run.replace(/-/g, '+').replace(/_/g, '/');
+    for (let k = 0; k < 4; k++) {
+      const part = std.slice(k);
+      try {
+        // A last group of 2 or 3 characters still decodes (1 or 2 bytes); a single one does not.
+        out.push(atob(part.length % 4 === 1 ? part.slice(0, -1) : part));
+      } catch {
+        // Not base64 at this alignment.
+      }
+    }
+  }
+  for (const run of text.match(HEX_RUN_RE) ?? []) {
+    for (let k = 0; k < 2; k++) out.push(run.slice(k).replace(/[\da-f]{2}/gi, (h) => fromCode(h, 16)));
+  }
+  return out;
+}
+
+/** Whether an encoded reading of `token` (not the token as written) carries a secret. */
+function hidesSecret(token: string): boolean {
+  const plain = decodeEscapes(token);
+  if (plain !== token && looksSecret(plain)) return true;
+  return [token, plain].some((t) => base64Views(t).some(looksSecret));
+}
+
+/**
+ * Masks every secret in `text`: API keys (`sk_test_...`, `sk_live_...`), signing secrets (`thm_...`), webhook
+ * secrets (`whs_...`), admin tokens (`adm_...`), bearer and basic credentials, and the secrets given to a
+ * PspClient in this process even without their prefix. A secret written plainly keeps its prefix
+ * (`sk_test_***`); one hidden in an encoding (percent-encoded in any case, JSON or HTML escapes, base64, hex)
+ * takes its whole run of text with it (`[redacted]`).
  *
  * @example
  * redactSecrets('bad key sk_test_abc123_s3cr3t'); // 'bad key sk_test_***'
+ * redactSecrets('key=sk%5Ftest%5Fabc123%5Fs3cr3t'); // '[redacted]'
  */
 export function redactSecrets(text: string): string {
-  return text.replace(SECRET_RE, '$1***').replace(BEARER_RE, '$1***');
+  let out = text.replace(TOKEN_RE, (token) => (hidesSecret(token) ? '[redacted]' : token));
+  out = out.replace(SECRET_RE, `$1${MASK}`).replace(BEARER_RE, `$1${MASK}`);
+  const re = knownPattern();
+  return re ? out.replace(re, MASK) : out;
+}
+
+/**
+ * A copy of `value` with {@link redactSecrets} applied to every string in it (object keys included), through
+ * plain objects and arrays; what a log line's meta goes through.
+ *
+ * @example
+ * redactDeep({ error: 'fetch failed: Bearer sk_test_ab12cd_x' }); // { error: 'fetch failed: Bearer ***' }
+ */
+export function redactDeep(value: unknown, depth = 6): unknown {
+  if (typeof value === 'string') return redactSecrets(value);
+  if (value === null || typeof value !== 'object' || depth === 0) return value;
+  if (Array.isArray(value)) return value.map((v) => redactDeep(v, depth - 1));
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[redactSecrets(k)] = redactDeep(v, depth - 1);
+  return out;
 }
 
 /**

@@ -1,9 +1,12 @@
 type NodeCrypto = {
-  createHmac(alg: 'sha256', key: string): { update(d: string): { digest(enc: 'hex'): string } };
+  createHmac(alg: 'sha256', key: string): { update(d: string | Uint8Array): { digest(enc: 'hex'): string } };
 };
 
-/** HMAC-SHA256 hex of a body, synchronous where the runtime allows it (Node, Deno, Bun), else a promise. */
-export type Signer = (body: string) => string | Promise<string>;
+/**
+ * HMAC-SHA256 hex of a body (its text, or its bytes when a middleware replaced it), synchronous where the runtime
+ * allows it (Node, Deno, Bun), else a promise.
+ */
+export type Signer = (body: string | Uint8Array) => string | Promise<string>;
 
 function nodeCrypto(): NodeCrypto | undefined {
   try {
@@ -43,7 +46,9 @@ export function webSigner(secret: string): Signer {
     key ??= crypto.subtle.importKey('raw', enc.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, [
       'sign',
     ]);
-    const mac = new Uint8Array(await crypto.subtle.sign('HMAC', await key, enc.encode(body)));
+    const mac = new Uint8Array(
+      await crypto.subtle.sign('HMAC', await key, typeof body === 'string' ? enc.encode(body) : body),
+    );
     return Array.from(mac, (b) => b.toString(16).padStart(2, '0')).join('');
   };
 }

@@ -1,14 +1,43 @@
 import ky, { HTTPError, type KyInstance, type Options as KyOptions, TimeoutError } from 'ky';
 import type { ApiResult } from './api-promise.js';
-import { apiErrorOf, PspAbortError, PspError, PspResponseError, parseRetryAfter } from './errors.js';
+import {
+  apiErrorOf,
+  PspAbortError,
+  PspError,
+  PspResponseError,
+  parseRetryAfter,
+  redirectMessage,
+} from './errors.js';
 import { type CallState, markCall, readText, toPspError } from './failures.js';
+import { logFailure } from './log-level.js';
 import { log, safeHeaders } from './logger.js';
+import { bodyBytes, type Middleware, runChain, templateOf } from './middleware.js';
 import { type RequestOptions, type ResolvedOptions, resolveCallOptions } from './options.js';
 import { release } from './release.js';
 import { createSigner, type Signer } from './sign.js';
+import type { StreamTap } from './event-stream.js';
+import { type CallRecord, telemetry } from './telemetry.js';
+
+/** The name of an API operation, as middleware and telemetry see it. */
+export type Operation =
+  | 'payments.create'
+  | 'payments.get'
+  | 'payments.cancel'
+  | 'payments.refund'
+  | 'payouts.create'
+  | 'payouts.get'
+  | 'banks.list'
+  | 'events.stream'
+  | 'request';
 
 /** One API call as the resources describe it. */
 export interface TransportRequest {
+  operation: Operation;
+  /**
+   * The path template below `/api/v1/public` (`/payments/{id}`); absent for `client.request()`, whose path is the
+   * caller's own.
+   */
+  template?: string | undefined;
   method: 'GET' | 'POST';
   /** Path below `/api/v1/public`, starting with `/`. */
   path: string;
@@ -39,9 +68,19 @@ export class Transport {
   readonly #ky: KyInstance;
   readonly #auth: string;
   readonly #sign: Signer | undefined;
+  /** Parse answers strictly (the client's `strict` option). */
+  readonly strict: boolean;
+  /** The client's `middleware`, also run around the event stream's connection attempts. */
+  readonly middleware: readonly Middleware[];
+  /** The client's open event streams, which its `waitFor` calls listen to. */
+  readonly tap: StreamTap = { live: 0, listeners: new Set() };
+  readonly #tel: ReturnType<typeof telemetry>;
 
   constructor(options: ResolvedOptions) {
     this.#o = options;
+    this.strict = options.strict;
+    this.middleware = options.middleware;
+    this.#tel = telemetry(options.telemetry, options.baseUrl);
     this.#auth = `Bearer ${options.apiKey}`;
     if (options.signingSecret) this.#sign = createSigner(options.signingSecret);
     // Everything constant lives in the instance, and no headers or hooks are set there: ky merges an instance's
@@ -50,15 +89,16 @@ export class Transport {
     // bare `ky.get` with an auth header.
     this.#ky = ky.create({
       timeout: options.timeout,
+      // The API never redirects: a 3xx is an error answer (see createApiError), never a hop that would re-send the
+      // key, the body and the signature to another host.
+      redirect: 'manual',
       // As few keys as the rules need: ky re-normalises this object on every call. ky's defaults stand for the
-      // rest: statuses 408, 429, 500, 502, 503, 504 (and 413, refused below), Retry-After honoured on 429 and
-      // 503, backoff 0.3 s x 2^(n-1).
+      // rest: statuses 408, 429, 500, 502, 503, 504 (and 413, refused below).
       retry: {
-        limit: options.maxRetries,
         methods: ['get', 'post'],
-        maxRetryAfter: options.maxRetryDelay,
+        // Retry-After is read by parseRetryAfter alone (see `#delay`), not by ky's own reader.
+        afterStatusCodes: [],
         backoffLimit: options.maxRetryDelay,
-        jitter: true,
         // Our own errors (the 429 fail-fast) and a 413 end the call; a timed-out attempt and any 5xx above 504
         // are retried like the listed statuses.
         shouldRetry: ({ error }) =>
@@ -86,6 +126,7 @@ export class Transport {
    */
   getHeaders(): Record<string, string> | Promise<Record<string, string>> {
     const h: Record<string, string> = { authorization: this.#auth };
+    if (this.#o.userAgent) h['user-agent'] = this.#o.userAgent;
     if (!this.#sign) return h;
     const signed = (hex: string) => {
       h['x-psp-signature'] = `sha256=${hex}`;
@@ -99,7 +140,24 @@ export class Transport {
    * Sends one call (with its retries) and parses the answer with `parse`.
    * Throws a {@link PspError} subclass on every failure, never a ky or fetch error.
    */
-  async request<T>(req: TransportRequest, parse: Parse<T>): Promise<ApiResult<T>> {
+  request<T>(req: TransportRequest, parse: Parse<T>): Promise<ApiResult<T>> {
+    const rec = this.#tel.call(req.operation);
+    const done = this.#call(req, parse, rec);
+    return rec
+      ? done.then(
+          (r) => {
+            rec.end();
+            return r;
+          },
+          (err: unknown) => {
+            rec.end(err as Error);
+            throw err;
+          },
+        )
+      : done;
+  }
+
+  async #call<T>(req: TransportRequest, parse: Parse<T>, rec: CallRecord | undefined): Promise<ApiResult<T>> {
     const call = resolveCallOptions(req.options, this.#o);
     const state: CallState = {
       attempts: 0,
@@ -108,20 +166,23 @@ export class Transport {
       timeout: call.timeout,
       signal: call.signal,
       idempotencyKey: req.idempotencyKey,
-      started: this.#o.logger ? Date.now() : 0,
+      started: this.#o.logger?.debug ? Date.now() : 0,
     };
     if (call.signal?.aborted)
       throw markCall(new PspAbortError('The request was aborted by the caller'), state);
 
     const kyOptions: KyOptions = {
       method: req.method,
-      fetch: (input, init) => this.#attempt(input as Request, init, state),
+      fetch: (input, init) => this.#attempt(input as Request, init, state, req, rec),
     };
     // No body for ky: see `#attempt`.
     if (call.timeout !== this.#o.timeout) kyOptions.timeout = call.timeout;
     if (call.signal) kyOptions.signal = call.signal;
-    if (!req.safe) kyOptions.retry = { limit: 0 };
-    else if (call.maxRetries !== this.#o.maxRetries) kyOptions.retry = { limit: call.maxRetries };
+    kyOptions.retry = req.safe
+      ? // The server's Retry-After when the failed answer had a readable one, else full-jitter backoff of
+        // 0.3 s x 2^(n-1); ky clamps either to maxRetryDelay (backoffLimit).
+        { limit: call.maxRetries, delay: (n) => state.wait ?? Math.random() * 300 * 2 ** (n - 1) }
+      : { limit: 0 };
 
     let response: Response;
     let text: string;
@@ -131,7 +192,7 @@ export class Transport {
     } catch (err) {
       throw await this.#fail(err, state, req);
     }
-    if (this.#o.logger) {
+    if (this.#o.logger?.debug) {
       log(this.#o.logger, 'debug', 'psp-sdk: response', {
         method: req.method,
         path: req.path,
@@ -154,6 +215,7 @@ export class Transport {
               response.status,
             );
       out.idempotencyKey = req.idempotencyKey;
+      logFailure(this.#o.logger, out, `${req.method} ${req.path}`);
       throw out;
     }
     return {
@@ -166,59 +228,118 @@ export class Transport {
   }
 
   /** One attempt: ky calls this in place of fetch, with the Request it built (headers mutable, no body). */
-  #attempt(input: Request, init: RequestInit | undefined, state: CallState): Promise<Response> {
+  #attempt(
+    input: Request,
+    init: RequestInit | undefined,
+    state: CallState,
+    req: TransportRequest,
+    rec: CallRecord | undefined,
+  ): Promise<Response> {
     // The body joins here, per attempt, as the exact text (same method, headers and signal as ky's Request). Given
     // to ky, a body costs a tee of its stream on every call (ky clones the Request to keep one for a retry) and two
     // stream cancels at the end: about 7 % of a create in bench/suites/client.mjs.
     const request = state.json ? new Request(input, { body: state.body }) : input;
     state.attempts++;
+    state.wait = undefined;
     if (state.failed) {
       // The failed answer's body is never read: release its connection.
       void release(state.failed.body);
       state.failed = undefined;
     }
-    if (this.#o.logger) {
-      if (state.attempts > 1) {
-        log(this.#o.logger, 'info', 'psp-sdk: retrying', {
-          method: request.method,
-          url: request.url,
-          attempt: state.attempts,
-          reason: state.reason,
-        });
-      }
-      log(this.#o.logger, 'debug', 'psp-sdk: request', {
+    const logger = this.#o.logger;
+    if (logger?.info && state.attempts > 1) {
+      log(logger, 'info', 'psp-sdk: retrying', {
+        method: request.method,
+        url: request.url,
+        attempt: state.attempts,
+        reason: state.reason,
+      });
+    }
+    if (logger?.debug) {
+      log(logger, 'debug', 'psp-sdk: request', {
         method: request.method,
         url: request.url,
         attempt: state.attempts,
         idempotencyKey: state.idempotencyKey,
       });
     }
-    // The headers of every attempt, set here rather than through ky's `headers` option (see the constructor).
+    state.reason = undefined;
+    // The headers of every attempt that are no secret, set here rather than through ky's `headers` option (see
+    // the constructor), before the middleware; the rest in `#finish`, after it.
     const h = request.headers;
-    h.set('authorization', this.#auth);
     h.set('accept', 'application/json');
-    if (state.idempotencyKey !== undefined) h.set('idempotency-key', state.idempotencyKey);
     // The Request gave a string body `text/plain`; every body here is JSON.
     if (state.json) h.set('content-type', 'application/json');
+    if (this.#o.userAgent) h.set('user-agent', this.#o.userAgent);
+    // Built only for a middleware or a recorder: a plain call allocates nothing for either.
+    const template =
+      rec || this.middleware.length ? `${API_PREFIX}${req.template ?? templateOf(req.path)}` : '';
+    const end = rec?.attempt(request.method, template, state.attempts);
+    end?.inject?.(h);
+    const sent = this.middleware.length
+      ? runChain(
+          this.middleware,
+          request,
+          {
+            operation: req.operation,
+            attempt: state.attempts,
+            idempotencyKey: state.idempotencyKey,
+            urlTemplate: template,
+          },
+          (r) => this.#next(r, request, init, state),
+        )
+      : this.#finish(request, state.json ? state.body : undefined, init, state);
+    if (!end && !this.middleware.length) return sent;
+    return sent.then(
+      (res) => {
+        if (!res.ok) state.reason ??= `HTTP ${res.status}`;
+        end?.(res.status);
+        return res;
+      },
+      (err: unknown) => {
+        // A middleware's own failure: the retry line names it.
+        state.reason ??= err instanceof Error ? err.name : 'error';
+        end?.(undefined, request.signal.aborted ? 'timeout' : err instanceof Error ? err.name : 'error');
+        throw err;
+      },
+    );
+  }
+
+  /** `next` of the middleware chain: sends a copy of what the last middleware passed, with its exact body. */
+  async #next(
+    r: Request,
+    original: Request,
+    init: RequestInit | undefined,
+    state: CallState,
+  ): Promise<Response> {
+    const body = r === original ? (state.json ? state.body : undefined) : await bodyBytes(r);
+    // A copy: the middleware never sees the key, and may hand the same request to next again.
+    return this.#finish(new Request(r, body === undefined ? undefined : { body }), body, init, state);
+  }
+
+  /** Bearer auth, the Idempotency-Key and the signature of `body` (the exact text or bytes sent), then fetch. */
+  #finish(
+    request: Request,
+    body: string | Uint8Array | undefined,
+    init: RequestInit | undefined,
+    state: CallState,
+  ): Promise<Response> {
+    const h = request.headers;
+    h.set('authorization', this.#auth);
+    if (state.idempotencyKey !== undefined) h.set('idempotency-key', state.idempotencyKey);
     if (!this.#sign) return this.#send(request, init, state);
     const signed = (hex: string) => {
       h.set('x-psp-signature', `sha256=${hex}`);
       return this.#send(request, init, state);
     };
     // Per attempt, over the exact text handed to fetch (fetch encodes a string body as UTF-8, as HMAC does).
-    const hex = this.#sign(state.body);
+    const hex = this.#sign(body ?? '');
     return typeof hex === 'string' ? signed(hex) : hex.then(signed);
   }
 
   async #fail(err: unknown, state: CallState, req: TransportRequest): Promise<PspError> {
     const out = await toPspError(err, state, `${req.method} ${req.path}`);
-    if (this.#o.logger) {
-      log(this.#o.logger, 'debug', 'psp-sdk: failed', {
-        method: req.method,
-        path: req.path,
-        error: out.toJSON(),
-      });
-    }
+    logFailure(this.#o.logger, out, `${req.method} ${req.path}`);
     return out;
   }
 
@@ -230,13 +351,19 @@ export class Transport {
       state.reason = request.signal.aborted ? 'timeout' : err instanceof Error ? err.name : 'error';
       throw err;
     }
+    if (res.redirected) {
+      // A custom fetch that followed a redirect in spite of `redirect: 'manual'`: too late to stop it, but the
+      // answer of another address is not the API's.
+      void release(res.body);
+      throw new PspResponseError(redirectMessage(res.status, res.url), res.status, [], state.idempotencyKey);
+    }
     if (res.ok) return res;
     state.failed = res;
     state.reason = `HTTP ${res.status}`;
-    if (res.status === 429) {
-      const wait = parseRetryAfter(res.headers.get('retry-after'));
+    if (res.status === 429 || res.status === 503) {
+      state.wait = parseRetryAfter(res.headers.get('retry-after'));
       // A longer wait than the caller is prepared to spend on this call: answer now, with retryAfter.
-      if (wait !== undefined && wait > state.timeout) {
+      if (res.status === 429 && state.wait !== undefined && state.wait > state.timeout) {
         state.failed = undefined;
         throw await apiErrorOf(res, state);
       }

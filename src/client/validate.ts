@@ -1,6 +1,6 @@
 import type * as z from 'zod/mini';
 import { type FieldIssue, formatFieldIssues, ownFieldIssues } from '../schemas/issues.js';
-import { IDEMPOTENCY_KEY_RE } from '../schemas/limits.js';
+import { IdempotencyKey } from '../schemas/inputs.js';
 import { responseSchemas } from '../schemas/resources.js';
 
 type ResponseSchemas = ReturnType<typeof responseSchemas>;
@@ -16,9 +16,9 @@ const UUID_RE = /^[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}$/i;
  * @example
  * checkInput(inputSchemas().CreatePaymentInput, { amount: 0 }); // throws: amount: must be at least 1
  */
-export function checkInput<T>(schema: z.ZodMiniType, input: T, extra: FieldIssue[] = []): T {
-  const r = schema.safeParse(input);
-  const issues = r.success ? extra : [...ownFieldIssues(r.error.issues), ...extra];
+export function checkInput<T>(schema: z.ZodMiniType | undefined, input: T, extra: FieldIssue[] = []): T {
+  const r = schema?.safeParse(input);
+  const issues = !r || r.success ? extra : [...ownFieldIssues(r.error.issues), ...extra];
   if (issues.length > 0) throw new PspValidationError(issues);
   return input;
 }
@@ -28,12 +28,38 @@ export function idIssue(field: string, id: unknown): FieldIssue[] {
   return typeof id === 'string' && UUID_RE.test(id) ? [] : [{ field, message: 'must be a UUID' }];
 }
 
-/** The issue for a bad caller-given Idempotency-Key, or none. */
+/** The issue for a bad caller-given Idempotency-Key, or none: the reference's rule, from its one schema. */
 export function idempotencyKeyIssue(key: unknown): FieldIssue[] {
-  // The rule of the IdempotencyKey schema, without a schema: one regex.
-  return key === undefined || (typeof key === 'string' && IDEMPOTENCY_KEY_RE.test(key))
+  if (key === undefined) return [];
+  const r = IdempotencyKey.safeParse(key);
+  return r.success
     ? []
-    : [{ field: 'idempotencyKey', message: 'must be 1 to 64 visible ASCII characters' }];
+    : ownFieldIssues(r.error.issues).map((i) => ({ field: 'idempotencyKey', message: i.message }));
+}
+
+// What could take a request out of /api/v1/public once a URL parser (or the server) normalises it: a dot segment,
+// plain or percent-encoded in any case (`..`, `.%2e`, `%2E%2E`, and `..;` which some servers read as `..`); a
+// slash or backslash, encoded or not, where a segment should be; a query or fragment; whitespace and control
+// characters (WHATWG URL drops tabs and newlines).
+const PATH_ESCAPE_RE = /(^|\/)(\.|%2e){1,2}(\/|;|$)|%2f|%5c|\\|[?#\s\p{Cc}]/iu;
+
+/**
+ * The issue for a path of `client.request()` that is not a plain path below `/api/v1/public`, or none: it must
+ * start with one `/` and stay below that prefix whatever a URL parser does with it.
+ *
+ * @example
+ * pathIssue('/../../_cabinet/merchants'); // [{ field: 'path', message: 'must be a path below /api/v1/public: ...' }]
+ */
+export function pathIssue(path: unknown): FieldIssue[] {
+  return typeof path === 'string' && /^\/(?!\/)/.test(path) && !PATH_ESCAPE_RE.test(path)
+    ? []
+    : [
+        {
+          field: 'path',
+          message:
+            'must be a path below /api/v1/public: one leading /, no . or .. segment (plain or percent-encoded), no backslash, encoded slash, query, fragment or spaces',
+        },
+      ];
 }
 
 /** Throws {@link PspValidationError} when `issues` is not empty. */

@@ -2,13 +2,30 @@
  * `psp-reference`: the reference Payment Service as a real HTTP server, for CI, demos and other languages.
  * Flags and output follow the control contract (docs/reference.md): `--json` prints one JSON line of startup
  * facts on stdout and logs on stderr; SIGINT/SIGTERM stop it cleanly with exit code 0; bad flags exit 2.
+ * `psp-reference trigger <event>` drives a running reference instead (cli-trigger.ts).
  */
 import process from 'node:process';
-import { banner, type CliConfig, parseCliArgs, startupJson, USAGE, UsageError } from './adapters/cli-args.js';
+import {
+  banner,
+  type CliConfig,
+  parseCliArgs,
+  startupJson,
+  USAGE,
+  UsageError,
+  VERSION,
+} from './adapters/cli-args.js';
+import { triggerCommand } from './cli-trigger.js';
 import { type RunningReference, startReference } from './start.js';
 import { readStateFile, StateFileError, writeStateFile } from './state/file.js';
 
 async function main(argv: string[]): Promise<void> {
+  if (argv[0] === 'trigger') {
+    process.exitCode = await triggerCommand(argv.slice(1), process.env, {
+      stdout: (text) => process.stdout.write(text),
+      stderr: (text) => process.stderr.write(text),
+    });
+    return;
+  }
   let config: CliConfig;
   try {
     config = parseCliArgs(argv);
@@ -20,6 +37,10 @@ async function main(argv: string[]): Promise<void> {
   }
   if (config.help) {
     process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  if (config.version) {
+    process.stdout.write(`${VERSION}\n`);
     return;
   }
 
@@ -48,6 +69,10 @@ async function main(argv: string[]): Promise<void> {
       clock: config.clock,
       publicUrl: config.publicUrl,
       trustProxy: config.trustProxy,
+      // The CLI owns its process, so it takes @hono/node-server's default for a dedicated server: its light global
+      // Request/Response, which it writes without reading each answer back through a stream. In-process
+      // (startReference) the app's globals stay untouched.
+      overrideGlobalObjects: true,
       ...(config.quiet ? {} : { logger: log }),
     });
   } catch (error) {

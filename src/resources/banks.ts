@@ -1,8 +1,17 @@
 import { ApiPromise, type ApiResult } from '../client/api-promise.js';
+import { defineMethod } from '../client/method.js';
 import type { RequestOptions } from '../client/options.js';
 import type { Transport } from '../client/transport.js';
-import { responseParser } from '../client/validate.js';
 import type { BankList } from '../schemas/resources.js';
+
+const listBanks = defineMethod({
+  operation: 'banks.list',
+  method: 'GET',
+  path: '/banks/sbp',
+  answer: 'BankList',
+  what: 'bank list',
+  safe: true,
+});
 
 /**
  * Options of `client.banks.list()`.
@@ -25,13 +34,11 @@ export interface BankListOptions extends RequestOptions {
  */
 export class Banks {
   readonly #t: Transport;
-  readonly #strict: boolean;
   readonly #ttl: number;
   #cached: { result: ApiResult<BankList>; expires: number } | undefined;
 
-  constructor(transport: Transport, strict: boolean, ttl: number) {
+  constructor(transport: Transport, ttl: number) {
     this.#t = transport;
-    this.#strict = strict;
     this.#ttl = ttl;
   }
 
@@ -47,10 +54,7 @@ export class Banks {
       (async () => {
         const hit = this.#cached;
         if (hit && !options?.refresh && Date.now() < hit.expires) return copy(hit.result);
-        const result = await this.#t.request(
-          { method: 'GET', path: '/banks/sbp', safe: true, options },
-          responseParser(this.#strict, 'BankList', 'bank list'),
-        );
+        const result = await listBanks(this.#t, { options }).withResponse();
         if (this.#ttl > 0) this.#cached = { result, expires: Date.now() + this.#ttl };
         return copy(result);
       })(),

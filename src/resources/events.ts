@@ -40,6 +40,16 @@ export interface Events {
 export function eventsOf(t: Transport, fetchFn: typeof fetch, logger: Logger | undefined): Events {
   return {
     stream: (options) =>
-      streamEvents({ url: t.url('/events'), fetch: fetchFn, headers: () => t.getHeaders(), logger }, options),
+      streamEvents(
+        {
+          url: t.url('/events'),
+          fetch: fetchFn,
+          headers: () => t.getHeaders(),
+          logger,
+          middleware: t.middleware,
+          tap: t.tap,
+        },
+        options,
+      ),
   };
 }

@@ -1,17 +1,54 @@
 import { ApiPromise, type ApiResult } from '../client/api-promise.js';
 import { NotPendingError } from '../client/errors.js';
+import { defineMethod } from '../client/method.js';
 import type { RequestOptions } from '../client/options.js';
 import type { Transport } from '../client/transport.js';
-import {
-  assertNoIssues,
-  checkInput,
-  idempotencyKeyIssue,
-  idIssue,
-  jsonBody,
-  responseParser,
-} from '../client/validate.js';
-import { type CreatePaymentInput, type CreateRefundInput, inputSchemas } from '../schemas/inputs.js';
-import type { CancelPaymentResponse, CreatePaymentResponse, Payment, Refund } from '../schemas/resources.js';
+import { FINAL_PAYMENT_STATUSES, PAYMENT_KINDS, type WaitForOptions, waitFor } from './wait-for.js';
+import type { CreatePaymentInput, CreateRefundInput } from '../schemas/inputs.js';
+import type {
+  CancelPaymentResponse,
+  CreatePaymentResponse,
+  Payment,
+  Refund,
+  PaymentStatus,
+} from '../schemas/resources.js';
+
+const createPayment = defineMethod({
+  operation: 'payments.create',
+  method: 'POST',
+  path: '/payments',
+  input: 'CreatePaymentInput',
+  answer: 'CreatePaymentResponse',
+  what: 'payment creation',
+  idempotent: true,
+  safe: true,
+});
+const getPayment = defineMethod({
+  operation: 'payments.get',
+  method: 'GET',
+  path: '/payments/{id}',
+  answer: 'Payment',
+  what: 'payment',
+  safe: true,
+});
+const cancelPayment = defineMethod({
+  operation: 'payments.cancel',
+  method: 'POST',
+  path: '/payments/{id}/cancel',
+  answer: 'CancelPaymentResponse',
+  what: 'cancel answer',
+  safe: true,
+});
+const refundPayment = defineMethod({
+  operation: 'payments.refund',
+  method: 'POST',
+  path: '/payments/{id}/refund',
+  input: 'CreateRefundInput',
+  answer: 'Refund',
+  what: 'refund',
+  idempotent: true,
+  safe: true,
+});
 
 /**
  * Payments: create, read, cancel and refund (spec 4.1 to 4.4). Reached as `client.payments`.
@@ -21,11 +58,9 @@ import type { CancelPaymentResponse, CreatePaymentResponse, Payment, Refund } fr
  */
 export class Payments {
   readonly #t: Transport;
-  readonly #strict: boolean;
 
-  constructor(transport: Transport, strict: boolean) {
+  constructor(transport: Transport) {
     this.#t = transport;
-    this.#strict = strict;
   }
 
   /**
@@ -39,22 +74,7 @@ export class Payments {
    * redirect(res.payment_url);
    */
   create(input: CreatePaymentInput, options?: RequestOptions): ApiPromise<CreatePaymentResponse> {
-    return new ApiPromise(
-      (async () => {
-        checkInput(inputSchemas().CreatePaymentInput, input, idempotencyKeyIssue(options?.idempotencyKey));
-        return this.#t.request(
-          {
-            method: 'POST',
-            path: '/payments',
-            body: jsonBody(input),
-            idempotencyKey: options?.idempotencyKey ?? crypto.randomUUID(),
-            safe: true,
-            options,
-          },
-          responseParser(this.#strict, 'CreatePaymentResponse', 'payment creation'),
-        );
-      })(),
-    );
+    return createPayment(this.#t, { input, options });
   }
 
   /**
@@ -65,14 +85,29 @@ export class Payments {
    * const { status, refunds } = await client.payments.get(paymentId);
    */
   get(id: string, options?: RequestOptions): ApiPromise<Payment> {
-    return new ApiPromise(
-      (async () => {
-        assertNoIssues(idIssue('id', id));
-        return this.#t.request(
-          { method: 'GET', path: `/payments/${id}`, safe: true, options },
-          responseParser(this.#strict, 'Payment', 'payment'),
-        );
-      })(),
+    return getPayment(this.#t, { id, options });
+  }
+
+  /**
+   * Waits until the payment's status is in `until` (default: every final status) and resolves with the
+   * payment; at once if it already is. Listens on this client's event stream while one is open (it never
+   * opens one: a second stream would replace the app's), else reads it with backoff.
+   *
+   * @throws {WaitTimeoutError} after `timeout` (default 10 minutes), with the last payment read as `last`.
+   * @example
+   * const paid = await client.payments.waitFor(payment.id, { timeout: 120_000 });
+   * if (paid.status === 'succeeded') ship(order);
+   */
+  waitFor(id: string, options?: WaitForOptions<PaymentStatus>): Promise<Payment> {
+    return waitFor(
+      {
+        get: (signal) => this.get(id, { signal }),
+        kinds: PAYMENT_KINDS,
+        id,
+        final: FINAL_PAYMENT_STATUSES,
+        tap: this.#t.tap,
+      },
+      options,
     );
   }
 
@@ -87,28 +122,19 @@ export class Payments {
    */
   cancel(id: string, options?: RequestOptions): ApiPromise<CancelPaymentResponse> {
     return new ApiPromise(
-      (async (): Promise<ApiResult<CancelPaymentResponse>> => {
-        assertNoIssues(idIssue('id', id));
-        try {
-          return await this.#t.request(
-            { method: 'POST', path: `/payments/${id}/cancel`, safe: true, options },
-            responseParser(this.#strict, 'CancelPaymentResponse', 'cancel answer'),
-          );
-        } catch (err) {
+      cancelPayment(this.#t, { id, options })
+        .withResponse()
+        .catch(async (err: unknown): Promise<ApiResult<CancelPaymentResponse>> => {
           if (!(err instanceof NotPendingError) || err.attempts < 2) throw err;
-          let current: ApiResult<Payment>;
-          try {
-            current = await this.#t.request(
-              { method: 'GET', path: `/payments/${id}`, safe: true, options },
-              responseParser(this.#strict, 'Payment', 'payment'),
-            );
-          } catch {
-            throw err;
-          }
+          // An earlier attempt may have cancelled it: then the payment says so.
+          const current = await getPayment(this.#t, { id, options })
+            .withResponse()
+            .catch(() => {
+              throw err;
+            });
           if (current.data.status !== 'cancelled') throw err;
           return { ...current, data: { status: 'cancelled' }, attempts: err.attempts + current.attempts };
-        }
-      })(),
+        }),
     );
   }
 
@@ -122,24 +148,6 @@ export class Payments {
    * const refund = await client.payments.refund(paymentId, { amount: 500, reason: 'one item returned' });
    */
   refund(id: string, input: CreateRefundInput = {}, options?: RequestOptions): ApiPromise<Refund> {
-    return new ApiPromise(
-      (async () => {
-        checkInput(inputSchemas().CreateRefundInput, input, [
-          ...idIssue('id', id),
-          ...idempotencyKeyIssue(options?.idempotencyKey),
-        ]);
-        return this.#t.request(
-          {
-            method: 'POST',
-            path: `/payments/${id}/refund`,
-            body: jsonBody(input),
-            idempotencyKey: options?.idempotencyKey ?? crypto.randomUUID(),
-            safe: true,
-            options,
-          },
-          responseParser(this.#strict, 'Refund', 'refund'),
-        );
-      })(),
-    );
+    return refundPayment(this.#t, { id, input, options });
   }
 }

@@ -1,16 +1,29 @@
-import { ApiPromise } from '../client/api-promise.js';
+import type { ApiPromise } from '../client/api-promise.js';
+import { defineMethod } from '../client/method.js';
 import type { RequestOptions } from '../client/options.js';
 import type { Transport } from '../client/transport.js';
-import {
-  assertNoIssues,
-  checkInput,
-  idempotencyKeyIssue,
-  idIssue,
-  jsonBody,
-  responseParser,
-} from '../client/validate.js';
-import { type CreatePayoutInput, inputSchemas } from '../schemas/inputs.js';
-import type { CreatePayoutResponse, Payout } from '../schemas/resources.js';
+import { FINAL_PAYOUT_STATUSES, PAYOUT_KINDS, type WaitForOptions, waitFor } from './wait-for.js';
+import type { CreatePayoutInput } from '../schemas/inputs.js';
+import type { CreatePayoutResponse, Payout, PayoutStatus } from '../schemas/resources.js';
+
+const createPayout = defineMethod({
+  operation: 'payouts.create',
+  method: 'POST',
+  path: '/payouts',
+  input: 'CreatePayoutInput',
+  answer: 'CreatePayoutResponse',
+  what: 'payout creation',
+  idempotent: true,
+  safe: true,
+});
+const getPayout = defineMethod({
+  operation: 'payouts.get',
+  method: 'GET',
+  path: '/payouts/{id}',
+  answer: 'Payout',
+  what: 'payout',
+  safe: true,
+});
 
 /**
  * SBP payouts to a phone number (spec 4.5, 4.6). Reached as `client.payouts`.
@@ -20,11 +33,9 @@ import type { CreatePayoutResponse, Payout } from '../schemas/resources.js';
  */
 export class Payouts {
   readonly #t: Transport;
-  readonly #strict: boolean;
 
-  constructor(transport: Transport, strict: boolean) {
+  constructor(transport: Transport) {
     this.#t = transport;
-    this.#strict = strict;
   }
 
   /**
@@ -40,22 +51,7 @@ export class Payouts {
    * );
    */
   create(input: CreatePayoutInput, options?: RequestOptions): ApiPromise<CreatePayoutResponse> {
-    return new ApiPromise(
-      (async () => {
-        checkInput(inputSchemas().CreatePayoutInput, input, idempotencyKeyIssue(options?.idempotencyKey));
-        return this.#t.request(
-          {
-            method: 'POST',
-            path: '/payouts',
-            body: jsonBody(input),
-            idempotencyKey: options?.idempotencyKey ?? crypto.randomUUID(),
-            safe: true,
-            options,
-          },
-          responseParser(this.#strict, 'CreatePayoutResponse', 'payout creation'),
-        );
-      })(),
-    );
+    return createPayout(this.#t, { input, options });
   }
 
   /**
@@ -66,14 +62,29 @@ export class Payouts {
    * const { status, fail_reason } = await client.payouts.get(payoutId);
    */
   get(id: string, options?: RequestOptions): ApiPromise<Payout> {
-    return new ApiPromise(
-      (async () => {
-        assertNoIssues(idIssue('id', id));
-        return this.#t.request(
-          { method: 'GET', path: `/payouts/${id}`, safe: true, options },
-          responseParser(this.#strict, 'Payout', 'payout'),
-        );
-      })(),
+    return getPayout(this.#t, { id, options });
+  }
+
+  /**
+   * Waits until the payout's status is in `until` (default: every final status) and resolves with the
+   * payout; at once if it already is. Listens on this client's event stream while one is open (it never
+   * opens one: a second stream would replace the app's), else reads it with backoff.
+   *
+   * @throws {WaitTimeoutError} after `timeout` (default 10 minutes), with the last payout read as `last`.
+   * @example
+   * const done = await client.payouts.waitFor(payout.id);
+   * if (done.status === 'failed') console.log(done.fail_reason);
+   */
+  waitFor(id: string, options?: WaitForOptions<PayoutStatus>): Promise<Payout> {
+    return waitFor(
+      {
+        get: (signal) => this.get(id, { signal }),
+        kinds: PAYOUT_KINDS,
+        id,
+        final: FINAL_PAYOUT_STATUSES,
+        tap: this.#t.tap,
+      },
+      options,
     );
   }
 }

@@ -90,7 +90,7 @@ describe('logger', () => {
         ? json({ error: { code: 'x', message: 'y' } }, 503)
         : json(payment(), 200, { 'set-cookie': 'a=b' }),
     );
-    const p = client(fetch, { logger }).payments.get(PAYMENT_ID);
+    const p = client(fetch, { logger, logLevel: 'debug' }).payments.get(PAYMENT_ID);
     await vi.runAllTimersAsync();
     await p;
     expect(lines.map(([l, m]) => `${l} ${m}`)).toEqual([

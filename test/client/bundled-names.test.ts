@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -7,6 +8,66 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 const dir = mkdtempSync(join(tmpdir(), 'psp-names-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const root = join(import.meta.dirname, '../..');
+
+/** Every exported error class must be called by its own name, on the class and on its instances. */
+function expectNames(sdk: Record<string, unknown>) {
+  const classes = Object.entries(sdk).filter(
+    ([k, v]) => /Error$/.test(k) && typeof v === 'function' && k !== 'createApiError',
+  );
+  expect(classes.length).toBeGreaterThanOrEqual(22);
+  for (const [exported, cls] of classes) {
+    const C = cls as { name: string; prototype: { name: string } };
+    expect(C.name, `${exported}.name`).toBe(exported);
+    expect(C.prototype.name, `${exported}.prototype.name`).toBe(exported);
+  }
+  const err = (sdk.createApiError as (a: unknown) => Error)({
+    status: 401,
+    body: {},
+    headers: new Headers(),
+    attempts: 1,
+  });
+  expect(err.constructor.name).toBe('AuthenticationError');
+  expect(err.name).toBe('AuthenticationError');
+}
+
+/** Bundles src/index.ts as tsup does (esbuild, es2022), optionally minified, and imports the result. */
+async function bundle(options: { minify: boolean; format: 'esm' | 'cjs' }) {
+  const out = await build({
+    entryPoints: [join(root, 'src/index.ts')],
+    bundle: true,
+    minify: options.minify,
+    treeShaking: true,
+    format: options.format,
+    target: 'es2022',
+    platform: options.format === 'cjs' ? 'node' : 'neutral',
+    mainFields: ['module', 'main'],
+    write: false,
+    logLevel: 'silent',
+  });
+  const file = join(dir, `bundle-${options.minify}.${options.format === 'cjs' ? 'cjs' : 'mjs'}`);
+  writeFileSync(file, out.outputFiles[0]?.text ?? '');
+  return options.format === 'cjs' ? createRequire(import.meta.url)(file) : import(pathToFileURL(file).href);
+}
+
+describe('error class names survive bundling (issue 16: `_PspValidationError` in constructor.name)', () => {
+  it.each([
+    { minify: false, format: 'esm' as const },
+    { minify: false, format: 'cjs' as const },
+    { minify: true, format: 'esm' as const },
+  ])("an esbuild bundle like tsup's: %j", async (options) => {
+    expectNames(await bundle(options));
+  });
+
+  it.runIf(existsSync(join(root, 'dist/index.js')))(
+    'the built dist/index.js and dist/index.cjs',
+    async () => {
+      expectNames(await import(pathToFileURL(join(root, 'dist/index.js')).href));
+      expectNames(createRequire(import.meta.url)(join(root, 'dist/index.cjs')));
+    },
+  );
+});
 
 describe('error names in a minified, tree-shaken bundle', () => {
   it('survive class renaming and tree-shaking (as a consumer bundler would do)', async () => {

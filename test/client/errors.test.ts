@@ -92,10 +92,12 @@ describe('createApiError: code first, status second', () => {
     expect((make(429, {}, { 'retry-after': 'soon' }) as RateLimitError).retryAfter).toBeUndefined();
   });
 
-  it('parseRetryAfter handles seconds, fractions, dates and junk', () => {
+  it('parseRetryAfter handles seconds, dates and junk', () => {
     const now = Date.parse('2026-05-06T10:00:00Z');
     expect(parseRetryAfter('2', now)).toBe(2000);
-    expect(parseRetryAfter(' 1.5 ', now)).toBe(1500);
+    expect(parseRetryAfter(' 2 ', now)).toBe(2000);
+    // delta-seconds is an integer (RFC 9110 10.2.3): a fraction is junk, treated as absent.
+    expect(parseRetryAfter('1.5', now)).toBeUndefined();
     expect(parseRetryAfter('Wed, 06 May 2026 10:00:03 GMT', now)).toBe(3000);
     expect(parseRetryAfter('Wed, 06 May 2026 09:00:00 GMT', now)).toBe(0);
     expect(parseRetryAfter('-1', now)).toBeUndefined();

@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { VERSION } from '../../src/client/version.js';
 import { PspAbortError } from '../../src/index.js';
 import {
   API_KEY,
@@ -20,13 +21,19 @@ import {
 beforeEach(() => vi.useFakeTimers());
 afterEach(() => vi.useRealTimers());
 
+// Every attempt names the SDK (and the app's appInfo, when given) outside a browser.
+const UA = `psp-sdk/${VERSION}`;
 const hmac = (body: string) => `sha256=${createHmac('sha256', SIGNING_SECRET).update(body).digest('hex')}`;
 
 describe('headers of each attempt', () => {
   it('a GET carries bearer auth and accept only', async () => {
     const { fetch, seen } = stubFetch(() => json(payment()));
     await client(fetch).payments.get(PAYMENT_ID);
-    expect(seen[0]?.headers).toEqual({ authorization: `Bearer ${API_KEY}`, accept: 'application/json' });
+    expect(seen[0]?.headers).toEqual({
+      authorization: `Bearer ${API_KEY}`,
+      accept: 'application/json',
+      'user-agent': UA,
+    });
   });
 
   it('a create carries auth, accept, JSON content-type and its Idempotency-Key; signed, the signature too', async () => {
@@ -42,6 +49,7 @@ describe('headers of each attempt', () => {
       'content-type': 'application/json',
       'idempotency-key': r.idempotencyKey,
       'x-psp-signature': hmac(body),
+      'user-agent': UA,
     });
   });
 
@@ -52,8 +60,16 @@ describe('headers of each attempt', () => {
     const c = client(fetch);
     await c.payments.cancel(PAYMENT_ID);
     await c.request('GET', '/banks/sbp');
-    expect(seen[0]?.headers).toEqual({ authorization: `Bearer ${API_KEY}`, accept: 'application/json' });
-    expect(seen[1]?.headers).toEqual({ authorization: `Bearer ${API_KEY}`, accept: 'application/json' });
+    expect(seen[0]?.headers).toEqual({
+      authorization: `Bearer ${API_KEY}`,
+      accept: 'application/json',
+      'user-agent': UA,
+    });
+    expect(seen[1]?.headers).toEqual({
+      authorization: `Bearer ${API_KEY}`,
+      accept: 'application/json',
+      'user-agent': UA,
+    });
   });
 
   it('every retry carries the same full header set (after a 503 and after a timed-out attempt)', async () => {

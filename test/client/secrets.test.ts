@@ -94,6 +94,7 @@ describe('no secret in any error form or log line', () => {
       signingSecret: SIGNING_SECRET,
       fetch,
       logger: log.logger,
+      logLevel: 'debug',
       maxRetries: 1,
       ...options,
     });

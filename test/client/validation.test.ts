@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PspResponseError, PspValidationError } from '../../src/index.js';
+import { IdempotencyKey } from '../../src/schemas/inputs.js';
 import {
   BANKS,
   client,
@@ -110,6 +111,39 @@ describe('inputs are checked before anything is sent', () => {
     const s = await c.payments.create({ amount: 1 }, { idempotencyKey: spaced }).withResponse();
     expect(s.idempotencyKey).toBe(spaced);
     expect(seen[1]?.headers['idempotency-key']).toBe(spaced);
+  });
+
+  it('Idempotency-Key: the rule of the IdempotencyKey schema (the one source the reference uses too), never a copy', async () => {
+    const { fetch, seen } = stubFetch(() => json(createPaymentResponse(), 201));
+    const c = client(fetch);
+    const keys = [
+      '',
+      'x'.repeat(65),
+      'k'.repeat(64),
+      'order 42 attempt 1',
+      'has space',
+      'ключ',
+      'tab\t',
+      'a-1_B.2',
+    ];
+    for (const key of keys) {
+      const schemaOk = IdempotencyKey.safeParse(key).success;
+      const before = seen.length;
+      const r = await c.payments.create({ amount: 1 }, { idempotencyKey: key }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      if (schemaOk) {
+        expect(r, key).toBeUndefined();
+        expect(seen[before]?.headers['idempotency-key']).toBe(key);
+      } else {
+        expect(fields(r as PspValidationError), key).toEqual(['idempotencyKey']);
+        expect(seen).toHaveLength(before);
+      }
+    }
+    // Spec 5.6: at most 64 characters, whatever else the rule allows.
+    expect(IdempotencyKey.safeParse('x'.repeat(65)).success).toBe(false);
+    expect(IdempotencyKey.safeParse('k'.repeat(64)).success).toBe(true);
   });
 
   it('per-call options are checked', async () => {

@@ -25,7 +25,7 @@ const RUN_BY_DEFAULT = [
   'docs/payouts.md',
   'docs/testing.md',
 ];
-const OPT_IN = ['docs/webhooks.md', 'docs/events.md', 'docs/reference.md'];
+const OPT_IN = ['docs/webhooks.md', 'docs/events.md', 'docs/reference.md', 'docs/observability.md'];
 
 const ENTRIES: Record<string, string> = {
   'psp-sdk': 'src/index.ts',

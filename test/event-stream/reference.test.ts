@@ -118,7 +118,12 @@ describe('client.events.stream (PspClient wiring) against the reference', () => 
     const { PspClient } = await import('../../src/index.js');
     const ref = await reference();
     const debug = vi.fn();
-    const client = new PspClient({ apiKey: ref.api_key, baseUrl: ref.base_url, logger: { debug } });
+    const client = new PspClient({
+      apiKey: ref.api_key,
+      baseUrl: ref.base_url,
+      logger: { debug },
+      logLevel: 'debug',
+    });
     const stream = client.events.stream();
     const it = stream[Symbol.asyncIterator]();
     const next = it.next();

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { banner, parseCliArgs, startupJson, UsageError } from '../../src/reference/adapters/cli-args.js';
+import { readFileSync } from 'node:fs';
+import {
+  banner,
+  parseCliArgs,
+  startupJson,
+  UsageError,
+  VERSION,
+} from '../../src/reference/adapters/cli-args.js';
 import type { RunningReference } from '../../src/reference/index.js';
 
 describe('psp-reference flags', () => {
@@ -13,6 +20,7 @@ describe('psp-reference flags', () => {
       json: false,
       quiet: false,
       help: false,
+      version: false,
     });
   });
 
@@ -39,10 +47,20 @@ describe('psp-reference flags', () => {
       json: true,
       quiet: true,
       help: false,
+      version: false,
     });
     expect(parseCliArgs(['-h']).help).toBe(true);
+    expect(parseCliArgs(['-v']).version).toBe(true);
+    expect(parseCliArgs(['--version']).version).toBe(true);
     expect(parseCliArgs(['-q']).quiet).toBe(true);
     expect(parseCliArgs(['--port', '65535']).port).toBe(65535);
+  });
+
+  it("VERSION is package.json's version", () => {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
+    expect(VERSION).toBe(pkg.version);
   });
 
   it.each([

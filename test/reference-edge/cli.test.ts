@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 
@@ -17,8 +18,9 @@ interface Cli {
   firstLine: Promise<string>;
 }
 
-function cli(args: string[]): Cli {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/reference/cli.ts', ...args], {
+function cli(args: string[], script?: string): Cli {
+  const argv = script ? [script, ...args] : ['--import', 'tsx', 'src/reference/cli.ts', ...args];
+  const child = spawn(process.execPath, argv, {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -196,6 +198,19 @@ describe('psp-reference CLI', () => {
     expect(help.stdout()).toContain('Usage: psp-reference');
     expect(help.stdout()).toContain('--clock <real|manual>');
     expect(help.stderr()).toBe('');
+  });
+
+  it('--version and -v print the package version on stdout and exit 0, from the source and from the built bin', async () => {
+    const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
+    const runs = [cli(['--version']), cli(['-v'])];
+    // The built bin (from npm test's build stage) carries the version inlined, with no package.json read.
+    const built = join(root, 'dist', 'reference', 'bin.js');
+    if (existsSync(built)) runs.push(cli(['--version'], built));
+    for (const run of runs) {
+      expect(await run.exit).toEqual({ code: 0, signal: null });
+      expect(run.stdout()).toBe(`${version}\n`);
+      expect(run.stderr()).toBe('');
+    }
   });
 
   it('a taken port exits 1 with a clear message', async () => {

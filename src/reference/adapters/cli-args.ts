@@ -1,8 +1,15 @@
 import { parseArgs } from 'node:util';
+// The bundler inlines this one field at build time (the JSON is not read at run time, and the rest of
+// package.json stays out of the bundle), so the bin reports the version it was built as, wherever it runs from.
+import pkg from '../../../package.json' with { type: 'json' };
 import type { RunningReference } from '../start.js';
+
+/** The package's version, as `psp-reference --version` prints it. */
+export const VERSION: string = pkg.version;
 
 /** The `psp-reference --help` text. */
 export const USAGE = `Usage: psp-reference [options]
+       psp-reference trigger <event> [options]   (psp-reference trigger --help)
 
 Starts the in-memory reference of the Payment Service Public API: one merchant with a test API key,
 state kept in memory only.
@@ -18,6 +25,7 @@ Options:
                         on SIGINT/SIGTERM (owner-only: it holds the keys and secrets)
   --json                print the startup facts as one JSON line on stdout; logs go to stderr
   -q, --quiet           no request or service log lines on stderr
+  -v, --version         print the package's version and exit
   -h, --help            show this help
 
 Stop it with Ctrl+C (SIGINT) or SIGTERM.`;
@@ -34,6 +42,7 @@ export interface CliConfig {
   json: boolean;
   quiet: boolean;
   help: boolean;
+  version: boolean;
 }
 
 /** A command-line mistake: the CLI prints it with the usage and exits 2. */
@@ -59,6 +68,7 @@ export function parseCliArgs(argv: string[]): CliConfig {
         json: { type: 'boolean' },
         quiet: { type: 'boolean', short: 'q' },
         help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean', short: 'v' },
       },
     }));
   } catch (error) {
@@ -96,6 +106,7 @@ export function parseCliArgs(argv: string[]): CliConfig {
     json: values.json === true,
     quiet: values.quiet === true,
     help: values.help === true,
+    version: values.version === true,
   };
 }
 

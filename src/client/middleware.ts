@@ -1,0 +1,86 @@
+import type { Operation } from './transport.js';
+
+export type { Operation } from './transport.js';
+
+/**
+ * What a {@link Middleware} knows about the attempt it wraps.
+ *
+ * @example
+ * const mw: Middleware = (req, next, ctx) => {
+ *   if (ctx.attempt > 1) console.log(`${ctx.operation}: retry ${ctx.attempt - 1}`);
+ *   return next(req);
+ * };
+ */
+export interface AttemptContext {
+  /** The client method, e.g. `'payments.create'`; `'request'` for `client.request()`. */
+  readonly operation: Operation;
+  /** 1 for the first try, 2 for the first retry, and so on (for the event stream: the connection attempt). */
+  readonly attempt: number;
+  /** The call's `Idempotency-Key`, when it has one (the three creates, a keyed `client.request()`). */
+  readonly idempotencyKey?: string | undefined;
+  /** The path with placeholders in place of ids, e.g. `'/api/v1/public/payments/{id}'`. */
+  readonly urlTemplate: string;
+}
+
+/**
+ * A function around every HTTP attempt (retries included), called in the order of the `middleware` option. It may
+ * change the request (a header, the body), call `next` more than once, or answer by itself without calling `next`
+ * (then nothing leaves the process). `next` adds the bearer header, the `Idempotency-Key` and the request
+ * signature after every middleware, so the signature covers the exact bytes sent, and the middleware never sees
+ * the key. A middleware that throws fails the attempt as a network error would (retried where the call is safe
+ * to repeat; the error is the `cause` of the `PspConnectionError`).
+ *
+ * @example
+ * const requestId: Middleware = (req, next) => {
+ *   req.headers.set('x-request-id', crypto.randomUUID());
+ *   return next(req);
+ * };
+ * const client = new PspClient({ apiKey, baseUrl, middleware: [requestId] });
+ */
+export type Middleware = (
+  request: Request,
+  next: (request: Request) => Promise<Response>,
+  context: AttemptContext,
+) => Promise<Response>;
+
+/**
+ * Runs `request` through `chain` in order and then through `send`. A middleware's synchronous throw becomes a
+ * rejection, like an asynchronous one.
+ *
+ * @example
+ * const res = await runChain([timing], request, context, (r) => fetch(r));
+ */
+export function runChain(
+  chain: readonly Middleware[],
+  request: Request,
+  context: AttemptContext,
+  send: (request: Request) => Promise<Response>,
+): Promise<Response> {
+  const at = async (i: number, req: Request): Promise<Response> =>
+    i < chain.length ? chain[i]!(req, (r) => at(i + 1, r), context) : send(req);
+  return at(0, request);
+}
+
+/**
+ * The exact bytes of a request body as a middleware left it (`undefined` when it has none), read from a clone so
+ * that a middleware may hand the same request to `next` twice.
+ *
+ * @example
+ * const bytes = await bodyBytes(request);
+ */
+export async function bodyBytes(request: Request): Promise<Uint8Array | undefined> {
+  return request.body ? new Uint8Array(await request.clone().arrayBuffer()) : undefined;
+}
+
+const UUID_SEGMENT = /\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?=\/|$)/gi;
+
+/**
+ * The template of a path of `client.request()`: each id (a UUID, as every id of this API is) replaced by `{id}`,
+ * so that spans and metric labels never carry one.
+ *
+ * @example
+ * templateOf('/payments/6f9619ff-8b86-4d11-b42d-00c04fc964ff/cancel'); // '/payments/{id}/cancel'
+ */
+export function templateOf(path: string): string {
+  return path.replace(UUID_SEGMENT, '/{id}');
+}

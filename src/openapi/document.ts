@@ -1,0 +1,193 @@
+import { WEBHOOK_EVENTS } from '../schemas/events.js';
+import { IDEMPOTENCY_KEY_RE, LIMITS } from '../schemas/limits.js';
+import { componentRef, componentSchemas } from './components.js';
+import type { JsonSchema } from './leaves.js';
+import { type Answer, OPERATIONS, type Operation, PUBLIC_PREFIX, SHARED_REFUSALS } from './operations.js';
+
+/** An OpenAPI 3.1 document, as plain JSON. */
+export type OpenApiDocument = {
+  openapi: string;
+  paths: Record<string, Record<string, JsonSchema>>;
+} & JsonSchema;
+
+const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${name}` });
+
+const REQUEST_ID = ref('headers', 'RequestId');
+
+function jsonAnswer(answer: Answer): JsonSchema {
+  const headers: JsonSchema = { 'X-Request-Id': REQUEST_ID };
+  if (answer.replay) headers['Idempotent-Replayed'] = ref('headers', 'IdempotentReplayed');
+  if (answer.stream) {
+    return {
+      description: answer.description,
+      headers,
+      // OpenAPI 3.1 has no schema for a stream's messages (3.2's itemSchema): an extension names the component.
+      content: {
+        'text/event-stream': { schema: { type: 'string' }, 'x-sse-data': componentRef('SseEvent') },
+      },
+    };
+  }
+  return {
+    description: answer.description,
+    headers,
+    content: { 'application/json': { schema: componentRef(answer.schema!) } },
+  };
+}
+
+function errorAnswer(status: number, description: string): JsonSchema {
+  const headers: JsonSchema = { 'X-Request-Id': REQUEST_ID };
+  if (status === 429) headers['Retry-After'] = ref('headers', 'RetryAfter');
+  return { description, headers, content: { 'application/json': { schema: componentRef('Error') } } };
+}
+
+function operation(op: Operation): JsonSchema {
+  const parameters: JsonSchema[] = [];
+  if (op.id) parameters.push(ref('parameters', op.id === 'payment' ? 'PaymentId' : 'PayoutId'));
+  if (op.idempotent) parameters.push(ref('parameters', 'IdempotencyKey'));
+  parameters.push(ref('parameters', 'Signature'));
+  const byStatus: Array<[number, JsonSchema]> = [
+    ...Object.entries(op.ok).map(([s, a]) => [Number(s), jsonAnswer(a)] as [number, JsonSchema]),
+    ...Object.entries({ ...op.refusals, ...SHARED_REFUSALS }).map(
+      ([s, d]) => [Number(s), errorAnswer(Number(s), d)] as [number, JsonSchema],
+    ),
+  ];
+  byStatus.sort((a, b) => a[0] - b[0]);
+  return {
+    operationId: op.operationId,
+    summary: op.summary,
+    description: `Spec section ${op.section}.`,
+    parameters,
+    ...(op.body
+      ? {
+          requestBody: {
+            required: op.body.required,
+            content: { 'application/json': { schema: componentRef(op.body.schema) } },
+          },
+        }
+      : {}),
+    responses: Object.fromEntries(byStatus.map(([s, r]) => [String(s), r])),
+  };
+}
+
+function paths(): Record<string, Record<string, JsonSchema>> {
+  const out: Record<string, Record<string, JsonSchema>> = {};
+  for (const op of OPERATIONS) {
+    const path = `${PUBLIC_PREFIX}${op.path}`;
+    out[path] ??= {};
+    out[path]![op.method] = operation(op);
+  }
+  return out;
+}
+
+/** Spec 4.9 and 6.1: what the service POSTs to the merchant's endpoint, one entry per event name. */
+function webhooks(): Record<string, JsonSchema> {
+  const out: Record<string, JsonSchema> = {};
+  for (const event of WEBHOOK_EVENTS) {
+    const header = (name: string, description: string) => ({
+      name,
+      in: 'header',
+      required: true,
+      description,
+      schema: { type: 'string' },
+    });
+    out[event] = {
+      post: {
+        summary: `Webhook ${event}`,
+        description:
+          'Spec section 6.1: delivered until a 2xx answers within 15 s; retried on the 6.1 schedule.',
+        security: [],
+        parameters: [
+          header('X-PSP-Event-Id', 'The `evt_` id, as in the body; stable across retries.'),
+          header(
+            'X-PSP-Signature',
+            "v2 `t=<unix_ts>,v1=<hex>,v2=<hex>` (HMAC-SHA256 of `<timestamp>.<raw body>`) or v1 `sha256=<hex>`, keyed by the endpoint's `whs_` secret.",
+          ),
+          header('X-PSP-Timestamp', 'The timestamp the v2 signature covers.'),
+        ],
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: componentRef(event.startsWith('payout.') ? 'PayoutWebhook' : 'PaymentWebhook'),
+            },
+          },
+        },
+        responses: { '200': { description: 'Any 2xx within 15 s acknowledges the event.' } },
+      },
+    };
+  }
+  return out;
+}
+
+/**
+ * The OpenAPI 3.1 document of the public API as the reference implements it: every operation of spec section 4
+ * with its parameters, body and every status it answers, the schemas of section 2 as components (made from the
+ * zod schemas of src/schemas), the error body, and the webhooks of 6.1. Built by scripts/build-openapi.ts into
+ * `openapi.json`, which the package ships as `psp-sdk/openapi.json` and the reference serves at `GET /openapi.json`.
+ *
+ * @param version The package version, the document's `info.version`.
+ * @example
+ * const doc = buildOpenApiDocument('0.1.0');
+ * Object.keys(doc.paths); // ['/api/v1/public/payments', ...]
+ */
+export function buildOpenApiDocument(version: string): OpenApiDocument {
+  return {
+    openapi: '3.1.1',
+    info: {
+      title: 'Payment Service Public API (psp-sdk reference)',
+      version,
+      description:
+        'The public API of the Payment Service (interface version 2026-05-06) as the psp-sdk reference implements it: every status each operation can answer is listed. Errors carry `{ error: { code, message } }`.',
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
+    security: [{ apiKey: [] }],
+    paths: paths(),
+    webhooks: webhooks(),
+    components: {
+      schemas: componentSchemas(),
+      securitySchemes: {
+        apiKey: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'An API key, `sk_test_<6 chars>_<secret>` or `sk_live_<6 chars>_<secret>` (spec 5).',
+        },
+      },
+      parameters: {
+        PaymentId: { name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } },
+        PayoutId: { name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } },
+        IdempotencyKey: {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: false,
+          description:
+            'Spec 5.6: the same key with the same body replays the first answer (200); another body is a 409.',
+          schema: { type: 'string', maxLength: LIMITS.idempotencyKeyMax, pattern: IDEMPOTENCY_KEY_RE.source },
+        },
+        Signature: {
+          name: 'X-PSP-Signature',
+          in: 'header',
+          required: false,
+          description:
+            "Spec 5.4: `sha256=` and the hex HMAC-SHA256 of the raw body (empty for a GET) keyed by the terminal's `thm_` secret; required when the terminal requires signatures.",
+          schema: { type: 'string', pattern: '^sha256=[0-9a-f]{64}$' },
+        },
+      },
+      headers: {
+        RequestId: {
+          description: 'The id of this answer, for support and logs.',
+          schema: { type: 'string' },
+        },
+        IdempotentReplayed: {
+          description: '`true` on a replay of an earlier creation.',
+          schema: { type: 'string', enum: ['true'] },
+        },
+        RetryAfter: {
+          description: 'Whole seconds to wait before retrying.',
+          required: true,
+          schema: { type: 'integer', minimum: 0 },
+        },
+      },
+    },
+  };
+}

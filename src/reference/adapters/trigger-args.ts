@@ -1,0 +1,149 @@
+/**
+ * The parameters of `psp-reference trigger <event>`: parsed, and every one checked before the first request
+ * (cli-trigger.ts runs it). Connection options fall back to the environment.
+ */
+import { parseArgs } from 'node:util';
+import { isHttpUrl } from '../../schemas/common.js';
+import { WEBHOOK_EVENTS, type WebhookEventName } from '../../schemas/events.js';
+import { API_KEY_RE } from '../../schemas/limits.js';
+import { planPaymentOutcome, planPayoutOutcome } from '../domain/outcomes.js';
+import { redactSecrets } from '../http/errors.js';
+
+/** The `psp-reference trigger --help` text. */
+export const TRIGGER_USAGE = `Usage: psp-reference trigger <event> [options]
+
+Makes a running reference emit one webhook event: creates what the event needs through the public API
+(a payment, then the bank's move; a refund of the whole amount; a payout) and prints the objects it made.
+
+Events: ${WEBHOOK_EVENTS.join(', ')}
+
+Options (each of the first three may come from the environment instead):
+  --base-url <url>      the reference's base URL             (PSP_BASE_URL)
+  --admin-token <token> its admin token, for /_simulator     (PSP_ADMIN_TOKEN)
+  --api-key <key>       a test API key of the merchant       (PSP_API_KEY)
+  --amount <integer>    the payment's or payout's amount in minor units (default 1000)
+  --webhook-url <url>   set as the created payment's webhook_url (payment events only)
+  --json                print one JSON object { event, objects: [...] }
+  -h, --help            show this help
+
+Exit status: 0 the event was triggered; 1 the service refused a request (its error code is printed);
+2 a bad or missing parameter.`;
+
+/** A trigger's parameters, all checked. */
+export interface TriggerConfig {
+  event: WebhookEventName;
+  baseUrl: string;
+  adminToken: string;
+  apiKey: string;
+  amount: number;
+  webhookUrl?: string;
+  json: boolean;
+}
+
+/** A bad or missing parameter: exit 2. Its message never holds a secret's value. */
+export class TriggerUsageError extends Error {
+  override readonly name = 'TriggerUsageError';
+}
+
+/**
+ * Parses and checks `trigger`'s argv (after the word `trigger`) with `env` as the fallback for the connection
+ * options. Returns `'help'` for `--help`. Throws {@link TriggerUsageError}.
+ */
+export function parseTriggerArgs(
+  argv: string[],
+  env: Record<string, string | undefined>,
+): TriggerConfig | 'help' {
+  let values: Record<string, string | boolean | undefined>;
+  let positionals: string[];
+  try {
+    ({ values, positionals } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: true,
+      options: {
+        'base-url': { type: 'string' },
+        'admin-token': { type: 'string' },
+        'api-key': { type: 'string' },
+        amount: { type: 'string' },
+        'webhook-url': { type: 'string' },
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (error) {
+    // parseArgs names the flag, never a value of ours; a secret pasted as an unknown flag is cut to its prefix.
+    throw new TriggerUsageError(redactSecrets((error as Error).message));
+  }
+  if (values.help) return 'help';
+  const valid = `valid events: ${WEBHOOK_EVENTS.join(', ')}`;
+  if (positionals.length === 0) throw new TriggerUsageError(`missing the event to trigger; ${valid}`);
+  if (positionals.length > 1) {
+    throw new TriggerUsageError(
+      `one event at a time, got ${positionals.length} (${positionals.map((p) => JSON.stringify(redactSecrets(p))).join(', ')})`,
+    );
+  }
+  const event = positionals[0]!;
+  if (!(WEBHOOK_EVENTS as readonly string[]).includes(event)) {
+    throw new TriggerUsageError(
+      `unknown event ${JSON.stringify(redactSecrets(event).slice(0, 64))}; ${valid}`,
+    );
+  }
+  const option = (flag: string, variable: string): string => {
+    const value = (values[flag] as string | undefined) ?? env[variable];
+    if (value === undefined || value.trim() === '') {
+      throw new TriggerUsageError(`missing --${flag} (or the environment variable ${variable})`);
+    }
+    return value.trim();
+  };
+  const base = option('base-url', 'PSP_BASE_URL');
+  const baseUrl = isHttpUrl(base) ? new URL(base) : undefined;
+  if (!baseUrl)
+    throw new TriggerUsageError(
+      `--base-url must be an http(s) URL, got ${JSON.stringify(redactSecrets(base).slice(0, 200))}`,
+    );
+  const adminToken = option('admin-token', 'PSP_ADMIN_TOKEN');
+  if (/\s/.test(adminToken)) throw new TriggerUsageError('--admin-token must not contain white space');
+  const apiKey = option('api-key', 'PSP_API_KEY');
+  if (!API_KEY_RE.test(apiKey)) {
+    throw new TriggerUsageError(
+      '--api-key must be an API key, sk_test_<6 chars>_<secret> (its value is not shown)',
+    );
+  }
+  const amountText = (values.amount as string | undefined) ?? '1000';
+  const amount = /^\d{1,15}$/.test(amountText) ? Number(amountText) : Number.NaN;
+  if (!Number.isSafeInteger(amount) || amount < 1) {
+    throw new TriggerUsageError(
+      `--amount must be a whole number of minor units of at least 1, got ${JSON.stringify(redactSecrets(amountText).slice(0, 32))}`,
+    );
+  }
+  // The test-mode rule refuses these at creation: no later move, so no event, would follow.
+  const plan = event.startsWith('payout.') ? planPayoutOutcome(amount) : planPaymentOutcome(amount);
+  if (plan === 'refused') {
+    throw new TriggerUsageError(
+      `--amount ${amount} ends in 902, which test mode refuses at creation; pick another amount`,
+    );
+  }
+  let webhookUrl: string | undefined;
+  if (values['webhook-url'] !== undefined) {
+    const text = String(values['webhook-url']);
+    if (!event.startsWith('payment.')) {
+      throw new TriggerUsageError(
+        "--webhook-url is a payment's webhook_url: it applies to payment events only",
+      );
+    }
+    if (!isHttpUrl(text))
+      throw new TriggerUsageError(
+        `--webhook-url must be an http(s) URL, got ${JSON.stringify(redactSecrets(text).slice(0, 200))}`,
+      );
+    webhookUrl = text;
+  }
+  return {
+    event: event as WebhookEventName,
+    baseUrl: baseUrl.href.replace(/\/+$/, ''),
+    adminToken,
+    apiKey,
+    amount,
+    ...(webhookUrl ? { webhookUrl } : {}),
+    json: values.json === true,
+  };
+}

@@ -1,0 +1,166 @@
+import { randomUUID } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import document from '../../openapi.json' with { type: 'json' };
+import { createReference, type Reference } from '../../src/reference/service.js';
+import { checkedFetch } from './answer-check.js';
+
+// Each operation of the document, driven to each status the document lists for it, through the answer check: the
+// reference answers every listed status (none is listed that it cannot answer), with a body valid for it.
+
+const BASE = 'http://ref.test';
+const PUBLIC = `${BASE}/api/v1/public`;
+const paths = document.paths as unknown as Record<
+  string,
+  Record<string, { responses: Record<string, unknown> }>
+>;
+
+let ref: Reference | undefined;
+afterEach(async () => {
+  await ref?.close();
+  ref = undefined;
+});
+
+interface Send {
+  key?: string | null;
+  body?: string;
+  headers?: Record<string, string>;
+}
+
+function lab() {
+  ref = createReference({ clock: 'manual' });
+  const r = ref;
+  const fetch = checkedFetch(r.fetch.bind(r));
+  const { api_key, admin_token, merchant_id, terminal_id } = r.facts;
+  const send = (method: string, url: string, o: Send = {}) => {
+    const headers: Record<string, string> = { 'content-type': 'application/json', ...o.headers };
+    const key = o.key === undefined ? api_key : o.key;
+    if (key !== null) headers.authorization = `Bearer ${key}`;
+    return fetch(new Request(url, { method, headers, body: o.body }));
+  };
+  const admin = async (method: string, path: string, body?: unknown) => {
+    const res = await r.fetch(
+      new Request(`${BASE}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${admin_token}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }),
+    );
+    expect(res.status, await res.clone().text()).toBeLessThan(300);
+    return (await res.json()) as Record<string, any>;
+  };
+  const payment = async () => {
+    const res = await send('POST', `${PUBLIC}/payments`, { body: '{"amount":1000}' });
+    return ((await res.json()) as { payment: { id: string } }).payment.id;
+  };
+  const succeeded = async () => {
+    const id = await payment();
+    await admin('POST', `/_simulator/payments/${id}/succeed`);
+    return id;
+  };
+  const payoutBody = (extra = {}) =>
+    JSON.stringify({ amount: 500, phone: '+79991234567', bank_id: '100000000111', ...extra });
+  const payout = async () => {
+    const res = await send('POST', `${PUBLIC}/payouts`, { body: payoutBody() });
+    return ((await res.json()) as { payout: { id: string } }).payout.id;
+  };
+  return { r, send, admin, payment, succeeded, payoutBody, payout, merchant_id, terminal_id };
+}
+type Lab = ReturnType<typeof lab>;
+
+/** A way to reach one operation: its URL (made in the lab) and the body of a successful call. */
+interface Target {
+  url: (l: Lab) => Promise<string>;
+  body?: (l: Lab) => string;
+}
+const TARGETS: Record<string, Target> = {
+  'post /api/v1/public/payments': { url: async () => `${PUBLIC}/payments`, body: () => '{"amount":1000}' },
+  'get /api/v1/public/payments/{id}': { url: async (l) => `${PUBLIC}/payments/${await l.payment()}` },
+  'post /api/v1/public/payments/{id}/cancel': {
+    url: async (l) => `${PUBLIC}/payments/${await l.payment()}/cancel`,
+  },
+  'post /api/v1/public/payments/{id}/refund': {
+    url: async (l) => `${PUBLIC}/payments/${await l.succeeded()}/refund`,
+    body: () => '{"amount":100}',
+  },
+  'post /api/v1/public/payouts': { url: async () => `${PUBLIC}/payouts`, body: (l) => l.payoutBody() },
+  'get /api/v1/public/payouts/{id}': { url: async (l) => `${PUBLIC}/payouts/${await l.payout()}` },
+  'get /api/v1/public/banks/sbp': { url: async () => `${PUBLIC}/banks/sbp` },
+  'get /api/v1/public/events': { url: async () => `${PUBLIC}/events` },
+};
+
+/** Gets one status out of one operation; returns the answer's status. */
+async function provoke(method: string, path: string, status: number): Promise<number> {
+  const l = lab();
+  const target = TARGETS[`${method} ${path}`]!;
+  const url = await target.url(l);
+  const body = target.body?.(l);
+  const M = method.toUpperCase();
+  const call = async (o: Send = {}) => {
+    const res = await l.send(M, url, { body, ...o });
+    await res.body?.cancel();
+    return res.status;
+  };
+  const withKey = (idem: string) => ({ headers: { 'idempotency-key': idem } });
+  switch (status) {
+    case 200:
+    case 201:
+      if (status === 200 && M === 'POST' && !path.endsWith('/cancel')) {
+        await call(withKey('replay-me'));
+        return call(withKey('replay-me'));
+      }
+      return call();
+    case 400:
+      return call({ headers: { 'x-psp-signature': 'sha256=not-hex' } });
+    case 401:
+      return call({ key: null });
+    case 403: {
+      const live = await l.admin('POST', `/_cabinet/terminals/${l.terminal_id}/api-keys`, { mode: 'live' });
+      return call({ key: live.api_key as string });
+    }
+    case 404:
+      return l.send(M, url.replace(/[0-9a-f-]{36}/, randomUUID()), { body }).then((res) => res.status);
+    case 409:
+      if (path.endsWith('/cancel')) {
+        await call();
+        return call();
+      }
+      if (path.endsWith('/refund')) {
+        const pending = await l.payment();
+        return l.send(M, `${PUBLIC}/payments/${pending}/refund`).then((res) => res.status);
+      }
+      await call(withKey('conflict'));
+      return call({ ...withKey('conflict'), body: body!.replace(/\d+/, '777') });
+    case 422:
+      return path.endsWith('/refund')
+        ? call({ body: '{"amount":999999}' })
+        : call({ body: l.payoutBody({ bank_id: '000000000000' }) });
+    case 429:
+      await l.admin('PATCH', `/_cabinet/merchants/${l.merchant_id}`, {
+        rate_limit: { limit: 1, window_seconds: 60 },
+      });
+      await call();
+      return call();
+    default:
+      throw new Error(`no way to provoke ${status}`);
+  }
+}
+
+describe('every status the document lists, the reference answers', () => {
+  const cases = Object.entries(paths).flatMap(([path, ops]) =>
+    Object.entries(ops).flatMap(([method, op]) =>
+      Object.keys(op.responses).map((s) => [method, path, Number(s)] as const),
+    ),
+  );
+
+  it('the document lists 8 operations and each of their statuses is reached below', () => {
+    expect(Object.keys(TARGETS).sort()).toEqual(
+      Object.entries(paths)
+        .flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m} ${p}`))
+        .sort(),
+    );
+  });
+
+  it.each(cases)('%s %s answers %i, valid for the document', async (method, path, status) => {
+    expect(await provoke(method, path, status)).toBe(status);
+  });
+});
