@@ -1,4 +1,4 @@
-import { Hono } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
 import type { AppDeps, AppEnv } from './context.js';
 import { cabinetRoutes, simulatorRoutes } from './control-routes.js';
 import { errorResponse, toResponse } from './errors.js';
@@ -31,12 +31,29 @@ const ROUTES: Array<[RegExp, string[]]> = [
   [/^\/_simulator\/clock$/, ['GET', 'HEAD']],
 ];
 
+/** Options of {@link createApp}. */
+export interface AppOptions {
+  /** Where internal errors (a 500, a bug) are logged. Default: nowhere. */
+  log?: (line: string) => void;
+  /**
+   * Middleware run before every route (public API, control surface, buyer's page, 404 and 405 alike), in order:
+   * the place for cross-cutting behaviour such as fault injection. Default none.
+   */
+  middleware?: MiddlewareHandler<AppEnv>[];
+}
+
 /**
  * The reference as one Web-standard handler: `app.fetch(request, { remoteAddress })`. Public API under
- * `/api/v1/public`, control surface under `/_cabinet` and `/_simulator`, the buyer's page under `/pay`.
+ * `/api/v1/public`, control surface under `/_cabinet` and `/_simulator`, the buyer's page under `/pay`. Every
+ * request of every adapter (node, `Reference.fetch`, msw) goes through this router, its middleware and `onError`.
+ *
+ * @example
+ * const app = createApp(deps, { middleware: [async (c, next) => { await next(); }] });
+ * const res = await app.fetch(request, { remoteAddress: '127.0.0.1' });
  */
-export function createApp(deps: AppDeps, log?: (line: string) => void): Hono<AppEnv> {
+export function createApp(deps: AppDeps, options: AppOptions = {}): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  for (const handler of options.middleware ?? []) app.use(handler);
   app.route('/api/v1/public', publicRoutes(deps));
   app.route('/_cabinet', cabinetRoutes(deps));
   app.route('/_simulator', simulatorRoutes(deps));
@@ -54,6 +71,6 @@ export function createApp(deps: AppDeps, log?: (line: string) => void): Hono<App
     }
     return errorResponse(404, 'not_found', 'No such endpoint.');
   });
-  app.onError((err) => toResponse(err, log));
+  app.onError((err) => toResponse(err, options.log));
   return app;
 }
