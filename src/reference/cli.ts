@@ -36,6 +36,8 @@ async function main(argv: string[]): Promise<void> {
       clock: config.clock,
       publicUrl: config.publicUrl,
       trustProxy: config.trustProxy,
+      ...(config.faults ? { faults: config.faults } : {}),
+      ...(config.seed === undefined ? {} : { seed: config.seed }),
       ...(config.quiet ? {} : { logger: log }),
     });
   } catch (error) {

@@ -3,6 +3,7 @@ import { type CabinetApi, createCabinet, createSimulator, type SimulatorApi } fr
 import { Domain } from './domain/core.js';
 import { randomToken } from './domain/ids.js';
 import type { BankAdapter } from './domain/bank.js';
+import { ConnectionReset, Faults, type FaultRuleInput, type FaultsApi } from './faults/index.js';
 import { createApp } from './http/app.js';
 import { redactSecrets, toResponse } from './http/errors.js';
 import { createEventStreamHub } from './sse/index.js';
@@ -11,6 +12,8 @@ import { workerTransport } from './adapters/delivery-worker.js';
 import { createWebhookService } from './webhooks/index.js';
 
 export type { CabinetApi, SimulatorApi } from './domain/control.js';
+export type { FaultRule, FaultRuleInput, FaultsApi } from './faults/index.js';
+export { ConnectionReset } from './faults/index.js';
 export type {
   ApiKeyInfo,
   CreatedMerchant,
@@ -51,6 +54,15 @@ export interface ReferenceOptions {
   logger?: (line: string) => void;
   /** The bank live keys talk to. Default: a deterministic fake bank that fills `bank` and `bank_ref`. */
   bank?: BankAdapter;
+  /**
+   * Fault rules played on the public API from the start, as `POST /_simulator/faults` takes them (the contract's
+   * "Faults"). Default none. A bad rule throws a TypeError naming its index and field.
+   *
+   * @example createReference({ seed: 7, faults: [{ kind: 'reset', phase: 'after', probability: 0.3 }] })
+   */
+  faults?: FaultRuleInput[];
+  /** Makes the fault rules' `probability` draws repeatable (a safe integer). Default: a random seed. */
+  seed?: number;
 }
 
 /** What the socket adapter knows about a request and a Request cannot carry. */
@@ -103,8 +115,8 @@ export interface Reference {
   readonly clock: Clock;
   /** Typed methods, one per `/_cabinet` route of the contract. */
   readonly cabinet: CabinetApi;
-  /** Typed methods, one per `/_simulator` route, plus `advanceClock(seconds)`. */
-  readonly simulator: SimulatorApi;
+  /** Typed methods, one per `/_simulator` route (fault rules included), plus `advanceClock(seconds)`. */
+  readonly simulator: SimulatorApi & FaultsApi;
   /** Counts of stored objects (not part of the contract; for tests and benchmarks). */
   stats(): ReferenceStats;
   /** Cancels timers, ends SSE streams, settles in-flight webhook deliveries. */
@@ -135,6 +147,8 @@ function makeClock(option: ReferenceOptions['clock']): Clock {
  * ```
  */
 export function createReference(options: ReferenceOptions = {}): Reference {
+  // First: a bad rule or seed throws before anything starts.
+  const faults = new Faults({ seed: options.seed, rules: options.faults });
   const clock = makeClock(options.clock);
   const log = options.logger;
   const domain = new Domain({ clock, ...(options.bank ? { bank: options.bank } : {}) });
@@ -149,7 +163,7 @@ export function createReference(options: ReferenceOptions = {}): Reference {
   });
   const hub = createEventStreamHub({ bus: domain.bus, clock });
   const cabinet = createCabinet(domain, webhooks);
-  const simulator = createSimulator(domain);
+  const simulator = { ...createSimulator(domain), ...faults.api() };
   const adminToken = `adm_${randomToken(40)}`;
   const first = cabinet.createMerchant({ name: 'Reference merchant' });
   const facts: StartupFacts = Object.freeze({ admin_token: adminToken, ...first });
@@ -160,6 +174,7 @@ export function createReference(options: ReferenceOptions = {}): Reference {
     hub,
     adminToken,
     trustProxy: options.trustProxy ?? false,
+    faults,
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
   };
   const app = createApp(appDeps, { ...(log ? { log } : {}) });
@@ -177,6 +192,11 @@ export function createReference(options: ReferenceOptions = {}): Reference {
       try {
         res = await app.fetch(request, { ...info });
       } catch (err) {
+        // A fault's reset rejects, as fetch does when the connection drops; the node adapter destroys the socket.
+        if (err instanceof ConnectionReset) {
+          log?.(`${request.method} ${redactSecrets(new URL(request.url).pathname).slice(0, 200)} reset`);
+          throw err;
+        }
         res = toResponse(err, log);
       }
       // Until the event stream is a plain Response (sse/response.ts), its look-alike becomes one here: msw and
@@ -205,6 +225,7 @@ export function createReference(options: ReferenceOptions = {}): Reference {
     }),
     close() {
       closed ??= (async () => {
+        faults.close();
         domain.close();
         hub.close();
         await webhooks.close();

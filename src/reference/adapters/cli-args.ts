@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { type FaultRuleInput, parseFaultRules } from '../faults/index.js';
 import type { RunningReference } from '../start.js';
 
 /** The `psp-reference --help` text. */
@@ -14,6 +16,9 @@ Options:
                         POST /_simulator/clock/advance moves it (default real)
   --public-url <url>    origin to put in payment_url (default: the origin each request used)
   --trust-proxy         take the client address from X-Forwarded-For for the IP allow-list
+  --faults <file>       fault rules to play on the public API from the start (a JSON array, as
+                        POST /_simulator/faults takes them)
+  --seed <integer>      makes the fault rules' probability draws repeatable (default random)
   --json                print the startup facts as one JSON line on stdout; logs go to stderr
   -q, --quiet           no request or service log lines on stderr
   -h, --help            show this help
@@ -27,6 +32,8 @@ export interface CliConfig {
   clock: 'real' | 'manual';
   publicUrl?: string;
   trustProxy: boolean;
+  faults?: FaultRuleInput[];
+  seed?: number;
   json: boolean;
   quiet: boolean;
   help: boolean;
@@ -51,6 +58,8 @@ export function parseCliArgs(argv: string[]): CliConfig {
         clock: { type: 'string' },
         'public-url': { type: 'string' },
         'trust-proxy': { type: 'boolean' },
+        faults: { type: 'string' },
+        seed: { type: 'string' },
         json: { type: 'boolean' },
         quiet: { type: 'boolean', short: 'q' },
         help: { type: 'boolean', short: 'h' },
@@ -80,16 +89,40 @@ export function parseCliArgs(argv: string[]): CliConfig {
       throw new UsageError(`--public-url must be an http(s) URL, got '${String(values['public-url'])}'`);
     }
   }
+  let seed: number | undefined;
+  if (values.seed !== undefined) {
+    seed = Number(values.seed);
+    if (!/^-?\d+$/.test(String(values.seed)) || !Number.isSafeInteger(seed)) {
+      throw new UsageError(`--seed must be an integer, got '${String(values.seed)}'`);
+    }
+  }
   return {
     host,
     port: Number(port),
     clock,
     publicUrl,
     trustProxy: values['trust-proxy'] === true,
+    ...(values.faults === undefined ? {} : { faults: readFaults(String(values.faults)) }),
+    ...(seed === undefined ? {} : { seed }),
     json: values.json === true,
     quiet: values.quiet === true,
     help: values.help === true,
   };
+}
+
+/** The rules of a `--faults` file, checked whole: a file that cannot be read or holds a bad rule is a UsageError. */
+function readFaults(file: string): FaultRuleInput[] {
+  try {
+    return parseFaultRules(JSON.parse(readFileSync(file, 'utf8')));
+  } catch (error) {
+    const why =
+      error instanceof SyntaxError
+        ? `is not JSON (${error.message})`
+        : error instanceof TypeError
+          ? error.message
+          : `cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`;
+    throw new UsageError(`--faults ${file}: ${why}`);
+  }
 }
 
 /** The startup facts of the contract, in its key order. */

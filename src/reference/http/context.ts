@@ -4,6 +4,7 @@ import type { Domain } from '../domain/core.js';
 import type { CabinetApi, SimulatorApi } from '../domain/control.js';
 import { DomainError } from '../domain/errors.js';
 import type { Caller } from '../domain/validate.js';
+import type { Faults } from '../faults/index.js';
 import type { EventStreamHub } from '../sse/index.js';
 import { quote } from './errors.js';
 import { type HeaderSource, header } from './headers.js';
@@ -24,6 +25,8 @@ export interface AppDeps {
   trustProxy: boolean;
   /** Origin of `payment_url`; default the request's own origin. */
   publicUrl?: string;
+  /** The fault rules played on the public API (`/_simulator/faults`). Default: none, and no routes for them. */
+  faults?: Faults;
 }
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
