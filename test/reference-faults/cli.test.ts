@@ -22,7 +22,9 @@ afterEach(() => {
 });
 
 /** Runs the CLI; resolves with its first stdout line, or with its exit code and stderr when it ends first. */
-function run(args: string[]): Promise<{ line?: string; code?: number | null; stderr: string; child: ChildProcess }> {
+function run(
+  args: string[],
+): Promise<{ line?: string; code?: number | null; stderr: string; child: ChildProcess }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/reference/cli.ts', ...args], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -44,7 +46,10 @@ function run(args: string[]): Promise<{ line?: string; code?: number | null; std
 
 describe('psp-reference --faults and --seed', () => {
   it('loads the rules at start and plays them on the public API only', async () => {
-    const rules = file('rules.json', JSON.stringify([{ kind: 'error', status: 502, match: { method: 'GET' } }]));
+    const rules = file(
+      'rules.json',
+      JSON.stringify([{ kind: 'error', status: 502, match: { method: 'GET' } }]),
+    );
     const { line } = await run(['--json', '--port', '0', '--quiet', '--faults', rules, '--seed', '12345']);
     const facts = JSON.parse(line!) as Record<string, string>;
     const pub = await fetch(`${facts.base_url}/api/v1/public/banks/sbp`, {
@@ -55,11 +60,17 @@ describe('psp-reference --faults and --seed', () => {
       headers: { authorization: `Bearer ${facts.admin_token}` },
     });
     expect(list.status).toBe(200);
-    expect((await list.json()).items).toMatchObject([{ kind: 'error', status: 502, hits: 1 }]);
+    expect(((await list.json()) as { items: unknown[] }).items).toMatchObject([
+      { kind: 'error', status: 502, hits: 1 },
+    ]);
   });
 
   it.each([
-    ['a bad rule', '[{"kind":"reset"},{"kind":"latency","delay_ms":"soon"}]', '[1].delay_ms: must be an integer'],
+    [
+      'a bad rule',
+      '[{"kind":"reset"},{"kind":"latency","delay_ms":"soon"}]',
+      '[1].delay_ms: must be an integer',
+    ],
     ['no array', '{"kind":"reset"}', 'must be a JSON array of fault rules'],
     ['broken JSON', '[{"kind":', 'is not JSON'],
   ])('stops the start with exit 2 on %s, naming the file and the field', async (name, text, message) => {

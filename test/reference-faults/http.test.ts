@@ -107,7 +107,7 @@ describe('over HTTP', () => {
       headers: { authorization: `Bearer ${ref.admin_token}` },
     });
     expect(res.status).toBe(200);
-    expect((await res.json()).items).toHaveLength(1);
+    expect(((await res.json()) as { items: unknown[] }).items).toHaveLength(1);
   });
 });
 

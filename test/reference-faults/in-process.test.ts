@@ -40,7 +40,7 @@ describe('under msw', () => {
     const list = await fetch(`${BASE}/_simulator/faults`, {
       headers: { authorization: `Bearer ${reference.facts.admin_token}` },
     });
-    expect((await list.json()).items[0].hits).toBe(1);
+    expect(((await list.json()) as { items: Array<{ hits: number }> }).items[0]!.hits).toBe(1);
   });
 
   it('PspClient through msw: 100 creates under an after reset at 0.3 make exactly 100 payments', async () => {
