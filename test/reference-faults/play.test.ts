@@ -66,12 +66,14 @@ describe('kinds and phases', () => {
   });
 
   it('reset before: the fetch rejects with a TypeError, as on a dropped connection, and nothing is processed', async () => {
-    start({ kind: 'reset' });
+    const lines: string[] = [];
+    env = setup({ logger: (line) => lines.push(line), faults: [{ kind: 'reset' }] });
     const err = await env.call('/payments', { body: PAYMENT }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TypeError);
     expect(err).toBeInstanceOf(ConnectionReset);
     expect((err as Error).message).toMatch(/^fetch failed: the connection was reset/);
     expect(env.ref.stats().payments).toBe(0);
+    expect(lines).toEqual(['POST /api/v1/public/payments reset']);
   });
 
   it('reset after: the payment and its refund are committed, the answers never arrive', async () => {

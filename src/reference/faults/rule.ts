@@ -12,31 +12,21 @@ const typeError = (message: string) => ({
 });
 const max = (n: number) => z.maximum(n, `must be at most ${n}`);
 
+const text = (re: RegExp, message: string) => z.string('must be a string').check(z.regex(re, message));
+
 const RuleSchema = z.strictObject(
   {
     match: z.optional(
       z.strictObject(
         {
-          method: z.optional(
-            z
-              .string('must be a string')
-              .check(z.regex(/^[A-Za-z]{1,16}$/, 'must be an HTTP method such as "POST"')),
-          ),
+          method: z.optional(text(/^[A-Za-z]{1,16}$/, 'must be an HTTP method such as "POST"')),
           path: z.optional(
-            z
-              .string('must be a string')
-              .check(
-                z.regex(
-                  PATH_RE,
-                  `must be a public API path under ${PUBLIC_PREFIX}, exact or with {id} for one segment`,
-                ),
-              ),
+            text(
+              PATH_RE,
+              `must be a public API path under ${PUBLIC_PREFIX}, exact or with {id} for one segment`,
+            ),
           ),
-          merchant_id: z.optional(
-            z
-              .string('must be a string')
-              .check(z.minLength(1, 'must not be empty'), z.maxLength(128, 'is too long')),
-          ),
+          merchant_id: z.optional(text(/^[A-Za-z0-9_-]{1,128}$/, 'must be a merchant id')),
         },
         typeError('must be an object'),
       ),
@@ -50,9 +40,7 @@ const RuleSchema = z.strictObject(
       int().check(z.refine((s) => s === 429 || (s >= 500 && s <= 599), 'must be 429 or from 500 to 599')),
     ),
     code: z.optional(
-      z
-        .string('must be a string')
-        .check(z.regex(/^[a-z][a-z0-9_]{0,63}$/, 'must be a snake_case error code of at most 64 characters')),
+      text(/^[a-z][a-z0-9_]{0,63}$/, 'must be a snake_case error code of at most 64 characters'),
     ),
     retry_after: z.optional(int().check(z.minimum(0, 'must not be negative'), max(86_400))),
     // Bounded: a request held by a fault holds its memory and socket that long.
