@@ -44,7 +44,8 @@ function run(
   });
 }
 
-describe('psp-reference --faults and --seed', () => {
+// Each run starts a child process through tsx: room for a loaded machine.
+describe('psp-reference --faults and --seed', { timeout: 60_000 }, () => {
   it('loads the rules at start and plays them on the public API only', async () => {
     const rules = file(
       'rules.json',

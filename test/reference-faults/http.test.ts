@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PspClient } from '../../src/index.js';
 import type { FaultRuleInput } from '../../src/reference/service.js';
 import { type RunningReference, startReference } from '../../src/reference/start.js';
@@ -79,9 +79,10 @@ describe('over HTTP', () => {
       headers: { authorization: `Bearer ${ref.api_key}` },
       signal: client.signal,
     }).catch((e: unknown) => e);
-    for (let i = 0; i < 10_000 && ref.reference.simulator.listFaults().items[0]!.hits === 0; i++) {
-      await new Promise((resolve) => setImmediate(resolve));
-    }
+    await vi.waitFor(() => expect(ref.reference.simulator.listFaults().items[0]!.hits).toBe(1), {
+      timeout: 20_000,
+      interval: 2,
+    });
     client.abort();
     expect(await res).toBeInstanceOf(Error);
     await ref.close();
@@ -111,7 +112,10 @@ describe('over HTTP', () => {
   });
 });
 
-describe('the client idempotency under an after-phase reset at probability 0.3 (issue 15)', () => {
+// Each makes a few hundred requests: room for a loaded machine.
+describe('the client idempotency under an after-phase reset at probability 0.3 (issue 15)', {
+  timeout: 120_000,
+}, () => {
   it('100 PspClient creates make exactly 100 payments, each returned once, never more', async () => {
     await serve([{ kind: 'reset', phase: 'after', probability: 0.3, match: { method: 'POST' } }], 20_261_124);
     // Every attempt of a create carries the same Idempotency-Key, so a retry after a reset replays the committed

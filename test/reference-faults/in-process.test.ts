@@ -43,7 +43,9 @@ describe('under msw', () => {
     expect(((await list.json()) as { items: Array<{ hits: number }> }).items[0]!.hits).toBe(1);
   });
 
-  it('PspClient through msw: 100 creates under an after reset at 0.3 make exactly 100 payments', async () => {
+  it('PspClient through msw: 100 creates under an after reset at 0.3 make exactly 100 payments', {
+    timeout: 120_000,
+  }, async () => {
     reference.simulator.addFault({
       kind: 'reset',
       phase: 'after',

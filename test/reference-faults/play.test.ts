@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ConnectionReset } from '../../src/reference/faults/index.js';
 import type { FaultRuleInput } from '../../src/reference/service.js';
 import { expectError, setup } from '../reference/helpers.js';
@@ -13,11 +13,9 @@ afterEach(() => env?.ref.close());
 const PAYMENT = { amount: 1000 };
 const hits = () => env.ref.simulator.listFaults().items.map((r) => r.hits);
 
-/** Yields to timers and I/O until `done()` holds (bounded, so a bug fails instead of hanging). */
-async function until(done: () => boolean): Promise<void> {
-  for (let i = 0; i < 10_000 && !done(); i++) await new Promise((resolve) => setImmediate(resolve));
-  expect(done()).toBe(true);
-}
+/** Waits (bounded by time, never by a count of turns) until `done()` holds. */
+const until = (done: () => boolean) =>
+  vi.waitFor(() => expect(done()).toBe(true), { timeout: 20_000, interval: 2 });
 
 function start(rule: FaultRuleInput) {
   env = setup();

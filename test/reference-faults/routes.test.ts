@@ -134,7 +134,11 @@ describe('/_simulator/faults', () => {
       { kind: 'reset', match: { method: 'PO ST' } },
       'match.method: must be an HTTP method',
     ],
-    ['an empty merchant', { kind: 'reset', match: { merchant_id: '' } }, 'match.merchant_id: must be a merchant id'],
+    [
+      'an empty merchant',
+      { kind: 'reset', match: { merchant_id: '' } },
+      'match.merchant_id: must be a merchant id',
+    ],
     ['a match that is no object', { kind: 'reset', match: 'POST' }, 'match: must be an object'],
     ['an unknown match field', { kind: 'reset', match: { host: 'x' } }, 'match: unknown field "host"'],
     ['an unknown field', { kind: 'reset', ratio: 1 }, 'unknown field "ratio"'],
