@@ -103,5 +103,7 @@ const floors = Object.fromEntries(
   }),
 );
 for (const [test, f] of Object.entries(floors))
-  console.error(`reference ${test}: ${f.ratio?.toFixed(2)} of bare node:http, floor ${f.floor}: ${f.met ? 'met' : 'NOT met'}`);
+  console.error(
+    `reference ${test}: ${f.ratio?.toFixed(2)} of bare node:http, floor ${f.floor}: ${f.met ? 'met' : 'NOT met'}`,
+  );
 await emit('http-load', { rounds, seconds, connections: 10, floors, ...results });

@@ -61,7 +61,7 @@ secret = endpoint.secret;
 const psp = new sdk.PspClient({ apiKey: facts.api_key, baseUrl: facts.base_url });
 
 async function life(i) {
-  const { payment } = await psp.payments.create({ amount: 10_000 + i, order_id: `life-${i}` });
+  const { payment } = await psp.payments.create({ amount: 150_000, order_id: `life-${i}` });
   const delivered = new Promise((resolve) => waiting.set(payment.id, resolve));
   await admin('POST', `/_simulator/payments/${payment.id}/succeed`, facts.admin_token);
   await delivered;

@@ -77,7 +77,8 @@ for (let r = 0; r < rounds; r++) {
 const rows = variants.map(([name], i) => {
   const wall = summarize(samples[i].map((s) => s.wallMs));
   const over = summarize(samples[i].map((s, r) => s.wallMs - samples[0][r].wallMs));
-  const own = samples[i][0].inProcessMs === undefined ? undefined : summarize(samples[i].map((s) => s.inProcessMs));
+  const own =
+    samples[i][0].inProcessMs === undefined ? undefined : summarize(samples[i].map((s) => s.inProcessMs));
   return {
     name,
     wallMs: wall.median,

@@ -1,7 +1,6 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
 import { Buffer } from 'node:buffer';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { DEFAULTS } from '../domain/defaults.js';
 import { ConnectionReset } from '../faults/index.js';

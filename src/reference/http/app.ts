@@ -7,32 +7,20 @@ import { payPageRoutes } from './pay-page.js';
 import { buyerPort } from './buyer-port.js';
 import { publicRoutes } from './public-routes.js';
 
-// Every route and its methods: an unmatched method on a known path is a 405 with Allow, not a 404.
-const ROUTES: Array<[RegExp, string[]]> = [
-  [/^\/api\/v1\/public\/payments$/, ['POST']],
-  [/^\/api\/v1\/public\/payments\/[^/]+$/, ['GET', 'HEAD']],
-  [/^\/api\/v1\/public\/payments\/[^/]+\/(cancel|refund)$/, ['POST']],
-  [/^\/api\/v1\/public\/payouts$/, ['POST']],
-  [/^\/api\/v1\/public\/payouts\/[^/]+$/, ['GET', 'HEAD']],
-  [/^\/api\/v1\/public\/(banks\/sbp|events)$/, ['GET', 'HEAD']],
-  [/^\/_cabinet\/merchants$/, ['POST']],
-  [/^\/_cabinet\/(merchants|terminals)\/[^/]+$/, ['GET', 'HEAD', 'PATCH']],
-  [/^\/_cabinet\/terminals\/[^/]+\/api-keys$/, ['GET', 'HEAD', 'POST']],
-  [/^\/_cabinet\/api-keys\/[^/]+$/, ['DELETE']],
-  [/^\/_cabinet\/shops\/[^/]+\/webhook-endpoints$/, ['POST']],
-  [/^\/_cabinet\/webhook-endpoints\/[^/]+\/rotate-secret$/, ['POST']],
-  [/^\/_cabinet\/webhook-endpoints\/[^/]+$/, ['DELETE']],
-  [/^\/_cabinet\/webhook-endpoints\/[^/]+\/deliveries$/, ['GET', 'HEAD']],
-  [/^\/_cabinet\/events\/[^/]+\/resend$/, ['POST']],
-  [
-    /^\/_simulator\/(payments\/[^/]+\/(succeed|fail|expire|process)|payouts\/[^/]+\/(succeed|fail))$/,
-    ['POST'],
-  ],
-  [/^\/_simulator\/clock\/advance$/, ['POST']],
-  [/^\/_simulator\/clock$/, ['GET', 'HEAD']],
-  [/^\/_simulator\/faults$/, ['GET', 'HEAD', 'POST', 'DELETE']],
-  [/^\/_simulator\/faults\/[^/]+$/, ['DELETE']],
-];
+/**
+ * The methods of the app's routes, by path pattern, read from hono's own route list (no hand-kept copy): an
+ * unmatched method on a known path is then a 405 with `Allow`, not a 404. A GET route answers HEAD too.
+ */
+function methodsByPath(app: Hono<AppEnv>): Array<[RegExp, string[]]> {
+  const table = new Map<string, string[]>();
+  for (const { method, path } of app.routes) {
+    if (method === 'ALL' || path.includes('*')) continue; // middleware
+    const methods = table.get(path) ?? [];
+    for (const m of method === 'GET' ? ['GET', 'HEAD'] : [method]) if (!methods.includes(m)) methods.push(m);
+    table.set(path, methods);
+  }
+  return [...table].map(([path, methods]) => [new RegExp(`^${path.replace(/:[^/]+/g, '[^/]+')}$`), methods]);
+}
 
 /** Options of {@link createApp}. */
 export interface AppOptions {
@@ -61,9 +49,11 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Hono<AppEnv>
   app.route('/_cabinet', cabinetRoutes(deps));
   app.route('/_simulator', simulatorRoutes(deps));
   app.route('/pay', payPageRoutes(buyerPort(deps.domain)));
+  let routes: Array<[RegExp, string[]]> | undefined;
   app.notFound((c) => {
     const path = c.req.path;
-    const allowed = ROUTES.find(([re]) => re.test(path))?.[1];
+    routes ??= methodsByPath(app);
+    const allowed = routes.find(([re]) => re.test(path))?.[1];
     if (allowed) {
       return errorResponse(
         405,
