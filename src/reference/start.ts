@@ -39,9 +39,10 @@ export interface RunningReference extends StartupFacts {
  * sees the real peer. The buyer's page is served at `pay_url`.
  *
  * @param options Reference options (`clock`, `publicUrl`, `trustProxy`, `webhookFetch`, `webhookDelivery` (here
- *   default `'worker'`), `logger`) plus
- *   `host` (default `127.0.0.1`) and `port` (default `4010`; 0 for a free port).
+ *   default `'worker'`), `logger`, `faults`, `seed`)
+ *   plus `host` (default `127.0.0.1`) and `port` (default `4010`; 0 for a free port).
  * @throws Error when the address cannot be bound (for example, the port is taken); nothing keeps running then.
+ * @throws TypeError for a bad fault rule or seed, before anything starts.
  *
  * @example
  * ```ts
