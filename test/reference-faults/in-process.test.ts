@@ -1,7 +1,7 @@
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PspClient } from '../../src/index.js';
-import { createReference } from '../../src/reference/index.js';
+import { ConnectionReset, createReference } from '../../src/reference/index.js';
 import { createReferenceHandlers } from '../../src/reference/msw.js';
 
 // Faults without sockets: under msw a reset is msw's network error (the code under test's fetch rejects with a
@@ -85,5 +85,20 @@ describe('PspClient over reference.fetch', () => {
     } finally {
       await ref.close();
     }
+  });
+});
+
+describe('ConnectionReset', () => {
+  it('is recognised across copies of the package (the CommonJS build bundles the msw entry apart)', () => {
+    const foreign = Object.defineProperty(
+      new TypeError('x'),
+      Symbol.for('psp-sdk.reference.connection-reset'),
+      {
+        value: true,
+      },
+    );
+    expect(foreign instanceof ConnectionReset).toBe(true);
+    expect(new TypeError('fetch failed') instanceof ConnectionReset).toBe(false);
+    expect((null as unknown as object) instanceof ConnectionReset).toBe(false);
   });
 });

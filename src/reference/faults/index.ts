@@ -5,6 +5,8 @@ import { checkFaultRule, type FaultRule, type FaultRuleInput, parseFaultRules, p
 export type { FaultRule, FaultRuleInput } from './rule.js';
 export { parseFaultRules } from './rule.js';
 
+const RESET = Symbol.for('psp-sdk.reference.connection-reset');
+
 // The rules live in memory on behalf of one admin token: bounded like everything else a caller can add.
 const MAX_RULES = 1_000;
 
@@ -17,6 +19,13 @@ export class ConnectionReset extends TypeError {
   override readonly name = 'ConnectionReset';
   constructor(ruleId: string) {
     super(`fetch failed: the connection was reset (fault rule ${ruleId} of the reference)`);
+    Object.defineProperty(this, RESET, { value: true });
+  }
+
+  // By a registry-wide brand, not the prototype: the CommonJS build bundles `psp-sdk/reference/msw` apart from
+  // `psp-sdk/reference`, each with its own copy of this class.
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === 'object' && value !== null && RESET in value;
   }
 }
 
