@@ -4,7 +4,7 @@
  * is imported by this entry only.
  */
 import { type HttpHandler, HttpResponse, http } from 'msw';
-import { ConnectionReset } from './faults/index.js';
+import { ConnectionReset } from './faults/reset.js';
 import type { Reference } from './service.js';
 
 /** Options of {@link createReferenceHandlers}. */
