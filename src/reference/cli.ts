@@ -73,6 +73,8 @@ async function main(argv: string[]): Promise<void> {
       // Request/Response, which it writes without reading each answer back through a stream. In-process
       // (startReference) the app's globals stay untouched.
       overrideGlobalObjects: true,
+      ...(config.faults ? { faults: config.faults } : {}),
+      ...(config.seed === undefined ? {} : { seed: config.seed }),
       ...(config.quiet ? {} : { logger: log }),
     });
   } catch (error) {

@@ -36,6 +36,9 @@ export type {
   CabinetApi,
   CreatedMerchant,
   DeliveryInfo,
+  FaultRule,
+  FaultRuleInput,
+  FaultsApi,
   MerchantSettings,
   PaymentOutcome,
   PayoutOutcome,
@@ -50,7 +53,14 @@ export type {
   StateApi,
   TerminalSettings,
 } from './service.js';
-export { createReference, DEFAULTS, FakeBank, planPaymentOutcome, planPayoutOutcome } from './service.js';
+export {
+  ConnectionReset,
+  createReference,
+  DEFAULTS,
+  FakeBank,
+  planPaymentOutcome,
+  planPayoutOutcome,
+} from './service.js';
 export type { RunningReference, StartReferenceOptions } from './start.js';
 export type { DeliveryAttempt } from './webhooks/log.js';
 export type { WebhookService } from './webhooks/index.js';

@@ -3,7 +3,8 @@
  * run the SDK against the real service logic with no sockets at all. msw is an optional peer dependency and
  * is imported by this entry only.
  */
-import { type HttpHandler, http } from 'msw';
+import { type HttpHandler, HttpResponse, http } from 'msw';
+import { ConnectionReset } from './faults/reset.js';
 import type { Reference } from './service.js';
 
 /** Options of {@link createReferenceHandlers}. */
@@ -64,10 +65,18 @@ export function createReferenceHandlers(
   const address = options.remoteAddress ?? '127.0.0.1';
   const remoteAddressOf = typeof address === 'function' ? address : () => address;
   const strip = prefix.length - base.origin.length;
+  // A fault rule's reset (or timeout) becomes msw's network error: the code under test's fetch rejects with a
+  // TypeError, as on a dropped connection.
+  const answer = (request: Request, remoteAddress: string | undefined) =>
+    reference
+      .fetch(request, { remoteAddress })
+      .catch((error: unknown) =>
+        error instanceof ConnectionReset ? HttpResponse.error() : Promise.reject(error),
+      );
   return [
     http.all(pattern, ({ request }) => {
       const remoteAddress = remoteAddressOf(request);
-      if (strip === 0) return reference.fetch(request, { remoteAddress });
+      if (strip === 0) return answer(request, remoteAddress);
       // The reference serves from its root: drop the base path the client prepends.
       const url = new URL(request.url);
       url.pathname = url.pathname.slice(strip) || '/';
@@ -76,7 +85,7 @@ export function createReferenceHandlers(
         init.body = request.body;
         init.duplex = 'half';
       }
-      return reference.fetch(new Request(url, { ...init, signal: request.signal }), { remoteAddress });
+      return answer(new Request(url, { ...init, signal: request.signal }), remoteAddress);
     }),
   ];
 }

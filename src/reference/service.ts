@@ -3,6 +3,7 @@ import { type CabinetApi, createCabinet, createSimulator, type SimulatorApi } fr
 import { Domain } from './domain/core.js';
 import { randomToken } from './domain/ids.js';
 import type { BankAdapter } from './domain/bank.js';
+import { ConnectionReset, Faults, type FaultRuleInput, type FaultsApi } from './faults/index.js';
 import { createApp } from './http/app.js';
 import { redactSecrets, toResponse } from './http/errors.js';
 import { createEventStreamHub } from './sse/index.js';
@@ -11,6 +12,8 @@ import { createWebhookService } from './webhooks/index.js';
 
 export type { CabinetApi, SimulatorApi } from './domain/control.js';
 export type { Restored, Snapshot, StateApi } from './state/index.js';
+export type { FaultRule, FaultRuleInput, FaultsApi } from './faults/index.js';
+export { ConnectionReset } from './faults/index.js';
 export type {
   ApiKeyInfo,
   CreatedMerchant,
@@ -56,6 +59,15 @@ export interface ReferenceOptions {
    * @example createReference({ clock: 'manual', state: JSON.parse(await readFile('state.json', 'utf8')) })
    */
   state?: unknown;
+  /**
+   * Fault rules played on the public API from the start, as `POST /_simulator/faults` takes them (the contract's
+   * "Faults"). Default none. A bad rule throws a TypeError naming its index and field.
+   *
+   * @example createReference({ seed: 7, faults: [{ kind: 'reset', phase: 'after', probability: 0.3 }] })
+   */
+  faults?: FaultRuleInput[];
+  /** Makes the fault rules' `probability` draws repeatable (a safe integer). Default: a random seed. */
+  seed?: number;
 }
 
 /** What the socket adapter knows about a request and a Request cannot carry. */
@@ -108,8 +120,8 @@ export interface Reference {
   readonly clock: Clock;
   /** Typed methods, one per `/_cabinet` route of the contract. */
   readonly cabinet: CabinetApi;
-  /** Typed methods, one per `/_simulator` route (snapshot and restore included), plus `advanceClock(seconds)`. */
-  readonly simulator: SimulatorApi & StateApi;
+  /** Typed methods, one per `/_simulator` route (faults, snapshot and restore included), plus `advanceClock(seconds)`. */
+  readonly simulator: SimulatorApi & FaultsApi & StateApi;
   /** Counts of stored objects (not part of the contract; for tests and benchmarks). */
   stats(): ReferenceStats;
   /** Cancels timers, ends SSE streams, settles in-flight webhook deliveries. */
@@ -140,7 +152,9 @@ function makeClock(option: ReferenceOptions['clock']): Clock {
  * ```
  */
 export function createReference(options: ReferenceOptions = {}): Reference {
-  const initial = options.state === undefined ? undefined : buildState(options.state);
+  // First: a bad rule, seed or state throws before anything starts.
+  const faults = new Faults({ seed: options.seed, rules: options.faults });
+  const initial = options.state === undefined ? undefined : buildState(options.state, faults);
   const clock = makeClock(options.clock);
   const log = options.logger;
   const domain = new Domain({ clock, ...(options.bank ? { bank: options.bank } : {}) });
@@ -154,9 +168,14 @@ export function createReference(options: ReferenceOptions = {}): Reference {
   const cabinet = createCabinet(domain, webhooks);
   const adminToken = initial?.doc.admin_token ?? `adm_${randomToken(40)}`;
   const first = initial?.doc.facts ?? cabinet.createMerchant({ name: 'Reference merchant' });
-  const state = createState({ domain, webhooks, hub, adminToken, facts: first });
+  const state = createState({ domain, webhooks, hub, adminToken, facts: first, faults });
   if (initial) state.apply(initial);
-  const simulator = { ...createSimulator(domain), snapshot: state.snapshot, restore: state.restore };
+  const simulator = {
+    ...createSimulator(domain),
+    ...faults.api(),
+    snapshot: state.snapshot,
+    restore: state.restore,
+  };
   const facts: StartupFacts = Object.freeze({ admin_token: adminToken, ...first });
   const appDeps = {
     domain,
@@ -165,6 +184,7 @@ export function createReference(options: ReferenceOptions = {}): Reference {
     hub,
     adminToken,
     trustProxy: options.trustProxy ?? false,
+    faults,
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
   };
   const app = createApp(appDeps, { ...(log ? { log } : {}) });
@@ -182,6 +202,11 @@ export function createReference(options: ReferenceOptions = {}): Reference {
       try {
         res = await app.fetch(request, { ...info });
       } catch (err) {
+        // A fault's reset rejects, as fetch does when the connection drops; the node adapter destroys the socket.
+        if (err instanceof ConnectionReset) {
+          log?.(`${request.method} ${redactSecrets(new URL(request.url).pathname).slice(0, 200)} reset`);
+          throw err;
+        }
         res = toResponse(err, log);
       }
       try {
@@ -207,6 +232,7 @@ export function createReference(options: ReferenceOptions = {}): Reference {
     }),
     close() {
       closed ??= (async () => {
+        faults.close();
         domain.close();
         hub.close();
         await webhooks.close();

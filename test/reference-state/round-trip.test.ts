@@ -93,6 +93,23 @@ describe('snapshot and restore', () => {
     expect((await call('/payments', { body: { amount: 1000 }, key: second.api_key })).status).toBe(201);
   });
 
+  test('fault rules come back with their ids and hits; a bad one is refused whole', async () => {
+    const { ref, call } = setup();
+    const rule = ref.simulator.addFault({ kind: 'error', status: 503, count: 2, match: { method: 'GET' } });
+    expectError(await call('/banks/sbp'), 503);
+    const doc = ref.simulator.snapshot();
+    expect(doc.fault_rules).toEqual([{ ...rule, hits: 1 }]);
+    ref.simulator.clearFaults();
+    ref.simulator.restore(doc);
+    expect(ref.simulator.listFaults().items).toEqual([{ ...rule, hits: 1 }]);
+    expectError(await call('/banks/sbp'), 503); // its second and last hit
+    expect((await call('/banks/sbp')).status).toBe(200);
+    const before = ref.simulator.snapshot();
+    const bad = { ...doc, fault_rules: [{ ...doc.fault_rules[0], status: 200 }] };
+    expect(() => ref.simulator.restore(bad)).toThrow(/fault_rules\[0\]\.status/);
+    expect(ref.simulator.snapshot()).toEqual(before);
+  });
+
   test("the document is the caller's: changing it changes nothing live", async () => {
     const { ref, paid } = await populated();
     const doc = ref.simulator.snapshot();

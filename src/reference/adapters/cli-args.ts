@@ -1,7 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 // The bundler inlines this one field at build time (the JSON is not read at run time, and the rest of
 // package.json stays out of the bundle), so the bin reports the version it was built as, wherever it runs from.
 import pkg from '../../../package.json' with { type: 'json' };
+import { type FaultRuleInput, parseFaultRules } from '../faults/index.js';
 import type { RunningReference } from '../start.js';
 
 /** The package's version, as `psp-reference --version` prints it. */
@@ -23,6 +25,9 @@ Options:
   --trust-proxy         take the client address from X-Forwarded-For for the IP allow-list
   --state <file>        start from this snapshot file when it exists, and write the whole state there
                         on SIGINT/SIGTERM (owner-only: it holds the keys and secrets)
+  --faults <file>       fault rules to play on the public API from the start (a JSON array, as
+                        POST /_simulator/faults takes them)
+  --seed <integer>      makes the fault rules' probability draws repeatable (default random)
   --json                print the startup facts as one JSON line on stdout; logs go to stderr
   -q, --quiet           no request or service log lines on stderr
   -v, --version         print the package's version and exit
@@ -39,6 +44,8 @@ export interface CliConfig {
   trustProxy: boolean;
   /** `--state <file>`: the snapshot file to start from and save to. */
   state?: string;
+  faults?: FaultRuleInput[];
+  seed?: number;
   json: boolean;
   quiet: boolean;
   help: boolean;
@@ -65,6 +72,8 @@ export function parseCliArgs(argv: string[]): CliConfig {
         'public-url': { type: 'string' },
         'trust-proxy': { type: 'boolean' },
         state: { type: 'string' },
+        faults: { type: 'string' },
+        seed: { type: 'string' },
         json: { type: 'boolean' },
         quiet: { type: 'boolean', short: 'q' },
         help: { type: 'boolean', short: 'h' },
@@ -96,6 +105,13 @@ export function parseCliArgs(argv: string[]): CliConfig {
     }
   }
   if (values.state === '') throw new UsageError('--state must name a file');
+  let seed: number | undefined;
+  if (values.seed !== undefined) {
+    seed = Number(values.seed);
+    if (!/^-?\d+$/.test(String(values.seed)) || !Number.isSafeInteger(seed)) {
+      throw new UsageError(`--seed must be an integer, got '${String(values.seed)}'`);
+    }
+  }
   return {
     ...(values.state === undefined ? {} : { state: String(values.state) }),
     host,
@@ -103,11 +119,28 @@ export function parseCliArgs(argv: string[]): CliConfig {
     clock,
     publicUrl,
     trustProxy: values['trust-proxy'] === true,
+    ...(values.faults === undefined ? {} : { faults: readFaults(String(values.faults)) }),
+    ...(seed === undefined ? {} : { seed }),
     json: values.json === true,
     quiet: values.quiet === true,
     help: values.help === true,
     version: values.version === true,
   };
+}
+
+/** The rules of a `--faults` file, checked whole: a file that cannot be read or holds a bad rule is a UsageError. */
+function readFaults(file: string): FaultRuleInput[] {
+  try {
+    return parseFaultRules(JSON.parse(readFileSync(file, 'utf8')));
+  } catch (error) {
+    const why =
+      error instanceof SyntaxError
+        ? `is not JSON (${error.message})`
+        : error instanceof TypeError
+          ? error.message
+          : `cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`;
+    throw new UsageError(`--faults ${file}: ${why}`);
+  }
 }
 
 /** The startup facts of the contract, in its key order. */

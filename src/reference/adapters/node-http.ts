@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { DEFAULTS } from '../domain/defaults.js';
+import { ConnectionReset } from '../faults/index.js';
 import { answerClientError } from './client-errors.js';
 
 /**
@@ -121,7 +122,18 @@ export function createNodeListener(
       const body = await readBody(incoming);
       if (body === 'gone') return jsonError(400, 'bad_request', 'The client went away.');
       const remoteAddress = normalizeRemoteAddress(incoming.socket?.remoteAddress);
-      const res = await handler(request, body ? { remoteAddress, body } : { remoteAddress });
+      let res: Response;
+      try {
+        res = await handler(request, body ? { remoteAddress, body } : { remoteAddress });
+      } catch (error) {
+        // A fault's reset: the connection ends with a TCP RST and no answer (errorHandler then writes nothing).
+        if (error instanceof ConnectionReset) {
+          const socket = incoming.socket;
+          if (typeof socket.resetAndDestroy === 'function') socket.resetAndDestroy();
+          else socket.destroy();
+        }
+        throw error;
+      }
       // The client left before the answer: nobody reads its body, which must not stay open (an event stream).
       if ((env.outgoing as ServerResponse).destroyed) await res.body?.cancel().catch(() => {});
       return res;
@@ -135,9 +147,11 @@ export function createNodeListener(
       // Only a request that cannot become a `Request` (malformed target or Host header) or a handler that throws
       // lands here; the reference itself answers every client mistake with its own 4xx.
       errorHandler: (error: unknown) =>
-        error instanceof Error && error.name === 'RequestError'
-          ? jsonError(400, 'bad_request', 'The request target or Host header is malformed.')
-          : jsonError(500, 'internal_error', 'The reference failed to answer this request.'),
+        error instanceof ConnectionReset
+          ? undefined
+          : error instanceof Error && error.name === 'RequestError'
+            ? jsonError(400, 'bad_request', 'The request target or Host header is malformed.')
+            : jsonError(500, 'internal_error', 'The reference failed to answer this request.'),
     },
   ) as (incoming: IncomingMessage, outgoing: ServerResponse) => Promise<void>;
 }

@@ -1,6 +1,7 @@
 import { Hono, type MiddlewareHandler } from 'hono';
 import type { AppDeps, AppEnv } from './context.js';
 import { cabinetRoutes, simulatorRoutes } from './control-routes.js';
+import { ConnectionReset } from '../faults/index.js';
 import { errorResponse, toResponse } from './errors.js';
 import { payPageRoutes } from './pay-page.js';
 import { buyerPort } from './buyer-port.js';
@@ -65,6 +66,10 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Hono<AppEnv>
     }
     return errorResponse(404, 'not_found', 'No such endpoint.');
   });
-  app.onError((err) => toResponse(err, options.log));
+  app.onError((err) => {
+    // A fault's reset has no answer: it leaves the app for the adapter to drop the connection.
+    if (err instanceof ConnectionReset) throw err;
+    return toResponse(err, options.log);
+  });
   return app;
 }

@@ -5,6 +5,7 @@ import type { Domain } from '../domain/core.js';
 import type { CabinetApi, SimulatorApi } from '../domain/control.js';
 import { DomainError } from '../domain/errors.js';
 import type { Caller } from '../domain/validate.js';
+import type { Faults } from '../faults/index.js';
 import type { EventStreamHub } from '../sse/index.js';
 import type { StateApi } from '../state/index.js';
 import { quote } from './errors.js';
@@ -26,6 +27,8 @@ export interface AppDeps {
   trustProxy: boolean;
   /** Origin of `payment_url`; default the request's own origin. */
   publicUrl?: string;
+  /** The fault rules played on the public API (`/_simulator/faults`). Default: none, and no routes for them. */
+  faults?: Faults;
 }
 
 /** A path id: a UUIDv4, else 404 naming the problem (no object can have that id). */

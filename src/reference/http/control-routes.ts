@@ -1,5 +1,6 @@
 import { type Context, Hono } from 'hono';
 import { DomainError } from '../domain/errors.js';
+import type { FaultRuleInput } from '../faults/index.js';
 import { bearer, isAdminToken } from './auth.js';
 import { parseJson, readRawBody, requireNoBody } from './body.js';
 import { type AppDeps, type AppEnv, pathId } from './context.js';
@@ -133,5 +134,20 @@ export function simulatorRoutes(deps: AppDeps): Hono<AppEnv> {
   r.get('/clock', () => json(200, sim.getClock()));
   r.get('/snapshot', () => json(200, sim.snapshot()));
   r.post('/restore', (c) => json(200, sim.restore(body(c))));
+  const faults = deps.faults;
+  if (faults) {
+    r.post('/faults', (c) => json(201, faults.addFault(body(c) as FaultRuleInput)));
+    r.get('/faults', () => json(200, faults.listFaults()));
+    r.delete('/faults/:id', (c) => {
+      noBody(c);
+      faults.removeFault(c.req.param('id'));
+      return c.body(null, 204);
+    });
+    r.delete('/faults', (c) => {
+      noBody(c);
+      faults.clearFaults();
+      return c.body(null, 204);
+    });
+  }
   return r;
 }

@@ -5,6 +5,7 @@ import { authenticate, checkBlock, checkSignature, clientAddress } from './auth.
 import { type AppDeps, type AppEnv, idempotencyKey, pathId } from './context.js';
 import { json, jsonText } from './errors.js';
 import { checkExpect, header } from './headers.js';
+import { faultMiddleware } from '../faults/middleware.js';
 
 const NO_BODY = new Uint8Array(0);
 
@@ -32,6 +33,8 @@ export function publicRoutes(deps: AppDeps): Hono<AppEnv> {
   const r = new Hono<AppEnv>();
   const ct = (c: { req: { raw: Request } }) => header(c.req.raw, 'content-type');
 
+  // Faults first: they stand for the network in front of the service (src/reference/faults).
+  if (deps.faults) r.use('*', faultMiddleware(deps.faults, domain));
   // Section 5, in order: key, allow-list, rate limit, live mode, then the body and its signature.
   r.use('*', async (c, next) => {
     const request = c.req.raw;

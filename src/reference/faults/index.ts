@@ -1,0 +1,185 @@
+import { DomainError } from '../domain/errors.js';
+import { randomToken } from '../domain/ids.js';
+import { ConnectionReset } from './reset.js';
+import { checkFaultRule, type FaultRule, type FaultRuleInput, parseFaultRules, pathMatches } from './rule.js';
+
+export type { FaultRule, FaultRuleInput } from './rule.js';
+export { ConnectionReset } from './reset.js';
+export { parseFaultRules } from './rule.js';
+
+// The rules live in memory on behalf of one admin token: bounded like everything else a caller can add.
+const MAX_RULES = 1_000;
+
+/**
+ * The fault rules as typed methods, one per `/_simulator/faults` route; on `ref.simulator` beside the others.
+ *
+ * @example
+ * ```ts
+ * const ref = createReference({ seed: 42 });
+ * ref.simulator.addFault({ kind: 'reset', phase: 'after', probability: 0.3, match: { method: 'POST' } });
+ * ref.simulator.listFaults().items[0].hits; // times it fired
+ * ref.simulator.clearFaults();
+ * ```
+ */
+export interface FaultsApi {
+  /** `POST /_simulator/faults`: the rule with its `id` and `hits: 0`; 400 `bad_request` naming a bad field. */
+  addFault(rule: FaultRuleInput): FaultRule;
+  /** `GET /_simulator/faults`: every rule in the order added, with `hits`. */
+  listFaults(): { items: FaultRule[] };
+  /** `DELETE /_simulator/faults/{id}`: 404 `not_found` for an unknown id. */
+  removeFault(id: string): void;
+  /** `DELETE /_simulator/faults`: every rule removed. */
+  clearFaults(): void;
+}
+
+/** What a request is matched on; `merchantId` is asked only when a rule names a merchant. */
+export interface FaultRequest {
+  method: string;
+  path: string;
+  merchantId: () => string | undefined;
+}
+
+/**
+ * mulberry32: a small seedable PRNG with a 2^32 period, plenty for a few coin flips per request, so the same
+ * seed and the same requests give the same faults.
+ */
+function prng(seed: number): () => number {
+  let a = (seed >>> 0) ^ Math.imul(Math.floor(seed / 2 ** 32) >>> 0, 0x9e3779b9);
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+/** The fault rules of one reference: the list, the seeded draws, and the real-time waits they cause. */
+export class Faults implements FaultsApi {
+  readonly seed: number;
+  readonly #draw: () => number;
+  readonly #rules: FaultRule[] = [];
+  // Ends every wait at close(), so a 60-second timeout does not hold the process.
+  readonly #closed = new AbortController();
+
+  /**
+   * @param seed Makes `probability` draws repeatable. Default: random.
+   * @throws TypeError for a seed that is not a safe integer, or a bad rule (naming its index and field).
+   */
+  constructor(options: { seed?: number; rules?: unknown } = {}) {
+    const { seed = crypto.getRandomValues(new Uint32Array(1))[0]!, rules = [] } = options;
+    if (!Number.isSafeInteger(seed)) throw new TypeError(`seed must be an integer, got ${String(seed)}`);
+    this.seed = seed;
+    this.#draw = prng(seed);
+    for (const rule of parseFaultRules(rules)) this.addFault(rule);
+  }
+
+  addFault(input: FaultRuleInput): FaultRule {
+    const rule = checkFaultRule(input);
+    if ('error' in rule) throw new DomainError(400, 'bad_request', rule.error);
+    if (this.#rules.length >= MAX_RULES) {
+      throw new DomainError(409, 'too_many_rules', `At most ${MAX_RULES} fault rules; delete some first.`);
+    }
+    const stored = { id: `flt_${randomToken(16)}`, ...rule };
+    this.#rules.push(stored);
+    return { ...stored, match: { ...stored.match } };
+  }
+
+  listFaults(): { items: FaultRule[] } {
+    return { items: this.#rules.map((r) => ({ ...r, match: { ...r.match } })) };
+  }
+
+  removeFault(id: string): void {
+    const i = this.#rules.findIndex((r) => r.id === id);
+    if (i < 0) throw new DomainError(404, 'not_found', 'No fault rule with this id.');
+    this.#rules.splice(i, 1);
+  }
+
+  clearFaults(): void {
+    this.#rules.length = 0;
+  }
+
+  /**
+   * The rule that applies to a request: the first, in the order added, that matches and fires (counted in its
+   * `hits`). A rule at its `count` is skipped; a draw is taken only for a probability strictly between 0 and 1.
+   */
+  pick(req: FaultRequest): FaultRule | undefined {
+    for (const rule of this.#rules) {
+      if (rule.count !== undefined && rule.hits >= rule.count) continue;
+      const m = rule.match;
+      if (m.method !== undefined && m.method !== req.method) continue;
+      if (m.path !== undefined && !pathMatches(m.path, req.path)) continue;
+      if (m.merchant_id !== undefined && m.merchant_id !== req.merchantId()) continue;
+      if (rule.probability < 1 && !(rule.probability > 0 && this.#draw() < rule.probability)) continue;
+      rule.hits += 1;
+      return rule;
+    }
+    return undefined;
+  }
+
+  /** The rules as a snapshot keeps them (with `id` and `hits`). */
+  list(): Record<string, unknown>[] {
+    return this.listFaults().items as unknown as Record<string, unknown>[];
+  }
+
+  /**
+   * A restore's two steps: checks every rule of a snapshot (a DomainError 400 naming the bad one), and answers
+   * what puts them in force, ids and hits kept.
+   */
+  prepare(rules: Record<string, unknown>[]): () => void {
+    if (rules.length > MAX_RULES)
+      throw new DomainError(400, 'bad_request', `At most ${MAX_RULES} fault rules.`);
+    const checked = rules.map(({ id, hits, ...input }, i) => {
+      const rule = checkFaultRule(input, `fault_rules[${i}].`);
+      if ('error' in rule) throw new DomainError(400, 'bad_request', `Not a valid snapshot: ${rule.error}`);
+      if (typeof id !== 'string' || !Number.isSafeInteger(hits) || (hits as number) < 0)
+        throw new DomainError(
+          400,
+          'bad_request',
+          `Not a valid snapshot: fault_rules[${i}] needs its id and hits.`,
+        );
+      return { ...rule, id, hits: hits as number };
+    });
+    return () => this.#rules.splice(0, this.#rules.length, ...checked);
+  }
+
+  /** The four control methods, bound, for `ref.simulator`. */
+  api(): FaultsApi {
+    return {
+      addFault: (rule) => this.addFault(rule),
+      listFaults: () => this.listFaults(),
+      removeFault: (id) => this.removeFault(id),
+      clearFaults: () => this.clearFaults(),
+    };
+  }
+
+  /** Whether there is any rule at all (the middleware's fast way out). */
+  get empty(): boolean {
+    return this.#rules.length === 0;
+  }
+
+  /**
+   * Waits `ms` of real time (faults stand for the network, whose deadlines are real time whatever the service
+   * clock says). Rejects with {@link ConnectionReset} early when `signal` aborts (the client left) or at
+   * {@link close}.
+   */
+  wait(ms: number, ruleId: string, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const signals = [this.#closed.signal, ...(signal ? [signal] : [])];
+      if (signals.some((s) => s.aborted)) return reject(new ConnectionReset(ruleId));
+      const end = (reset: boolean) => {
+        clearTimeout(timer);
+        for (const s of signals) s.removeEventListener('abort', onAbort);
+        if (reset) reject(new ConnectionReset(ruleId));
+        else resolve();
+      };
+      const onAbort = () => end(true);
+      const timer = setTimeout(end, ms, false);
+      for (const s of signals) s.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  /** Ends every wait in progress (with a reset); later waits end at once. */
+  close(): void {
+    this.#closed.abort();
+  }
+}

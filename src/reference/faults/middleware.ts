@@ -1,0 +1,84 @@
+import type { Context, MiddlewareHandler } from 'hono';
+import type { Domain } from '../domain/core.js';
+import { bearer } from '../http/auth.js';
+import type { AppEnv } from '../http/context.js';
+import { errorResponse } from '../http/errors.js';
+import { ConnectionReset, type Faults } from './index.js';
+
+/**
+ * The merchant behind a request's API key, looked up without section 5's effects (no rate-limit slot, no
+ * allow-list): a fault stands for the network in front of the service, so a `before` fault happens before the
+ * service counts or judges anything. A request without a valid key has no merchant and matches no
+ * `match.merchant_id` rule.
+ */
+function merchantOf(domain: Domain, request: Request): string | undefined {
+  try {
+    const found = domain.accounts.authenticate(bearer(request));
+    return found.kind === 'ok' ? found.key.merchantId : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+// Replaces the answer whole: hono's `c.res` setter would otherwise carry the old answer's headers over (an
+// `Idempotent-Replayed` on an error, say).
+function replace(c: Context<AppEnv>, res: Response): void {
+  c.res = undefined as unknown as Response;
+  c.res = res;
+}
+
+/** The committed answer nobody will read: its body is cancelled (an event stream leaves the hub). */
+async function discard(c: Context<AppEnv>): Promise<void> {
+  await c.res.body?.cancel().catch(() => {});
+}
+
+/**
+ * The fault rules played on the public API: mounted first on `/api/v1/public`, before section 5, so every public
+ * route and no control route goes through it. `before`: the request never reaches section 5 or its route.
+ * `after`: the route runs and commits, then its answer is replaced (`error`), dropped (`reset`, `timeout` after
+ * its delay) or delayed (`latency`). A reset leaves as a thrown {@link ConnectionReset}.
+ *
+ * @example publicRoutes.use('*', faultMiddleware(faults, domain));
+ */
+export function faultMiddleware(faults: Faults, domain: Domain): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    if (faults.empty) return next();
+    const request = c.req.raw;
+    const rule = faults.pick({
+      method: request.method,
+      path: c.req.path,
+      merchantId: () => merchantOf(domain, request),
+    });
+    if (!rule) return next();
+    const after = rule.phase === 'after';
+    const wait = () => faults.wait(rule.delay_ms ?? 0, rule.id, request.signal);
+    if (rule.kind === 'latency') {
+      if (!after) {
+        // A client that gave up during the delay never had its request processed.
+        await wait();
+        return next();
+      }
+      await next();
+      await wait().catch(async (error: unknown) => {
+        await discard(c);
+        throw error;
+      });
+      return;
+    }
+    if (after) {
+      await next();
+      await discard(c);
+    }
+    if (rule.kind === 'error') {
+      const headers: Record<string, string> =
+        rule.retry_after === undefined ? {} : { 'retry-after': String(rule.retry_after) };
+      const message = `Injected by fault rule ${rule.id} of the reference.`;
+      return replace(
+        c,
+        errorResponse(rule.status ?? 503, rule.code ?? 'service_unavailable', message, headers),
+      );
+    }
+    if (rule.kind === 'timeout') await wait();
+    throw new ConnectionReset(rule.id);
+  };
+}
