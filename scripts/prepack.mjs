@@ -1,0 +1,39 @@
+#!/usr/bin/env node
+// `prepack` (npm pack, npm publish, and `npm install <git url>`, which packs the clone): builds dist/ unless a
+// build newer than every input is already there. A fresh clone has no dist/, so packing it builds; `npm test`
+// builds first and then packs twice more (the package smoke tests, attw), and those packs must not rebuild the
+// dist/ that steps running beside them are reading.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const built = join(root, 'dist', 'index.js');
+
+/** The newest modification time among the build's inputs: src/ and the build's own configuration. */
+function newestInput() {
+  let newest = 0;
+  const visit = (path) => {
+    const stat = statSync(path);
+    if (stat.isDirectory()) for (const name of readdirSync(path)) visit(join(path, name));
+    else newest = Math.max(newest, stat.mtimeMs);
+  };
+  visit(join(root, 'src'));
+  for (const f of ['tsup.config.ts', 'tsconfig.json', 'tsconfig.build.json', 'package.json']) {
+    if (existsSync(join(root, f))) visit(join(root, f));
+  }
+  return newest;
+}
+
+if (existsSync(built) && statSync(built).mtimeMs >= newestInput()) {
+  console.error('prepack: dist/ is newer than every source, not rebuilding');
+} else {
+  console.error('prepack: building dist/ (tsup)');
+  const tsup = spawnSync(process.platform === 'win32' ? 'npx.cmd' : 'npx', ['--no', 'tsup'], {
+    cwd: root,
+    // Its log goes to stderr: `npm pack --json` keeps stdout for the JSON.
+    stdio: ['ignore', process.stderr, 'inherit'],
+  });
+  process.exit(tsup.status ?? 1);
+}
