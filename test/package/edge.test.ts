@@ -15,32 +15,39 @@ interface Answer {
   body: string;
 }
 
-/** Bundles the worker against the installed package, the way wrangler would (esbuild, the worker conditions). */
-async function bundle(): Promise<string> {
+type EdgeRuntime = 'workerd' | 'edge-runtime';
+
+/**
+ * Bundles the worker against the installed package as the platform's tooling would (esbuild, the worker
+ * conditions): an ES module for workerd, a script setting `__worker` for the Edge Runtime VM.
+ */
+async function bundle(runtime: EdgeRuntime): Promise<string> {
   const entry = join(consumer, 'edge-worker.mjs');
   copyFileSync(new URL('./edge/worker.mjs', import.meta.url), entry);
-  const outfile = join(consumer, 'edge-worker.bundle.js');
+  const outfile = join(consumer, `edge-worker.${runtime}.js`);
   await build({
     entryPoints: [entry],
     outfile,
     bundle: true,
-    format: 'esm',
+    ...(runtime === 'workerd'
+      ? { format: 'esm', conditions: ['workerd', 'worker', 'browser'] }
+      : { format: 'iife', globalName: '__worker', conditions: ['edge-light', 'worker', 'browser'] }),
     platform: 'browser',
-    conditions: ['workerd', 'worker', 'browser'],
     target: 'es2022',
     logLevel: 'silent',
   });
   return outfile;
 }
 
-/** Runs `requests` against the bundled worker inside workerd (miniflare on the pinned Node 24). */
-function inWorkerd(
+/** Runs `requests` against the bundled worker inside the runtime (test/runtimes/edge-run.mjs on the pinned Node 24). */
+function inEdgeRuntime(
+  runtime: EdgeRuntime,
   script: string,
   bindings: Record<string, string>,
   requests: Array<{ path: string; method?: string; headers?: Record<string, string>; body?: string }>,
 ): Promise<Answer[]> {
   return new Promise((resolve, reject) => {
-    const child = spawn(join(runtimes, 'node_modules', '.bin', 'node'), [join(runtimes, 'workerd-run.mjs')], {
+    const child = spawn(join(runtimes, 'node_modules', '.bin', 'node'), [join(runtimes, 'edge-run.mjs')], {
       cwd: runtimes,
       stdio: ['pipe', 'pipe', 'pipe'],
     });
@@ -61,16 +68,19 @@ function inWorkerd(
         if (code !== 0) throw new Error(`exit ${code}`);
         resolve(JSON.parse(line) as Answer[]);
       } catch (error) {
-        reject(new Error(`workerd run failed (${String(error)})\nstdout: ${stdout}\nstderr: ${stderr}`));
+        reject(new Error(`${runtime} run failed (${String(error)})\nstdout: ${stdout}\nstderr: ${stderr}`));
       }
     });
-    child.stdin.end(JSON.stringify({ script, bindings, requests }));
+    child.stdin.end(JSON.stringify({ runtime, script, bindings, requests }));
   });
 }
 
 // Edge runtimes are where a webhook verifier most often breaks (no node:crypto, no synchronous Web Crypto): the
-// installed psp-sdk, bundled as a Worker, verifies and refuses webhooks and drives the API inside workerd.
-describe('Cloudflare workerd (miniflare): psp-sdk bundled into a Worker', () => {
+// installed psp-sdk, bundled as an edge function, verifies and refuses webhooks and drives the API in each.
+describe.each([
+  ['workerd', 'Cloudflare workerd (miniflare)', 'Cloudflare-Workers'],
+  ['edge-runtime', "Vercel's Edge Runtime (@edge-runtime/vm)", 'edge-runtime'],
+] as const)('%s: psp-sdk bundled into an edge function (%s)', (runtime, _label, runtimeName) => {
   let ref: RunningReference;
   let answers: Answer[];
   const signed = signWebhook(
@@ -86,8 +96,9 @@ describe('Cloudflare workerd (miniflare): psp-sdk bundled into a Worker', () => 
 
   beforeAll(async () => {
     ref = await startReference({ port: 0 });
-    answers = await inWorkerd(
-      await bundle(),
+    answers = await inEdgeRuntime(
+      runtime,
+      await bundle(runtime),
       { WEBHOOK_SECRET: SECRET, PSP_API_KEY: ref.api_key, PSP_BASE_URL: ref.base_url },
       [
         { path: '/webhook', method: 'POST', headers, body: signed.body },
@@ -120,7 +131,7 @@ describe('Cloudflare workerd (miniflare): psp-sdk bundled into a Worker', () => 
     const [, , client] = answers;
     expect(client?.status, client?.body).toBe(200);
     const report = JSON.parse(client!.body) as Record<string, string | number>;
-    expect(report.runtime).toBe('Cloudflare-Workers');
+    expect(report.runtime).toBe(runtimeName);
     expect(report.read).toBe(report.created);
     expect(report.status).toBe('pending');
     expect(report.payment_url).toBe(`${ref.pay_url}/${report.created}`);

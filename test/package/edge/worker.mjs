@@ -1,4 +1,5 @@
-// A Cloudflare Worker that uses the installed psp-sdk as a merchant would: it verifies the webhooks POSTed to
+// An edge function (a Cloudflare Worker, the same code on Vercel's Edge Runtime) that uses the installed psp-sdk
+// as a merchant would: it verifies the webhooks POSTed to
 // /webhook and, on /client, creates a payment, reads it back and lists the SBP banks through PspClient. The test
 // bundles it with esbuild and runs it in workerd (test/runtimes/workerd-run.mjs); answers are JSON so that the
 // test can tell what broke.
@@ -37,7 +38,8 @@ export default {
         const read = await client.payments.get(payment.id);
         const banks = await client.banks.list();
         return Response.json({
-          runtime: navigator.userAgent,
+          // Vercel's Edge Runtime names itself in the EdgeRuntime global; workerd in navigator.userAgent.
+          runtime: typeof EdgeRuntime === 'string' ? 'edge-runtime' : globalThis.navigator?.userAgent,
           created: payment.id,
           read: read.id,
           status: read.status,
