@@ -1,15 +1,23 @@
 #!/usr/bin/env node
-// `prepack` (npm pack, npm publish, and `npm install <git url>`, which packs the clone): builds dist/ unless a
-// build newer than every input is already there. A fresh clone has no dist/, so packing it builds; `npm test`
-// builds first and then packs twice more (the package smoke tests, attw), and those packs must not rebuild the
-// dist/ that steps running beside them are reading.
+// Builds dist/ for a tarball unless a build newer than every input is already there.
+// - `prepack` (npm pack, npm publish): a fresh clone has no dist/, so packing it builds. `npm test` builds first
+//   and then packs twice more (the package smoke tests, attw): those packs must not rebuild the dist/ that steps
+//   running beside them are reading.
+// - `prepare` with --as-dependency: npm packs a git (or --install-links directory) dependency after running its
+//   `prepare`, not its `prepack`, so `npm install <git url>` builds here. In this repository's own `npm install`
+//   (INIT_CWD, where npm was invoked, is this package) it does nothing: `npm start` runs from the sources and
+//   `npm test` builds.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const built = join(root, 'dist', 'index.js');
+
+if (process.argv.includes('--as-dependency') && resolve(process.env.INIT_CWD ?? root) === resolve(root)) {
+  process.exit(0);
+}
 
 /** The newest modification time among the build's inputs: src/ and the build's own configuration. */
 function newestInput() {
