@@ -164,9 +164,10 @@ function summary(R) {
     'webhooks <= 5; psp-sdk <= 20',
     mark(bw && bs ? bw.gzipBytes <= 5 * 1024 && bs.gzipBytes <= 20 * 1024 : undefined),
   ]);
+  // The reference's floors of issue 12: what a test double must keep, not a race with node:http.
   for (const [test, label, goal] of [
     ['get', 'reference GET payment, req/s, 10 connections (ratio to bare node:http)', 0.5],
-    ['create', 'reference POST create payment, req/s (ratio to bare node:http)', 0.4],
+    ['create', 'reference POST create payment, req/s (ratio to bare node:http)', 0.25],
   ]) {
     const rows = R.http?.[test];
     const o = find(rows, 'psp-sdk reference');
@@ -177,12 +178,32 @@ function summary(R) {
       o
         ? `${f2(o.ratio)} (${n0(o.rps)} req/s; per server CPU-s ${f2(o.cpuRatio)}); with overrideGlobalObjects ${f2(cli?.ratio)} (CPU ${f2(cli?.cpuRatio)})`
         : '-',
-      `>= ${goal}`,
+      `floor >= ${goal}`,
       // autocannon shares the 2 cores, so node:http's req/s is capped by the load generator and the req/s ratio
       // flatters a slower server; the per-CPU-second ratio is not capped that way. Both are judged.
       o ? `req/s: ${mark(o.ratio >= goal)}; per server CPU-s: ${mark(o.cpuRatio >= goal)}` : mark(undefined),
     ]);
   }
+  const st = R.start?.rows;
+  out.push([
+    'reference start, wall ms over `node -e 0`',
+    '-',
+    st
+      ? `import + startReference ${f1(find(st, 'import + startReference (in-process)')?.overMs)} (inside the process ${f1(find(st, 'import + startReference (in-process)')?.inProcessMs)}); CLI until its JSON line ${f1(find(st, 'psp-reference --json (until its JSON line)')?.overMs)}`
+      : '-',
+    'reported',
+    st ? 'reported' : mark(undefined),
+  ]);
+  const lv = R.lives;
+  out.push([
+    'reference CI workload: payment lives through PspClient (create, pay, webhook verified, refund)',
+    '-',
+    lv?.ok
+      ? `${n0(lv.livesPerSec)} lives/s (${n0(lv.lives)} lives, ${lv.width} at a time; ${n0(lv.verified)} webhooks verified, ${n0(lv.refused)} refused)`
+      : '-',
+    'reported',
+    lv?.ok ? 'reported' : mark(undefined),
+  ]);
   const s = R.sse;
   out.push([
     'reference SSE fan-out, 1,000 streams',
@@ -223,6 +244,8 @@ export async function writeReport({ started, finished, quick, outcomes }) {
     cold: load('cold-import'),
     bundle: load('bundle-size'),
     http: load('http-load'),
+    start: load('reference-start'),
+    lives: load('reference-lives'),
     sse: load('sse-fanout'),
     memory: load('memory'),
     delivery: load('webhook-delivery'),
@@ -258,7 +281,7 @@ Every figure is a ratio to a limit or a peer measured **in the same run, on the 
 | peers and tools | ${PEERS.map((p) => `${p} ${version(p)}`).join(', ')} |
 | run | ${started.toISOString().slice(11, 19)}-${finished.toISOString().slice(11, 19)} UTC; ${outcomes.map((o) => `${o.name} ${o.ok ? `${o.seconds.toFixed(0)} s` : 'FAILED'}`).join(', ')} |
 
-## Figures against the goals (issue 7)
+## Figures against the goals (issues 7 and 12)
 
 ${summary(R)}
 `);

@@ -1,7 +1,5 @@
 // The baselines the reference is measured against, each in its own process so it has a core to itself:
 //   node-http: bare node:http answering the canned 1.5 KB payment, and parsing a 200-byte JSON body to answer 201;
-//   node-http-turn: the same, but each loop turn's answers are written together after its I/O (setImmediate), as
-//              the reference's node adapter writes them: how much of the reference's figure that alone explains;
 //   hono:      the same two routes in hono on @hono/node-server, the reference's own stack, with nothing else.
 // Prints {"port"} on the IPC channel once listening, answers {cmd:'cpu'} with its CPU time in ms, and exits when
 // the parent disconnects.
@@ -27,28 +25,11 @@ function ready(server) {
   });
 }
 
-// The answers of one loop turn, for node-http-turn: written after the turn's I/O callbacks.
-let turn = [];
-const flushTurn = () => {
-  const due = turn;
-  turn = [];
-  for (const write of due) write();
-};
-const answer =
-  kind === 'node-http-turn'
-    ? (write) => {
-        if (turn.length === 0) setImmediate(flushTurn);
-        turn.push(write);
-      }
-    : (write) => write();
-
-if (kind === 'node-http' || kind === 'node-http-turn') {
+if (kind === 'node-http') {
   const server = createServer((req, res) => {
     if (req.method === 'GET') {
-      answer(() => {
-        res.writeHead(200, { ...json, 'content-length': paymentBytes.length });
-        res.end(paymentBytes);
-      });
+      res.writeHead(200, { ...json, 'content-length': paymentBytes.length });
+      res.end(paymentBytes);
       return;
     }
     const chunks = [];
@@ -60,10 +41,8 @@ if (kind === 'node-http' || kind === 'node-http-turn') {
         res.end('{"error":{"code":"bad_request","message":"amount"}}');
         return;
       }
-      answer(() => {
-        res.writeHead(201, { ...json, 'content-length': createdBytes.length });
-        res.end(createdBytes);
-      });
+      res.writeHead(201, { ...json, 'content-length': createdBytes.length });
+      res.end(createdBytes);
     });
   });
   ready(server);
@@ -77,28 +56,6 @@ if (kind === 'node-http' || kind === 'node-http-turn') {
   );
   app.post('/api/v1/public/payments', async (c) => {
     const input = await c.req.json();
-    if (typeof input.amount !== 'number')
-      return c.json({ error: { code: 'bad_request', message: 'amount' } }, 400);
-    return c.body(CREATE_RESPONSE_JSON, 201, { 'content-type': 'application/json' });
-  });
-  const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' });
-  ready(server);
-} else if (kind === 'hono-incoming') {
-  // The alternative proposed for the reference's POST path: the same hono app, but the body is read from node's
-  // IncomingMessage (c.env.incoming) as a Buffer instead of through the web Request body stream that
-  // @hono/node-server builds on first access.
-  const app = new Hono();
-  app.get('/api/v1/public/payments/:id', (c) =>
-    c.body(PAYMENT_JSON, 200, { 'content-type': 'application/json' }),
-  );
-  app.post('/api/v1/public/payments', async (c) => {
-    const raw = await new Promise((resolve, reject) => {
-      const chunks = [];
-      c.env.incoming.on('data', (d) => chunks.push(d));
-      c.env.incoming.on('end', () => resolve(Buffer.concat(chunks)));
-      c.env.incoming.on('error', reject);
-    });
-    const input = JSON.parse(raw.toString('utf8'));
     if (typeof input.amount !== 'number')
       return c.json({ error: { code: 'bad_request', message: 'amount' } }, 400);
     return c.body(CREATE_RESPONSE_JSON, 201, { 'content-type': 'application/json' });

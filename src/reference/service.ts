@@ -4,10 +4,9 @@ import { Domain } from './domain/core.js';
 import { randomToken } from './domain/ids.js';
 import type { BankAdapter } from './domain/bank.js';
 import { createApp } from './http/app.js';
-import { type DirectRoutes, directRoutes, publicFastPath, type ReadRequest } from './http/fast-path.js';
 import { redactSecrets, toResponse } from './http/errors.js';
-import { WireResponse } from './http/wire-response.js';
 import { createEventStreamHub } from './sse/index.js';
+import { EventStreamResponse } from './sse/response.js';
 import { workerTransport } from './adapters/delivery-worker.js';
 import { createWebhookService } from './webhooks/index.js';
 
@@ -58,6 +57,11 @@ export interface ReferenceOptions {
 export interface RequestInfo {
   /** The peer's IP address, as the socket reports it. */
   remoteAddress?: string;
+  /**
+   * The whole request body, when the adapter has already read it from its socket (at most the body limit): the
+   * app then takes these bytes instead of reading `request.body`. Default: the body is read from `request.body`.
+   */
+  body?: Uint8Array;
 }
 
 /** The reference's starting facts: one merchant, shop, terminal and test key, and the admin token. */
@@ -158,76 +162,38 @@ export function createReference(options: ReferenceOptions = {}): Reference {
     trustProxy: options.trustProxy ?? false,
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
   };
-  const app = createApp(appDeps, log);
-  // The two busiest routes skip hono's dispatch; everything else (and any request they do not take) goes to app.
-  const fast = publicFastPath(appDeps);
+  const app = createApp(appDeps, { ...(log ? { log } : {}) });
   let closed: Promise<void> | undefined;
-
-  // Every answer leaves with its request id, and with a log line when there is a logger.
-  const finish = <R extends Response | WireResponse>(
-    res: R,
-    method: string,
-    url: string,
-    started: number,
-  ): R => {
-    const requestId = `req_${crypto.randomUUID()}`;
-    if (res instanceof WireResponse) res.setHeader('x-request-id', requestId);
-    else {
-      try {
-        res.headers.set('x-request-id', requestId);
-      } catch {
-        // A Response with immutable headers (a passed-through fetch) keeps them as they are.
-      }
-    }
-    if (log) {
-      const path = redactSecrets(new URL(url).pathname);
-      log(
-        `${method} ${path.length > 200 ? `${path.slice(0, 200)}…` : path} ${res.status} ${Date.now() - started}ms`,
-      );
-    }
-    return res;
-  };
-
-  // What the node adapter calls: the reference's own JSON answers stay WireResponses, which it writes directly.
-  const serve = async (request: Request, info?: RequestInfo): Promise<Response | WireResponse> => {
-    const started = log ? Date.now() : 0;
-    let res: Response | WireResponse;
-    try {
-      const remoteAddress = info?.remoteAddress;
-      res = (await (fast(request, remoteAddress) ?? app.fetch(request, { remoteAddress }))) as
-        | Response
-        | WireResponse;
-    } catch (err) {
-      res = toResponse(err, log);
-    }
-    return finish(res, request.method, request.url, started);
-  };
-
-  // The same two routes for the node adapter's already-read requests: answered in the same call, no promise.
-  const routes = directRoutes(appDeps);
-  const direct: DirectRoutes = {
-    maxBodyBytes: routes.maxBodyBytes,
-    takes: routes.takes,
-    answer(request: ReadRequest, remoteAddress: string | undefined): Response {
-      const started = log ? Date.now() : 0;
-      let res: Response;
-      try {
-        res = routes.answer(request, remoteAddress);
-      } catch (err) {
-        res = toResponse(err, log);
-      }
-      return finish(res, request.method, request.url, started);
-    },
-  };
 
   const reference: Reference = {
     facts,
     clock,
     cabinet,
     simulator,
+    // The app, plus what every answer leaves with: its request id, and a log line when there is a logger.
     async fetch(request, info) {
-      const res = await serve(request, info);
-      return res instanceof WireResponse ? res.toResponse() : res;
+      const started = log ? Date.now() : 0;
+      let res: Response;
+      try {
+        res = await app.fetch(request, { ...info });
+      } catch (err) {
+        res = toResponse(err, log);
+      }
+      // Until the event stream is a plain Response (sse/response.ts), its look-alike becomes one here: msw and
+      // other fetch callers need a real Response. Delete with EventStreamResponse.
+      if (res instanceof EventStreamResponse) res = res.toResponse();
+      try {
+        res.headers.set('x-request-id', `req_${crypto.randomUUID()}`);
+      } catch {
+        // A Response with immutable headers (a passed-through fetch) keeps them as they are.
+      }
+      if (log) {
+        const path = redactSecrets(new URL(request.url).pathname);
+        log(
+          `${request.method} ${path.length > 200 ? `${path.slice(0, 200)}…` : path} ${res.status} ${Date.now() - started}ms`,
+        );
+      }
+      return res;
     },
     stats: () => ({
       merchants: domain.accounts.merchants.size,
@@ -247,37 +213,5 @@ export function createReference(options: ReferenceOptions = {}): Reference {
       return closed;
     },
   };
-  wireHandlers.set(reference, serve);
-  directHandlers.set(reference, direct);
   return reference;
-}
-
-const wireHandlers = new WeakMap<
-  Reference,
-  (request: Request, info?: RequestInfo) => Promise<Response | WireResponse>
->();
-
-/**
- * The handler behind `reference.fetch` that leaves the reference's own answers as {@link WireResponse}s, for an
- * adapter that can write them without building a `Response` (start.ts's node adapter). Internal: not exported
- * from the package entry.
- *
- * @example
- * const serve = wireHandler(reference); // (request, info) => Promise<Response | WireResponse>
- */
-export function wireHandler(
-  reference: Reference,
-): (request: Request, info?: RequestInfo) => Promise<Response | WireResponse> {
-  return wireHandlers.get(reference) ?? ((request, info) => reference.fetch(request, info));
-}
-
-const directHandlers = new WeakMap<Reference, DirectRoutes>();
-
-/**
- * `POST /payments` and `GET /payments/{id}` of a reference for an adapter that reads requests itself (start.ts's
- * node adapter): answered synchronously, with the request id and log line `reference.fetch` gives them.
- * `undefined` for a reference this module did not make. Internal: not exported from the package entry.
- */
-export function directHandler(reference: Reference): DirectRoutes | undefined {
-  return directHandlers.get(reference);
 }

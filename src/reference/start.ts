@@ -1,11 +1,4 @@
-import {
-  createReference,
-  type Reference,
-  type ReferenceOptions,
-  type StartupFacts,
-  wireHandler,
-  directHandler,
-} from './service.js';
+import { createReference, type Reference, type ReferenceOptions, type StartupFacts } from './service.js';
 
 /** Options of {@link startReference}: the reference's own options plus where to listen. */
 export interface StartReferenceOptions extends ReferenceOptions {
@@ -14,11 +7,9 @@ export interface StartReferenceOptions extends ReferenceOptions {
   /** Port to bind; 0 takes a free port. Default `4010`. */
   port?: number;
   /**
-   * Let the HTTP adapter swap the global `Request`/`Response` for @hono/node-server's lighter ones, changing
-   * globals for the whole process. The reference's own answers no longer need it (they are written without a
-   * `Response` either way, and both modes measure the same); it only lightens the few answers built as real
-   * Responses (the event stream, 204s, the buyer's page). Leave it off inside a test runner or an application;
-   * the `psp-reference` CLI leaves it off too. Default: false.
+   * Let @hono/node-server swap the global `Request`/`Response` for its lighter ones, which it writes without
+   * reading a stream back. It changes globals for the whole process: leave it off inside a test runner or an
+   * application. Default: false.
    */
   overrideGlobalObjects?: boolean;
 }
@@ -81,13 +72,10 @@ export async function startReference(options: StartReferenceOptions = {}): Promi
   });
   let server: Awaited<ReturnType<typeof listenNode>>;
   try {
-    // The reference's own JSON answers reach the adapter as WireResponses, written without a Response in between.
-    server = await listenNode(wireHandler(reference), {
+    server = await listenNode((request, info) => reference.fetch(request, info), {
       host,
       port,
       overrideGlobalObjects,
-      // POST /payments and GET /payments/{id} are answered from the IncomingMessage, without a Request.
-      direct: directHandler(reference),
     });
   } catch (error) {
     await reference.close();

@@ -1,4 +1,3 @@
-import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   connectableUrl,
@@ -31,7 +30,7 @@ describe('node:http adapter', () => {
 
   it('hands the handler the method, URL, headers, body and the socket address', async () => {
     let seen:
-      | { method: string; url: string; header: string | null; body: string; address?: string }
+      | { method: string; url: string; header: string | null; body: string; read?: string; address?: string }
       | undefined;
     const server = await serve(async (req, info) => {
       seen = {
@@ -39,6 +38,7 @@ describe('node:http adapter', () => {
         url: req.url,
         header: req.headers.get('x-test'),
         body: await req.text(),
+        read: new TextDecoder().decode(info.body),
         address: info.remoteAddress,
       };
       return Response.json({ ok: true }, { status: 201, headers: { 'x-answer': '42' } });
@@ -56,6 +56,7 @@ describe('node:http adapter', () => {
       url: `${server.url}/api/v1/public/payments?a=1`,
       header: 'yes',
       body: '{"amount":100}',
+      read: '{"amount":100}',
       address: '127.0.0.1',
     });
   });
@@ -72,41 +73,6 @@ describe('node:http adapter', () => {
       ['GET', null, ''],
       ['HEAD', null, ''],
     ]);
-  });
-
-  it('streams a request body to the handler as it arrives', async () => {
-    let firstChunkAt = 0;
-    const server = await serve(async (req) => {
-      const reader = req.body!.getReader();
-      const first = await reader.read();
-      firstChunkAt = Date.now();
-      let total = first.value?.byteLength ?? 0;
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        total += value.byteLength;
-      }
-      return new Response(String(total));
-    });
-    const answer = await new Promise<string>((resolve, reject) => {
-      const req = httpRequest(`${server.url}/upload`, { method: 'POST' }, (res) => {
-        let text = '';
-        res.on('data', (c) => {
-          text += c;
-        });
-        res.on('end', () => resolve(text));
-      });
-      req.on('error', reject);
-      req.write('a'.repeat(1000));
-      // The second half waits until the handler has read the first: proves the body is not buffered first.
-      const wait = setInterval(() => {
-        if (firstChunkAt) {
-          clearInterval(wait);
-          req.end('b'.repeat(500));
-        }
-      }, 1);
-    });
-    expect(answer).toBe('1500');
   });
 
   it('streams SSE: the first comment arrives before the stream ends, and a disconnect cancels the stream', async () => {

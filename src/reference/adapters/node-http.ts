@@ -2,25 +2,17 @@ import { Buffer } from 'node:buffer';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
-import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
-import { type BodyReader, READ_BODY } from '../http/body.js';
-import type { DirectRoutes } from '../http/fast-path.js';
-import { RAW_HEADERS } from '../http/headers.js';
-import { WireResponse } from '../http/wire-response.js';
-import { NodeResponseSink } from '../sse/node-sink.js';
-import { EventStreamResponse } from '../sse/response.js';
-import { writeAfterTurn } from './answer-batch.js';
+import { DEFAULTS } from '../domain/defaults.js';
 import { answerClientError } from './client-errors.js';
-import { answerDirect, HostCheck, readIncoming } from './node-direct.js';
 
 /**
- * A Web-standard handler, as `Reference.fetch` is: the adapter hands it each request and the socket's address.
- * It may also answer with the reference's {@link WireResponse}, which the adapter writes as it is.
+ * A Web-standard handler, as `Reference.fetch` is: the adapter hands it each request, the socket's address and,
+ * for a body within the limit, the body it already read (the same bytes as `request.body`, without a stream).
  */
 export type FetchHandler = (
   request: Request,
-  info: { remoteAddress?: string },
-) => Promise<Response | WireResponse> | Response | WireResponse;
+  info: { remoteAddress?: string; body?: Uint8Array },
+) => Promise<Response> | Response;
 
 /** Options of {@link createNodeListener}. */
 export interface NodeListenerOptions {
@@ -35,45 +27,80 @@ export interface NodeListenerOptions {
    * on. Default: false.
    */
   overrideGlobalObjects?: boolean;
-  /**
-   * The reference's busiest routes, answered straight from the IncomingMessage: no `Request` is built and the
-   * handler is not called for the requests they take. Internal (start.ts and the CLI pass it). Default: none.
-   */
-  direct?: DirectRoutes;
 }
 
-const INTERNAL_ERROR = JSON.stringify({
-  error: { code: 'internal_error', message: 'The reference failed to answer this request.' },
-});
-
 function jsonError(status: number, code: string, message: string): Response {
-  return new Response(status === 500 ? INTERNAL_ERROR : JSON.stringify({ error: { code, message } }), {
+  return new Response(JSON.stringify({ error: { code, message } }), {
     status,
     headers: { 'content-type': 'application/json; charset=utf-8' },
   });
 }
-
-const NO_BODY = new Uint8Array(0);
-const readNoBody: BodyReader = () => Promise.resolve(NO_BODY);
 
 /**
  * An IPv4 client of a dual-stack (`::`) listener shows up as `::ffff:a.b.c.d`; the allow-list is written in
  * plain IPv4, so hand it the plain form.
  */
 export function normalizeRemoteAddress(address: string | undefined): string | undefined {
-  if (address !== undefined && address.length > 7 && address.charCodeAt(0) === 58 /* : */) {
-    const lower = address.toLowerCase();
-    if (lower.startsWith('::ffff:') && lower.includes('.')) return address.slice(7);
-  }
+  if (address?.toLowerCase().startsWith('::ffff:') && address.includes('.')) return address.slice(7);
   return address;
 }
 
 /**
- * A `node:http` request listener over a Web-standard handler. It builds the `Request` lazily (headers, URL and
- * body are read from the IncomingMessage only when the handler asks), streams the request body, aborts
- * `request.signal` when the client goes away, streams the `Response` body chunk by chunk (so Server-Sent
- * Events flush at once) and cancels that body stream when the socket closes. The handler gets
- * `{ remoteAddress }` of the socket, so an IP allow-list sees the real peer, never a forwarded header.
+ * Reads a request body from the IncomingMessage, for the handler's `info.body` (node's chunks through
+ * `Readable.toWeb` and a full undici Request cost most of a create); `request.body` gives the same bytes, through
+ * @hono/node-server's `rawBody`, to a handler that reads it. The app still judges the body: a
+ * `Content-Length` over the limit is left unread for it to refuse, and a body that grows past the limit is cut
+ * there and handed over as @hono/node-server's `rawBody` (the Request's body then, one byte over the limit: the app
+ * refuses it), the rest drained by @hono/node-server after the answer. `'gone'` when the client leaves mid-body.
+ */
+function readBody(
+  incoming: IncomingMessage & { rawBody?: Buffer },
+): Promise<Uint8Array | 'gone' | undefined> | undefined {
+  const max = DEFAULTS.maxBodyBytes;
+  if (incoming.method === 'GET' || incoming.method === 'HEAD' || incoming.readableEnded) return undefined;
+  if (Number(incoming.headers['content-length']) > max) return undefined;
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const stop = () => {
+      incoming.off('data', onData);
+      incoming.off('end', onEnd);
+      incoming.off('close', onClose);
+    };
+    const onData = (chunk: Buffer) => {
+      chunks.push(chunk);
+      total += chunk.byteLength;
+      if (total > max) {
+        stop();
+        incoming.pause();
+        incoming.rawBody = Buffer.concat(chunks, total);
+        resolve(undefined);
+      }
+    };
+    const onEnd = () => {
+      stop();
+      const whole = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
+      // The Request's own body too, for a handler that reads `request.body` (built only if it does).
+      incoming.rawBody = whole;
+      // A plain Uint8Array view, as a web stream gives (a Buffer's toString and slice differ).
+      resolve(new Uint8Array(whole.buffer, whole.byteOffset, whole.byteLength));
+    };
+    const onClose = () => {
+      stop();
+      resolve('gone');
+    };
+    incoming.on('data', onData);
+    incoming.on('end', onEnd);
+    incoming.on('close', onClose);
+  });
+}
+
+/**
+ * A `node:http` request listener over a Web-standard handler: @hono/node-server's, which builds the `Request`
+ * from the IncomingMessage, aborts `request.signal` when the client goes away, writes the `Response` body chunk by
+ * chunk (so Server-Sent Events flush at once) and cancels that body when the socket closes. The handler gets
+ * `{ remoteAddress }` of the socket, so an IP allow-list sees the real peer, never a forwarded header. It answers
+ * nothing itself but a request @hono/node-server cannot turn into a `Request` (a malformed target or Host).
  *
  * @example
  * ```ts
@@ -86,124 +113,33 @@ export function createNodeListener(
   handler: FetchHandler,
   options: NodeListenerOptions = {},
 ): (incoming: IncomingMessage, outgoing: ServerResponse) => Promise<void> {
-  const listenerOptions = {
-    // Read on every request, so a caller may fill it in after the port is known.
-    get hostname() {
-      return options.hostname ?? 'localhost';
+  return getRequestListener(
+    async (request, env) => {
+      const incoming = env.incoming as IncomingMessage;
+      // Nobody is left to answer, and a cut-off body must never reach a route: a refund whose body was cut off
+      // would refund the whole balance.
+      const body = await readBody(incoming);
+      if (body === 'gone') return jsonError(400, 'bad_request', 'The client went away.');
+      const remoteAddress = normalizeRemoteAddress(incoming.socket?.remoteAddress);
+      const res = await handler(request, body ? { remoteAddress, body } : { remoteAddress });
+      // The client left before the answer: nobody reads its body, which must not stay open (an event stream).
+      if ((env.outgoing as ServerResponse).destroyed) await res.body?.cancel().catch(() => {});
+      return res;
     },
-    overrideGlobalObjects: options.overrideGlobalObjects ?? false,
-    // Only a malformed request line or Host header (the Request cannot be built) or a handler that throws lands
-    // here; the reference itself answers every client mistake with its own 4xx.
-    errorHandler: (error: unknown) =>
-      error instanceof Error && error.name === 'RequestError'
-        ? jsonError(400, 'bad_request', 'The request target or Host header is malformed.')
-        : jsonError(500, 'internal_error', ''),
-  };
-  const listener = getRequestListener((request, env) => {
-    const incoming = env.incoming as IncomingMessage;
-    // The reference reads the body through READ_BODY, never through `request.body`, which would make
-    // @hono/node-server build a full undici Request (with its AbortController) per request. A GET or HEAD has no
-    // body by definition (a plain property, not a redefined `body`: that turned the request into a slow
-    // dictionary object); anything else is read straight from the IncomingMessage.
-    // The reference reads its headers from the raw list (see RAW_HEADERS), so no Headers object is built.
-    (request as Request & { [RAW_HEADERS]?: readonly string[] })[RAW_HEADERS] = incoming.rawHeaders;
-    if (incoming.method === 'GET' || incoming.method === 'HEAD') {
-      (request as Request & { [READ_BODY]?: BodyReader })[READ_BODY] = readNoBody;
-    } else {
-      let read: Promise<Uint8Array | undefined> | undefined;
-      const reader: BodyReader = (maxBytes) => {
-        read ??= readIncoming(incoming, maxBytes);
-        return read;
-      };
-      (request as Request & { [READ_BODY]?: BodyReader })[READ_BODY] = reader;
-    }
-    const answer = handler(request, {
-      remoteAddress: normalizeRemoteAddress(incoming.socket?.remoteAddress),
-    });
-    return answer instanceof Promise
-      ? answer.then((res) => settle(res, env.outgoing as ServerResponse))
-      : settle(answer, env.outgoing as ServerResponse);
-  }, listenerOptions) as (incoming: IncomingMessage, outgoing: ServerResponse) => Promise<void>;
-  const direct = options.direct;
-  if (direct === undefined) return listener;
-  const hosts = new HostCheck();
-  return (incoming, outgoing) => {
-    let answer: ReturnType<typeof answerDirect>;
-    try {
-      answer = answerDirect(
-        direct,
-        incoming,
-        normalizeRemoteAddress(incoming.socket?.remoteAddress),
-        listenerOptions.hostname,
-        hosts,
-      );
-    } catch {
-      failDirect(outgoing);
-      return Promise.resolve();
-    }
-    if (answer === undefined) return listener(incoming, outgoing);
-    // Direct answers are fresh WireResponses (json() and the error mapping make nothing else): settle writes them.
-    if (!(answer instanceof Promise)) {
-      settle(answer, outgoing);
-      return Promise.resolve();
-    }
-    return answer.then(
-      (res) => {
-        settle(res, outgoing);
+    {
+      // Read on every request, so a caller may fill it in after the port is known.
+      get hostname() {
+        return options.hostname ?? 'localhost';
       },
-      () => failDirect(outgoing),
-    );
-  };
-}
-
-/**
- * The reference's direct routes map every error to an answer themselves; a throw that still gets here is a bug.
- * It gets the 500 the full app's error handler would give, instead of escaping the request listener (which
- * would end the process).
- */
-function failDirect(outgoing: ServerResponse): void {
-  if (outgoing.headersSent || outgoing.destroyed) return;
-  outgoing.writeHead(500, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': String(INTERNAL_ERROR.length),
-  });
-  outgoing.end(INTERNAL_ERROR);
-}
-
-/**
- * Writes a {@link WireResponse} straight to the socket (status, headers, Content-Length, the body text in one
- * `end`, with the rest of the turn's answers; an event stream frame by frame) and tells @hono/node-server it is sent; any other answer goes to
- * @hono/node-server as it is.
- */
-function settle(res: Response | WireResponse, outgoing: ServerResponse): Response {
-  if (!(res instanceof WireResponse)) return res;
-  if (res instanceof EventStreamResponse) return settleEventStream(res, outgoing);
-  const headers = res.outgoingHeaders();
-  // A WireResponse someone already turned into a Response (and maybe read) is written as that Response.
-  if (headers === undefined) return res.toResponse();
-  // The record is the WireResponse's own and is written once, here: no copy.
-  headers['content-length'] = String(Buffer.byteLength(res.body));
-  writeAfterTurn(outgoing, res.status, headers, res.body);
-  return RESPONSE_ALREADY_SENT;
-}
-
-/**
- * Writes an event stream's head and attaches the response itself to the hub: each frame is a write on the socket,
- * no web stream in between. The stream leaves the hub when the socket closes.
- */
-function settleEventStream(res: EventStreamResponse, outgoing: ServerResponse): Response {
-  const headers = res.outgoingHeaders();
-  if (headers === undefined) return res.toResponse();
-  // The client went away while the request was being answered: the stream leaves the hub.
-  if (outgoing.destroyed) {
-    res.cancel();
-    return RESPONSE_ALREADY_SENT;
-  }
-  outgoing.writeHead(res.status, headers);
-  const gone = res.attach(new NodeResponseSink(outgoing));
-  if (gone) outgoing.once('close', gone);
-  else outgoing.end();
-  return RESPONSE_ALREADY_SENT;
+      overrideGlobalObjects: options.overrideGlobalObjects ?? false,
+      // Only a request that cannot become a `Request` (malformed target or Host header) or a handler that throws
+      // lands here; the reference itself answers every client mistake with its own 4xx.
+      errorHandler: (error: unknown) =>
+        error instanceof Error && error.name === 'RequestError'
+          ? jsonError(400, 'bad_request', 'The request target or Host header is malformed.')
+          : jsonError(500, 'internal_error', 'The reference failed to answer this request.'),
+    },
+  ) as (incoming: IncomingMessage, outgoing: ServerResponse) => Promise<void>;
 }
 
 /** A running `node:http` server of {@link listenNode}. */
@@ -253,7 +189,10 @@ export function listenNode(handler: FetchHandler, options: ListenOptions = {}): 
   const host = options.host ?? '127.0.0.1';
   const port = options.port ?? 0;
   const listenerOptions: NodeListenerOptions = { ...options };
-  const server = createServer(createNodeListener(handler, listenerOptions));
+  const listener = createNodeListener(handler, listenerOptions);
+  const server = createServer(listener);
+  // An `Expect` other than 100-continue goes to the app like any request (node would answer a bare 417).
+  server.on('checkExpectation', listener);
   server.on('clientError', answerClientError);
   return new Promise<NodeServer>((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException) => {

@@ -8,9 +8,9 @@ import type { EventStreamHub } from '../sse/index.js';
 import { quote } from './errors.js';
 import { type HeaderSource, header } from './headers.js';
 
-/** Hono environment of the reference app: the socket address comes in as a binding. */
+/** Hono environment of the reference app: the socket address (and a body an adapter already read) are bindings. */
 export interface AppEnv {
-  Bindings: { remoteAddress?: string };
+  Bindings: { remoteAddress?: string; body?: Uint8Array };
   Variables: { caller: Caller; raw: Uint8Array };
 }
 

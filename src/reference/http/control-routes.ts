@@ -1,9 +1,11 @@
 import { type Context, Hono } from 'hono';
 import { DomainError } from '../domain/errors.js';
 import { bearer, isAdminToken } from './auth.js';
-import { parseJson, readRawBody, requireNoBody } from './body.js';
+import { parseJson, requireNoBody } from './body.js';
 import { type AppDeps, type AppEnv, pathId } from './context.js';
 import { json } from './errors.js';
+import { checkExpect } from './headers.js';
+import { bodyOf } from './public-routes.js';
 
 const EVENT_ID_RE = /^evt_[A-Za-z0-9_-]{1,128}$/;
 const ENDPOINT_ID_RE = /^[A-Za-z0-9_-]{1,128}$/;
@@ -24,7 +26,8 @@ function adminGuard(adminToken: string) {
         : 'The admin token is not recognised.';
       throw new DomainError(401, 'unauthorized', msg);
     }
-    c.set('raw', await readRawBody(c.req.raw));
+    checkExpect(c.req.raw);
+    c.set('raw', await bodyOf(c));
     await next();
   };
 }

@@ -1,32 +1,25 @@
-/**
- * Where an adapter may leave the request's raw header list (`[name, value, name, value, ...]`, as node's
- * `IncomingMessage.rawHeaders`) on the `Request` it builds. Reading a header from it builds no `Headers` object:
- * @hono/node-server would otherwise build and validate one per request on the first `request.headers` read.
- */
-export const RAW_HEADERS: unique symbol = Symbol('psp-sdk.reference.rawHeaders');
+import { DomainError } from '../domain/errors.js';
+
+/** What a header is read from. */
+export type HeaderSource = Request;
 
 /**
- * What a header is read from: a web `Request`, or an adapter's own request record that carries only the raw list
- * (the node adapter's direct path for the busiest routes builds no `Request` at all).
- */
-export type HeaderSource = Request | { readonly [RAW_HEADERS]: readonly string[] };
-
-/**
- * A request header exactly as `request.headers.get(name)` answers it (repeats joined with `", "`, `null` when
- * absent), read from {@link RAW_HEADERS} when the adapter left them, else from `request.headers`.
+ * A request header (repeats joined with `", "`, `null` when absent).
  *
  * @param name Lower-case header name.
  * @example header(request, 'authorization') // 'Bearer sk_test_...' or null
  */
 export function header(request: HeaderSource, name: string): string | null {
-  const raw = (request as { [RAW_HEADERS]?: readonly string[] })[RAW_HEADERS];
-  if (raw === undefined) return (request as Request).headers.get(name);
-  let found: string | null = null;
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    const key = raw[i]!;
-    if (key.length === name.length && (key === name || key.toLowerCase() === name)) {
-      found = found === null ? raw[i + 1]! : `${found}, ${raw[i + 1]}`;
-    }
-  }
-  return found;
+  return request.headers.get(name);
+}
+
+/**
+ * Refuses an `Expect` expectation other than `100-continue` (which node's server answers itself) with a 400
+ * `bad_request` and the spec's error body. RFC 9110 lets a server refuse it with 417, a status the spec lists for no
+ * operation; so the refusal comes in the spec's terms, after authentication like any other request error.
+ */
+export function checkExpect(request: HeaderSource): void {
+  const expect = header(request, 'expect');
+  if (expect === null || expect.trim().toLowerCase() === '100-continue') return;
+  throw new DomainError(400, 'bad_request', 'Expect: only "100-continue" is supported.');
 }

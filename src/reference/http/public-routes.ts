@@ -1,12 +1,28 @@
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import { SBP_BANKS } from '../domain/bank-directory.js';
-import { parseJson, requireJson, requireNoBody } from './body.js';
-import { checkBlock } from './auth.js';
+import { parseJson, readRawBody, requireJson, requireNoBody } from './body.js';
+import { authenticate, checkBlock, checkSignature, clientAddress } from './auth.js';
 import { type AppDeps, type AppEnv, idempotencyKey, pathId } from './context.js';
-import { json } from './errors.js';
-import { publicSteps, replayHeaders } from './fast-path.js';
-import { header } from './headers.js';
+import { json, jsonText } from './errors.js';
+import { checkExpect, header } from './headers.js';
 import { EventStreamResponse } from '../sse/response.js';
+
+const NO_BODY = new Uint8Array(0);
+
+/**
+ * The raw body of a request: the bytes the adapter already read, else `request.body` read with the body limit. A
+ * GET or HEAD has none (the Fetch standard's rule; asking its `body` would make @hono/node-server build a whole
+ * second Request to say so).
+ */
+export function bodyOf(c: Context<AppEnv>): Uint8Array | Promise<Uint8Array> {
+  const request = c.req.raw;
+  if (request.method === 'GET' || request.method === 'HEAD') return NO_BODY;
+  return c.env?.body ?? readRawBody(request);
+}
+
+/** `Idempotent-Replayed: true` on a replayed creation (status 200), nothing on a new one. */
+const replayHeaders = (status: number): Record<string, string> =>
+  status === 200 ? { 'idempotent-replayed': 'true' } : {};
 
 /**
  * The public API of spec section 4, mounted at `/api/v1/public`. Every request passes section 5 first (key,
@@ -17,18 +33,32 @@ export function publicRoutes(deps: AppDeps): Hono<AppEnv> {
   const r = new Hono<AppEnv>();
   const ct = (c: { req: { raw: Request } }) => header(c.req.raw, 'content-type');
 
-  const { guard, createPayment, readPayment } = publicSteps(deps);
-
+  // Section 5, in order: key, allow-list, rate limit, live mode, then the body and its signature.
   r.use('*', async (c, next) => {
-    const { caller, raw } = await guard(c.req.raw, c.env?.remoteAddress);
+    const request = c.req.raw;
+    const address = clientAddress(request, c.env?.remoteAddress, deps.trustProxy);
+    const caller = authenticate(domain, request, address, deps.adminToken);
+    checkExpect(request);
+    const raw = await bodyOf(c);
+    checkSignature(caller, request, raw);
     c.set('caller', caller);
     c.set('raw', raw);
     await next();
   });
 
-  r.post('/payments', (c) => createPayment(c.req.raw, c.get('caller'), c.get('raw')));
+  r.post('/payments', (c) => {
+    const caller = c.get('caller');
+    checkBlock(caller);
+    const key = idempotencyKey(c);
+    const body = requireJson(c.get('raw'), ct(c));
+    const payBase = (deps.publicUrl ?? new URL(c.req.url).origin).replace(/\/+$/, '');
+    const res = domain.payments.create(caller, body, key, payBase);
+    return json(res.status, res.body, replayHeaders(res.status));
+  });
 
-  r.get('/payments/:id', (c) => readPayment(c.get('caller'), c.req.param('id') ?? ''));
+  r.get('/payments/:id', (c) =>
+    jsonText(200, domain.payments.readText(c.get('caller'), pathId(c, 'payment'))),
+  );
 
   r.post('/payments/:id/cancel', (c) => {
     const id = pathId(c, 'payment');

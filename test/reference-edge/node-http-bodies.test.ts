@@ -3,8 +3,8 @@ import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type RunningReference, startReference } from '../../src/reference/index.js';
 
-// startReference's adapter reads request bodies straight from the IncomingMessage (READ_BODY). These prove the
-// bytes, limits and failures are what the web-stream path gave.
+// Request bodies over a real socket, sent in pieces: the bytes the app judges (and signs over) are exactly those
+// sent, the limits hold, and a client that leaves mid-body changes nothing.
 
 const running: RunningReference[] = [];
 afterEach(async () => {
@@ -47,7 +47,7 @@ function postChunks(
   });
 }
 
-describe('the node adapter reads bodies from the IncomingMessage', () => {
+describe('request bodies over node:http', () => {
   it('joins chunks byte-exactly: a character split across chunks, and the signature over the raw bytes', async () => {
     const ref = await start();
     ref.reference.cabinet.updateTerminal(ref.terminal_id, { require_signature: true });
@@ -109,39 +109,37 @@ describe('the node adapter reads bodies from the IncomingMessage', () => {
   });
 });
 
-describe('readRawBody through the node adapter, after the client is gone', () => {
-  it('answers 400 at once instead of waiting for events that will never come', async () => {
+describe('a body cut off by a client that leaves', () => {
+  it('never reaches a route: a refund whose body was cut off refunds nothing', async () => {
+    const { createReference } = await import('../../src/reference/service.js');
     const { listenNode } = await import('../../src/reference/adapters/node-http.js');
-    const { readRawBody } = await import('../../src/reference/http/body.js');
-    let socketClosed!: () => void;
-    const closed = new Promise<void>((resolve) => {
-      socketClosed = resolve;
-    });
-    let outcome!: (value: unknown) => void;
-    const result = new Promise((resolve) => {
-      outcome = resolve;
-    });
-    const server = await listenNode(async (request) => {
-      await closed; // the body is only asked for once the client has gone away
-      await readRawBody(request).then(
-        () => outcome('read'),
-        (error: unknown) => outcome(error),
-      );
-      return new Response(null, { status: 204 });
-    });
-    server.server.on('connection', (socket) => socket.on('close', () => socketClosed()));
+    const ref = createReference();
+    const server = await listenNode((request, info) => ref.fetch(request, info));
     try {
-      const req = httpRequest(`${server.url}/x`, {
+      const auth = { authorization: `Bearer ${ref.facts.api_key}` };
+      const created = await fetch(`${server.url}/api/v1/public/payments`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'content-length': '100' },
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: '{"amount":1000}',
+      });
+      const { payment } = (await created.json()) as { payment: { id: string } };
+      ref.simulator.succeedPayment(payment.id);
+      const serverSocketClosed = new Promise<void>((resolve) =>
+        server.server.once('connection', (socket) => socket.on('close', () => resolve())),
+      );
+      const req = httpRequest(`${server.url}/api/v1/public/payments/${payment.id}/refund`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json', 'content-length': '100' },
       });
       req.on('error', () => {});
-      req.write('{"amount":', () => req.destroy());
-      const error = (await result) as { status?: number; code?: string };
-      expect(error.status).toBe(400);
-      expect(error.code).toBe('bad_request');
+      req.write('{"amount":', () => setImmediate(() => req.destroy()));
+      await serverSocketClosed;
+      const read = await fetch(`${server.url}/api/v1/public/payments/${payment.id}`, { headers: auth });
+      expect(((await read.json()) as { amount_refunded: number }).amount_refunded).toBe(0);
+      expect(ref.stats().refunds).toBe(0);
     } finally {
       await server.close();
+      await ref.close();
     }
   });
 });
