@@ -210,9 +210,9 @@ export async function runDemo(args: DemoArgs, ui: Ui, signal?: AbortSignal): Pro
     if (res.simulator)
       ui.fact('planned', `${res.simulator} ${ui.dim('(the test bank settles payouts after a few seconds)')}`);
     const spinPayout = ui.spin('waiting for the payout outcome…');
-    if (ref.reference.clock.mode === 'manual') {
+    if (ref.clock.mode === 'manual') {
       // The test bank settles a payout after a delay on the service clock: move the frozen clock past it.
-      const { now } = await ref.reference.simulator.advanceClock(DEFAULTS.payoutDelayMs / 1000);
+      const { now } = await ref.control.advanceClock(DEFAULTS.payoutDelayMs / 1000);
       ui.note(`advanced the service clock by ${DEFAULTS.payoutDelayMs / 1000} s to ${now}`);
     }
     const outcome = await webhooks

@@ -17,7 +17,7 @@
  * const psp = new PspClient({ apiKey: ref.api_key, baseUrl: ref.base_url });
  * const { payment, payment_url } = await psp.payments.create({ amount: 150_000, order_id: 'A-1' });
  * // Play the buyer on payment_url, or the bank:
- * ref.reference.simulator.succeedPayment(payment.id);
+ * await ref.control.succeedPayment(payment.id);
  * await psp.payments.refund(payment.id, { amount: 50_000 });
  * await ref.close();
  * ```

@@ -27,7 +27,7 @@ describe.skipIf(missing !== undefined)(
         webhooks.push(verifyWebhook(raw, headers, secret));
         return 200;
       });
-      secret = (await ref.reference.cabinet.createWebhookEndpoint(ref.shop_id, { url: receiver.url })).secret;
+      secret = (await ref.control.createWebhookEndpoint(ref.shop_id, { url: receiver.url })).secret;
       client = new PspClient({ apiKey: ref.api_key, baseUrl: ref.base_url });
       await mkdir(shots, { recursive: true });
     });
@@ -158,7 +158,7 @@ describe.skipIf(missing !== undefined)(
         // No JavaScript on the page: a meta refresh brings the result.
         await expect(page.locator('meta[http-equiv="refresh"]').count()).resolves.toBe(1);
         await page.screenshot({ path: join(shots, 'payment-processing.png'), fullPage: true });
-        await manual.reference.simulator.advanceClock(30); // the slow bank confirms 30 s later
+        await manual.control.advanceClock(30); // the slow bank confirms 30 s later
         await page.reload();
         await expect(page.locator('#status').getAttribute('data-status')).resolves.toBe('succeeded');
         await expect(psp.payments.get(payment.id)).resolves.toMatchObject({ status: 'succeeded' });
