@@ -48,6 +48,7 @@ export type {
   TerminalSettings,
 } from './service.js';
 export { createReference, DEFAULTS, FakeBank, planPaymentOutcome, planPayoutOutcome } from './service.js';
+export type { Async, ControlApi, ReferenceControl } from './handle.js';
 export type { RunningReference, StartReferenceOptions } from './start.js';
 export type { DeliveryAttempt } from './webhooks/log.js';
 export type { WebhookService } from './webhooks/index.js';
