@@ -35,12 +35,6 @@ function checkout(client: PspClient) {
 }
 // ------------------------------------------------------------------------------------------------------------
 
-/** The buyer presses Pay (or Decline) on the payment page, as the browser form would. */
-async function buyer(paymentUrl: string, action: 'pay' | 'decline' = 'pay') {
-  const res = await fetch(`${paymentUrl}/${action}`, { method: 'POST', redirect: 'manual' });
-  expect(res.status).toBe(303);
-}
-
 describe('checkout against the reference service', () => {
   let ref: RunningReference;
   let client: PspClient;
@@ -56,7 +50,7 @@ describe('checkout against the reference service', () => {
   it('marks the order paid once the buyer pays', async () => {
     const started = await shop.startPayment('order-1', 150_000);
     expect(started.state).toBe('awaiting_payment');
-    await buyer(started.redirectTo);
+    await ref.pay(started.paymentId); // the buyer presses Pay on the payment page
     expect(await shop.settle(started.paymentId)).toBe('paid');
   });
 
@@ -70,7 +64,7 @@ describe('checkout against the reference service', () => {
   // 902 is refused at creation, 903 expires in the bank, anything else succeeds.
   it('handles a bank decline (amount ending in 901)', async () => {
     const started = await shop.startPayment('order-3', 10_901);
-    await buyer(started.redirectTo);
+    await ref.pay(started.paymentId); // the buyer presses Pay on the payment page
     expect(await shop.settle(started.paymentId)).toBe('payment_failed');
   });
 
@@ -82,20 +76,20 @@ describe('checkout against the reference service', () => {
 
   it('handles a buyer who walks away: the link expires on the service clock', async () => {
     const started = await shop.startPayment('order-5', 20_000);
-    await ref.reference.simulator.advanceClock(31 * 60); // past the 30-minute link lifetime
+    await ref.control.advanceClock(31 * 60); // past the 30-minute link lifetime
     expect(await shop.settle(started.paymentId)).toBe('payment_failed');
     await expect(client.payments.get(started.paymentId)).resolves.toMatchObject({ status: 'expired' });
   });
 
   it('handles the bank confirming later: the simulator plays the bank', async () => {
     const started = await shop.startPayment('order-6', 30_000);
-    ref.reference.simulator.succeedPayment(started.paymentId);
+    await ref.control.succeedPayment(started.paymentId);
     expect(await shop.settle(started.paymentId)).toBe('paid');
   });
 
   it('never refunds more than was paid', async () => {
     const started = await shop.startPayment('order-7', 5_000);
-    await buyer(started.redirectTo);
+    await ref.pay(started.paymentId); // the buyer presses Pay on the payment page
     await client.payments.refund(started.paymentId, { amount: 3_000 });
     await expect(client.payments.refund(started.paymentId, { amount: 3_000 })).rejects.toBeInstanceOf(
       UnprocessableEntityError,

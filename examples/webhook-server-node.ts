@@ -89,11 +89,11 @@ if (isMain(import.meta.url)) {
     const server = createServer((req, res) => (listener ? listener(req, res) : res.writeHead(503).end()));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks/psp`;
-    const endpoint = await reference.reference.cabinet.createWebhookEndpoint(reference.shop_id, { url });
+    const endpoint = await reference.control.createWebhookEndpoint(reference.shop_id, { url });
     listener = webhookListener({ secret: endpoint.secret, onEvent: done });
     const client = new PspClient({ apiKey: reference.api_key, baseUrl: reference.base_url });
     const { payment } = await client.payments.create({ amount: 10_000, order_id: 'webhook-demo' });
-    await reference.reference.simulator.succeedPayment(payment.id);
+    await reference.control.succeedPayment(payment.id);
     const event = await received;
     console.log(`verified ${event.event} ${event.id} for payment ${(event.data as { id: string }).id}`);
     server.closeAllConnections();

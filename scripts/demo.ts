@@ -3,6 +3,8 @@
  *
  *   npm start                       plays the buyer by submitting the payment page's Pay form
  *   npm start -- --interactive      prints the payment page URL and waits while you pay in a browser
+ *   npm start -- --interactive --host 0.0.0.0 --port 4010
+ *                                   the same, with the page reachable from another machine
  *
  * The flow lives in scripts/demo/run.ts; this file parses options, prints errors and sets the exit code.
  */

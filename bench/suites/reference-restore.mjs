@@ -1,7 +1,7 @@
 // Restore time of a reference holding 10,000 payments: the figure a merchant's CI pays per test when it isolates
 // tests by restoring one snapshot (docs/testing.md). The state is built through the public API in-process (every
 // payment with an Idempotency-Key; a tenth succeeded and half of those refunded), then restored again and again:
-// from the document as an object (`ref.simulator.restore(doc)`), and over HTTP from its JSON text
+// from the document as an object (`ref.control.restore(doc)`), and over HTTP from its JSON text
 // (`POST /_simulator/restore` through reference.fetch: body read, JSON parse, check, build and swap).
 
 import { pathToFileURL } from 'node:url';
@@ -49,7 +49,7 @@ for (let i = 0; i < COUNT; i++) {
     { 'idempotency-key': `key-${i}` },
   );
   if (i % 10 === 0) {
-    ref.simulator.succeedPayment(payment.id);
+    await ref.control.succeedPayment(payment.id);
     if (i % 20 === 0)
       await call('POST', `/api/v1/public/payments/${payment.id}/refund`, facts.api_key, { amount: 100 });
   }
@@ -63,14 +63,14 @@ const time = async (fn) => {
   return performance.now() - t0;
 };
 
-const doc = ref.simulator.snapshot();
+const doc = await ref.control.snapshot();
 const text = JSON.stringify(doc);
 const snapshotMs = [];
 const objectMs = [];
 const httpMs = [];
 for (let r = 0; r < ROUNDS; r++) {
-  snapshotMs.push(await time(() => ref.simulator.snapshot()));
-  objectMs.push(await time(() => ref.simulator.restore(doc)));
+  snapshotMs.push(await time(() => ref.control.snapshot()));
+  objectMs.push(await time(() => ref.control.restore(doc)));
   httpMs.push(await time(() => call('POST', '/_simulator/restore', facts.admin_token, text)));
 }
 const stats = ref.stats();

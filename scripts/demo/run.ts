@@ -7,6 +7,7 @@ import { DEFAULTS, startReference } from '../../src/reference/index.js';
 import { verifyWebhook } from '../../src/webhooks/index.js';
 import type { DemoArgs } from './args.js';
 import { payAsBuyer } from './buyer.js';
+import { otherMachineUrls } from './host.js';
 import { Inbox, startReceiver } from './receiver.js';
 import { duration, money, type Ui } from './ui.js';
 
@@ -44,7 +45,7 @@ export async function runDemo(args: DemoArgs, ui: Ui, signal?: AbortSignal): Pro
     ui.title('psp-sdk demo: a payment, a webhook, a refund and an SBP payout against the embedded reference');
 
     ui.step('Start the reference service in-process');
-    const ref = await startReference({ port: args.port, clock: args.clock });
+    const ref = await startReference({ host: args.host, port: args.port, clock: args.clock });
     cleanups.push(() => ref.close());
     ui.fact('base_url', ref.base_url);
     ui.fact('clock', args.clock === 'manual' ? 'manual (advanced by the demo)' : 'real');
@@ -136,6 +137,9 @@ export async function runDemo(args: DemoArgs, ui: Ui, signal?: AbortSignal): Pro
     );
     if (args.interactive) {
       ui.line(`   Open ${ui.bold(created.payment_url)} and press Pay (or Decline).`);
+      for (const url of otherMachineUrls(created.payment_url, args.host)) {
+        ui.line(`   From another machine: ${ui.bold(url)}`);
+      }
       const spin = ui.spin(`waiting up to ${args.timeoutSeconds} s for the buyer…`);
       try {
         const final = await webhooks.waitFor(
@@ -206,9 +210,9 @@ export async function runDemo(args: DemoArgs, ui: Ui, signal?: AbortSignal): Pro
     if (res.simulator)
       ui.fact('planned', `${res.simulator} ${ui.dim('(the test bank settles payouts after a few seconds)')}`);
     const spinPayout = ui.spin('waiting for the payout outcome…');
-    if (ref.reference.clock.mode === 'manual') {
+    if (ref.clock.mode === 'manual') {
       // The test bank settles a payout after a delay on the service clock: move the frozen clock past it.
-      const { now } = await ref.reference.simulator.advanceClock(DEFAULTS.payoutDelayMs / 1000);
+      const { now } = await ref.control.advanceClock(DEFAULTS.payoutDelayMs / 1000);
       ui.note(`advanced the service clock by ${DEFAULTS.payoutDelayMs / 1000} s to ${now}`);
     }
     const outcome = await webhooks

@@ -4,6 +4,8 @@
  * stay plain text.
  */
 
+import { formatMoney } from '../../src/reference/http/pay-page-format.js';
+
 type Paint = (s: string) => string;
 
 export interface UiOptions {
@@ -159,14 +161,12 @@ export class Ui {
   }
 }
 
-/** `1 500.00 RUB` from minor units. */
+/**
+ * An amount in minor units as the buyer's page shows it in English (`₽1,500.00`): the page's own formatter, so
+ * the demo and the page never disagree. The demo speaks English; the page's Russian is `1 500,00 ₽`.
+ */
 export function money(minor: number, currency = 'RUB'): string {
-  const sign = minor < 0 ? '-' : '';
-  const abs = Math.abs(minor);
-  const major = Math.floor(abs / 100)
-    .toString()
-    .replace(/\B(?=(\d{3})+(?!\d))/g, ' ');
-  return `${sign}${major}.${String(abs % 100).padStart(2, '0')} ${currency}`;
+  return formatMoney(minor, currency, 'en');
 }
 
 /** `1.23 s` or `412 ms`. */

@@ -99,9 +99,10 @@ async function main(argv: string[]): Promise<void> {
     guard.unref();
     // The state is saved as it was at the signal, before close() cancels anything.
     const saved = config.state
-      ? writeStateFile(config.state, running.reference.simulator.snapshot()).then(() =>
-          log(`psp-reference: state written to ${config.state}`),
-        )
+      ? running.control
+          .snapshot()
+          .then((doc) => writeStateFile(config.state as string, doc))
+          .then(() => log(`psp-reference: state written to ${config.state}`))
       : Promise.resolve();
     saved
       .then(() => running.close())

@@ -17,7 +17,7 @@
  * const psp = new PspClient({ apiKey: ref.api_key, baseUrl: ref.base_url });
  * const { payment, payment_url } = await psp.payments.create({ amount: 150_000, order_id: 'A-1' });
  * // Play the buyer on payment_url, or the bank:
- * ref.reference.simulator.succeedPayment(payment.id);
+ * await ref.control.succeedPayment(payment.id);
  * await psp.payments.refund(payment.id, { amount: 50_000 });
  * await ref.close();
  * ```
@@ -61,6 +61,7 @@ export {
   planPaymentOutcome,
   planPayoutOutcome,
 } from './service.js';
+export type { Async, ControlApi, ReferenceControl } from './handle.js';
 export type { RunningReference, StartReferenceOptions } from './start.js';
 export type { DeliveryAttempt } from './webhooks/log.js';
 export type { WebhookService } from './webhooks/index.js';

@@ -42,7 +42,7 @@ function escapeRegExp(text: string): string {
  * const server = setupServer(...createReferenceHandlers(reference, { baseUrl: 'https://psp.test' }));
  * server.listen({ onUnhandledRequest: 'error' });
  *
- * const psp = new PspClient({ apiKey: reference.facts.api_key, baseUrl: 'https://psp.test' });
+ * const psp = new PspClient({ apiKey: reference.api_key, baseUrl: 'https://psp.test' });
  * const { payment } = await psp.payments.create({ amount: 150_000 });
  * ```
  */

@@ -9,6 +9,7 @@ import { redactSecrets, toResponse } from './http/errors.js';
 import { createEventStreamHub } from './sse/index.js';
 import { buildState, createState, type StateApi } from './state/index.js';
 import { createWebhookService } from './webhooks/index.js';
+import { type ReferenceControl, referenceControl } from './handle.js';
 
 export type { CabinetApi, SimulatorApi } from './domain/control.js';
 export type { Restored, Snapshot, StateApi } from './state/index.js';
@@ -110,17 +111,24 @@ export interface ReferenceStats {
  *
  * @example
  * const res = await ref.fetch(new Request(`http://ref.test/api/v1/public/banks/sbp`, {
- *   headers: { authorization: `Bearer ${ref.facts.api_key}` },
+ *   headers: { authorization: `Bearer ${ref.api_key}` },
  * }));
  */
-export interface Reference {
+export interface Reference extends StartupFacts, ReferenceControl {
   /** The whole service: public API, `/_cabinet`, `/_simulator` and the buyer's page at `/pay`. */
   fetch(request: Request, info?: RequestInfo): Promise<Response>;
+  /** @deprecated Since 0.2: the same facts are on the handle itself (`ref.api_key`, ...). Removed in 0.3. */
   readonly facts: StartupFacts;
   readonly clock: Clock;
-  /** Typed methods, one per `/_cabinet` route of the contract. */
+  /**
+   * Typed methods, one per `/_cabinet` route of the contract, synchronous.
+   * @deprecated Since 0.2: use `ref.control`, whose methods are the same and all async. Removed in 0.3.
+   */
   readonly cabinet: CabinetApi;
-  /** Typed methods, one per `/_simulator` route (faults, snapshot and restore included), plus `advanceClock(seconds)`. */
+  /**
+   * Typed methods, one per `/_simulator` route (faults, snapshot and restore included), synchronous except `advanceClock`.
+   * @deprecated Since 0.2: use `ref.control`, whose methods are the same and all async. Removed in 0.3.
+   */
   readonly simulator: SimulatorApi & FaultsApi & StateApi;
   /** Counts of stored objects (not part of the contract; for tests and benchmarks). */
   stats(): ReferenceStats;
@@ -144,10 +152,10 @@ function makeClock(option: ReferenceOptions['clock']): Clock {
  * const ref = createReference({ clock: 'manual' });
  * const res = await ref.fetch(new Request('http://ref.test/api/v1/public/payments', {
  *   method: 'POST',
- *   headers: { authorization: `Bearer ${ref.facts.api_key}`, 'content-type': 'application/json' },
+ *   headers: { authorization: `Bearer ${ref.api_key}`, 'content-type': 'application/json' },
  *   body: JSON.stringify({ amount: 1000 }),
  * }));
- * await ref.simulator.advanceClock(1800); // the payment link expires
+ * await ref.control.advanceClock(1800); // the payment link expires
  * await ref.close();
  * ```
  */
@@ -191,6 +199,9 @@ export function createReference(options: ReferenceOptions = {}): Reference {
   let closed: Promise<void> | undefined;
 
   const reference: Reference = {
+    // The one handle (handle.ts): the facts at the top, the async control surface and the buyer's buttons.
+    ...facts,
+    ...referenceControl(domain, cabinet, simulator),
     facts,
     clock,
     cabinet,

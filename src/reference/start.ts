@@ -1,4 +1,4 @@
-import { createReference, type Reference, type ReferenceOptions, type StartupFacts } from './service.js';
+import { createReference, type Reference, type ReferenceOptions } from './service.js';
 
 /** Options of {@link startReference}: the reference's own options plus where to listen. */
 export interface StartReferenceOptions extends ReferenceOptions {
@@ -19,12 +19,16 @@ export interface StartReferenceOptions extends ReferenceOptions {
  * admin token, the first merchant's ids, its test API key and signing secret), the in-process
  * {@link Reference} behind it, and `close()`.
  */
-export interface RunningReference extends StartupFacts {
+export interface RunningReference extends Reference {
   /** Where the public API, `/_cabinet` and `/_simulator` live, e.g. `http://127.0.0.1:4010`. */
   base_url: string;
   /** The buyer's page (the spec's `{pay_url}`): `${base_url}/pay`; `payment_url` is `${pay_url}/{id}`. */
   pay_url: string;
-  /** The same service in-process: typed cabinet and simulator methods, the clock, `fetch`. */
+  /**
+   * The same service in-process.
+   * @deprecated Since 0.2: the handle itself is that reference (`ref.control`, `ref.fetch`, `ref.clock`, ...),
+   * the same shape `createReference()` answers. Removed in 0.3.
+   */
   reference: Reference;
   /**
    * Stops the server: ends open SSE streams, closes every socket at once, cancels the reference's timers and
@@ -51,7 +55,7 @@ export interface RunningReference extends StartupFacts {
  * const ref = await startReference({ port: 0, clock: 'manual' });
  * const psp = new PspClient({ apiKey: ref.api_key, baseUrl: ref.base_url });
  * const { payment, payment_url } = await psp.payments.create({ amount: 150_000, order_id: 'A-1' });
- * ref.reference.simulator.succeedPayment(payment.id); // play the bank (or open payment_url)
+ * await ref.pay(payment.id); // play the buyer pressing Pay (or `await ref.control.succeedPayment(id)`: the bank)
  * await ref.close();
  * ```
  */
@@ -95,7 +99,7 @@ export async function startReference(options: StartReferenceOptions = {}): Promi
   };
 
   return {
-    ...reference.facts,
+    ...reference,
     base_url: server.url,
     pay_url: `${server.url}/pay`,
     reference,

@@ -33,13 +33,17 @@ export interface LaunchedBrowser {
   close(): Promise<void>;
 }
 
-export async function launchChromium(): Promise<LaunchedBrowser> {
+/**
+ * @param locale The browser's language (its `Accept-Language` and `navigator.language`). Default `'en-US'`.
+ */
+export async function launchChromium(locale = 'en-US'): Promise<LaunchedBrowser> {
   const userDataDir = await mkdtemp(join(tmpdir(), 'psp-sdk-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM_PATH,
     headless: true,
     args: CHROMIUM_ARGS,
     viewport: { width: 1000, height: 760 },
+    locale,
   });
   return {
     context,

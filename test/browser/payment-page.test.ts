@@ -27,7 +27,7 @@ describe.skipIf(missing !== undefined)(
         webhooks.push(verifyWebhook(raw, headers, secret));
         return 200;
       });
-      secret = (await ref.reference.cabinet.createWebhookEndpoint(ref.shop_id, { url: receiver.url })).secret;
+      secret = (await ref.control.createWebhookEndpoint(ref.shop_id, { url: receiver.url })).secret;
       client = new PspClient({ apiKey: ref.api_key, baseUrl: ref.base_url });
       await mkdir(shots, { recursive: true });
     });
@@ -48,7 +48,11 @@ describe.skipIf(missing !== undefined)(
       const page = await browser.context.newPage();
       const response = await page.goto(payment_url);
       expect(response?.status()).toBe(200);
-      await expect(page.locator('#status').textContent()).resolves.toBe('pending');
+      // An English-speaking browser (en-US) gets the English page, the status worded for a buyer.
+      await expect(page.locator('html').getAttribute('lang')).resolves.toBe('en');
+      await expect(page.locator('#status').getAttribute('data-status')).resolves.toBe('pending');
+      await expect(page.locator('#status').textContent()).resolves.toBe('Awaiting payment');
+      await expect(page.locator('#pay').textContent()).resolves.toBe('Pay ₽2,499.00');
       const body = await page.locator('body').innerText();
       expect(body).toContain('browser-1042');
       expect(body).toContain('Espresso machine');
@@ -66,7 +70,8 @@ describe.skipIf(missing !== undefined)(
       await expect(page.locator('#pay').isVisible()).resolves.toBe(true);
 
       await Promise.all([page.waitForURL(payment_url), page.locator('#pay').click()]);
-      await expect(page.locator('#status').textContent()).resolves.toBe('succeeded');
+      await expect(page.locator('#status').getAttribute('data-status')).resolves.toBe('succeeded');
+      await expect(page.locator('#status').textContent()).resolves.toBe('Paid');
       await expect(page.locator('#pay').count()).resolves.toBe(0);
       await page.screenshot({ path: join(shots, 'payment-paid.png'), fullPage: true });
 
@@ -98,6 +103,46 @@ describe.skipIf(missing !== undefined)(
       await expect(client.payments.get(payment.id)).resolves.toMatchObject({ status: 'failed' });
     });
 
+    it('speaks Russian to a Russian browser: lang, words and amount; Pay leads to the Russian result', async () => {
+      const russian = await launchChromium('ru-RU');
+      try {
+        const { payment, payment_url } = await client.payments.create({
+          amount: 249_900,
+          order_id: 'browser-ru',
+          description: 'Кофемашина',
+        });
+        const page = await russian.context.newPage();
+        await page.goto(payment_url);
+        await expect(page.locator('html').getAttribute('lang')).resolves.toBe('ru');
+        await expect(page.locator('h1').textContent()).resolves.toBe('Оплатите заказ');
+        await expect(page.locator('#status').textContent()).resolves.toBe('Ожидает оплаты');
+        await expect(page.locator('[data-testid="amount"]').textContent()).resolves.toBe(
+          '2\u00a0499,00\u00a0₽',
+        );
+        await expect(page.locator('#pay').textContent()).resolves.toBe('Оплатить 2\u00a0499,00\u00a0₽');
+        await expect(page.locator('#decline').textContent()).resolves.toBe('Отказаться');
+        await page.screenshot({ path: join(shots, 'payment-page-ru.png'), fullPage: true });
+        await Promise.all([page.waitForURL(payment_url), page.locator('#pay').click()]);
+        await expect(page.locator('h1').textContent()).resolves.toBe('Платёж прошёл');
+        await expect(page.locator('#status').textContent()).resolves.toBe('Оплачен');
+        await page.screenshot({ path: join(shots, 'payment-paid-ru.png'), fullPage: true });
+        await expect(client.payments.get(payment.id)).resolves.toMatchObject({ status: 'succeeded' });
+
+        // ?lang=en forces English in the same Russian browser, and Decline keeps it on the page that follows.
+        const second = await client.payments.create({ amount: 10_000, order_id: 'browser-ru-en' });
+        await page.goto(`${second.payment_url}?lang=en`);
+        await expect(page.locator('html').getAttribute('lang')).resolves.toBe('en');
+        await Promise.all([
+          page.waitForURL(`${second.payment_url}?lang=en`),
+          page.locator('#decline').click(),
+        ]);
+        await expect(page.locator('h1').textContent()).resolves.toBe('Payment declined');
+        await expect(page.locator('#status').textContent()).resolves.toBe('Declined');
+      } finally {
+        await russian.close();
+      }
+    });
+
     it('shows a slow bank as processing, refreshing itself until the bank confirms (amount ending in 904)', async () => {
       const manual = await startReference({ port: 0, clock: 'manual' });
       try {
@@ -109,13 +154,13 @@ describe.skipIf(missing !== undefined)(
         const page = await browser.context.newPage();
         await page.goto(payment_url);
         await Promise.all([page.waitForURL(payment_url), page.locator('#pay').click()]);
-        await expect(page.locator('#status').textContent()).resolves.toBe('processing');
+        await expect(page.locator('#status').getAttribute('data-status')).resolves.toBe('processing');
         // No JavaScript on the page: a meta refresh brings the result.
         await expect(page.locator('meta[http-equiv="refresh"]').count()).resolves.toBe(1);
         await page.screenshot({ path: join(shots, 'payment-processing.png'), fullPage: true });
-        await manual.reference.simulator.advanceClock(30); // the slow bank confirms 30 s later
+        await manual.control.advanceClock(30); // the slow bank confirms 30 s later
         await page.reload();
-        await expect(page.locator('#status').textContent()).resolves.toBe('succeeded');
+        await expect(page.locator('#status').getAttribute('data-status')).resolves.toBe('succeeded');
         await expect(psp.payments.get(payment.id)).resolves.toMatchObject({ status: 'succeeded' });
       } finally {
         await manual.close();

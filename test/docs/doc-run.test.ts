@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { Server } from 'node:http';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
@@ -67,7 +68,13 @@ describe('code blocks of README.md and docs/ run', () => {
     await mkdir(join(outDir, 'tests'), { recursive: true });
     ref = await startReference({ port: 0 });
     // Not PSP_SIGNING_SECRET: blocks that start their own reference would sign with this one's secret.
-    const env = { PSP_API_KEY: ref.api_key, PSP_BASE_URL: ref.base_url, PSP_SIGNING_SECRET: undefined };
+    // PORT=0: a block that listens where a real app would (`process.env.PORT ?? 3000`) takes a free port here.
+    const env = {
+      PSP_API_KEY: ref.api_key,
+      PSP_BASE_URL: ref.base_url,
+      PSP_SIGNING_SECRET: undefined,
+      PORT: '0',
+    };
     for (const [k, v] of Object.entries(env)) {
       saved[k] = process.env[k];
       if (v === undefined) delete process.env[k];
@@ -91,10 +98,25 @@ describe('code blocks of README.md and docs/ run', () => {
     const file = join(outDir, `${name(block)}.ts`);
     await writeFile(file, `${localise(block.code)}\nexport {};\n`);
     const log = vi.spyOn(console, 'log').mockImplementation(() => {});
+    // A block may leave a server listening, as the app it shows would (a webhook receiver): copied as is, it has
+    // to keep serving, so the block does not close it; the test does, once the block has run.
+    const opened: Server[] = [];
+    const listen = Server.prototype.listen;
+    const spy = vi.spyOn(Server.prototype, 'listen').mockImplementation(function (this: Server, ...args) {
+      opened.push(this);
+      return listen.apply(this, args as Parameters<typeof listen>);
+    });
     try {
       await import(pathToFileURL(file).href);
     } finally {
+      spy.mockRestore();
       log.mockRestore();
+      await Promise.all(
+        opened.map(
+          (server) =>
+            new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve())),
+        ),
+      );
     }
   });
 

@@ -1,9 +1,11 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { parseArgs } from '../../scripts/demo/args.js';
+import { otherMachineUrls } from '../../scripts/demo/host.js';
 import { formSubmission } from '../../scripts/demo/buyer.js';
 import { Inbox } from '../../scripts/demo/receiver.js';
 import { duration, money, Ui, wantsColor } from '../../scripts/demo/ui.js';
+import { formatMoney } from '../../src/reference/http/pay-page-format.js';
 import { paymentPage } from '../../src/reference/http/pay-page-html.js';
 
 function capture(isTTY: boolean) {
@@ -35,7 +37,7 @@ describe('demo output', () => {
     s.succeed('received');
     ui.close();
     expect(text()).toBe(
-      '\n1. Create a payment\n   amount         1 500.00 RUB\n   … waiting for the webhook…\n   ✔ received\n',
+      '\n1. Create a payment\n   amount         ₽1,500.00\n   … waiting for the webhook…\n   ✔ received\n',
     );
     expect(text()).not.toContain('\x1b');
   });
@@ -50,9 +52,11 @@ describe('demo output', () => {
   });
 
   it('formats money in minor units and durations', () => {
-    expect(money(1)).toBe('0.01 RUB');
-    expect(money(123_456_789, 'USD')).toBe('1 234 567.89 USD');
-    expect(money(-5_000)).toBe('-50.00 RUB');
+    // The page's formatter, in English: what the buyer's page shows for the same amount.
+    expect(money(1)).toBe('₽0.01');
+    expect(money(123_456_789, 'USD')).toBe('$1,234,567.89');
+    expect(money(-5_000)).toBe('-₽50.00');
+    expect(money(150_000)).toBe(formatMoney(150_000, 'RUB', 'en'));
     expect(duration(412.4)).toBe('412 ms');
     expect(duration(1234)).toBe('1.23 s');
   });
@@ -64,16 +68,42 @@ describe('demo options', () => {
       interactive: false,
       timeoutSeconds: 300,
       port: 0,
+      host: '127.0.0.1',
       clock: 'real',
       help: false,
     });
-    expect(parseArgs(['--interactive', '--timeout', '30', '--port=4010'])).toMatchObject({
-      interactive: true,
-      timeoutSeconds: 30,
-      port: 4010,
-    });
+    expect(parseArgs(['--interactive', '--timeout', '30', '--port=4010', '--host', '0.0.0.0'])).toMatchObject(
+      {
+        interactive: true,
+        timeoutSeconds: 30,
+        port: 4010,
+        host: '0.0.0.0',
+      },
+    );
+    expect(() => parseArgs(['--host'])).toThrow(/--host needs a value/);
     expect(() => parseArgs(['--timeout', '0'])).toThrow(/--timeout must be an integer >= 1/);
     expect(() => parseArgs(['--colour'])).toThrow(/unknown option --colour/);
+  });
+});
+
+describe('--host: the URLs printed for a person on another machine', () => {
+  const nets = {
+    lo: [{ address: '127.0.0.1', family: 'IPv4', internal: true }],
+    eth0: [
+      { address: '192.0.2.7', family: 'IPv4', internal: false },
+      { address: '2001:db8::7', family: 'IPv6', internal: false },
+    ],
+  } as unknown as Parameters<typeof otherMachineUrls>[2];
+  const url = 'http://127.0.0.1:4010/pay/abc';
+
+  it('names each outside address the binding covers, and none for loopback', () => {
+    expect(otherMachineUrls(url, '0.0.0.0', nets)).toEqual(['http://192.0.2.7:4010/pay/abc']);
+    expect(otherMachineUrls(url, '::', nets)).toEqual([
+      'http://192.0.2.7:4010/pay/abc',
+      'http://[2001:db8::7]:4010/pay/abc',
+    ]);
+    expect(otherMachineUrls(url, '192.0.2.7', nets)).toEqual(['http://192.0.2.7:4010/pay/abc']);
+    expect(otherMachineUrls(url, '127.0.0.1', nets)).toEqual([]);
   });
 });
 

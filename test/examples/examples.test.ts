@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -214,6 +215,27 @@ describe('running an example file', () => {
       err.mockRestore();
       if (saved !== undefined) process.env.PSP_API_KEY = saved;
     }
+  });
+
+  it('commonjs.cjs runs under plain node, requiring the built package by its name', {
+    timeout: 60_000,
+  }, async () => {
+    // Inside the repository `require('psp-sdk')` is the package's own exports (self-reference): dist/, as built
+    // by npm test's first stage.
+    if (!existsSync(join(root, 'dist', 'index.cjs')))
+      throw new Error('dist/ is missing: run `npm run build` first');
+    const env = { ...process.env, PSP_API_KEY: undefined, PSP_BASE_URL: undefined };
+    const { stdout } = await run(process.execPath, ['examples/commonjs.cjs'], {
+      cwd: root,
+      env,
+      timeout: 30_000,
+    });
+    expect(stdout).toMatch(
+      /^payment [0-9a-f-]{36} is pending; send the buyer to http:\/\/127\.0\.0\.1:\d+\/pay\//,
+    );
+    expect(stdout).toContain('a missing payment: NotFoundError 404 not_found');
+    expect(stdout).toContain('verified payment.succeeded evt_cjs_1');
+    expect(stdout).toContain('a tampered body is refused: no_matching_signature');
   });
 
   it('webhook-server-node.ts as a process (npx tsx): registers itself, verifies a real delivery, exits 0', {

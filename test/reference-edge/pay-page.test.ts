@@ -34,14 +34,21 @@ function setup(overrides: Partial<PayPageView> = {}, outcome = 'succeeded') {
   };
   const app = new Hono();
   app.route('/pay', payPageRoutes(port));
-  const request = (path: string, init?: RequestInit) => app.request(`http://ref.test${path}`, init);
-  return { app, request, acts, payments };
+  // No Accept-Language: the page's own choice (Russian).
+  const raw = (path: string, init?: RequestInit) => app.request(`http://ref.test${path}`, init);
+  // An English-speaking browser: most tests below assert the English wording.
+  const request = (path: string, init?: RequestInit) => {
+    const headers = new Headers(init?.headers);
+    if (!headers.has('accept-language')) headers.set('accept-language', 'en-GB,en;q=0.9');
+    return raw(path, { ...init, headers });
+  };
+  return { app, request, raw, acts, payments };
 }
 
 describe('buyer page: GET /pay/{id}', () => {
   it('shows amount with currency, order, description, status and both buttons for a pending payment', async () => {
-    const { request } = setup();
-    const res = await request(`/pay/${ID}`);
+    const { raw } = setup();
+    const res = await raw(`/pay/${ID}`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
@@ -50,7 +57,7 @@ describe('buyer page: GET /pay/{id}', () => {
     expect(html).toContain('1\u00a0500,00\u00a0₽');
     expect(html).toContain('ORDER-42');
     expect(html).toContain('Two coffees');
-    expect(html).toMatch(/<span[^>]*id="status"[^>]*>pending<\/span>/);
+    expect(html).toMatch(/<span[^>]*id="status"[^>]*data-status="pending"[^>]*>Ожидает оплаты<\/span>/);
     expect(html).toMatch(new RegExp(`<form method="post" action="\\./${ID}/pay"><button[^>]*id="pay"`));
     expect(html).toMatch(
       new RegExp(`<form method="post" action="\\./${ID}/decline"><button[^>]*id="decline"`),
@@ -166,7 +173,7 @@ describe('buyer page: POST /pay/{id}/pay and /decline', () => {
     expect(res.headers.get('location')).toBe(`/pay/${ID}`);
     expect(acts).toEqual([[ID, 'pay']]);
     const html = await (await request(`/pay/${ID}`)).text();
-    expect(html).toMatch(/id="status"[^>]*>succeeded</);
+    expect(html).toMatch(/id="status"[^>]*data-status="succeeded"[^>]*>Paid</);
     expect(html).not.toContain('id="pay"');
   });
 
@@ -195,8 +202,8 @@ describe('buyer page: POST /pay/{id}/pay and /decline', () => {
     const res = await request(`/pay/${ID}/decline`, { method: 'POST' });
     expect(res.status).toBe(409);
     const html = await res.text();
-    expect(html).toContain('The payment is already succeeded.');
-    expect(html).toMatch(/id="status"[^>]*>succeeded</);
+    expect(html).toContain('This payment is no longer awaiting payment: paid. Nothing changed.');
+    expect(html).toMatch(/id="status"[^>]*data-status="succeeded"[^>]*>Paid</);
     expect(acts).toHaveLength(1);
   });
 

@@ -62,8 +62,8 @@ export type DeliveryInfo = ReturnType<WebhookService['deliveries']>[number];
  * @example
  * ```ts
  * const ref = createReference();
- * ref.cabinet.updateMerchant(ref.facts.merchant_id, { live_enabled: true, ip_allow_list: ['10.0.0.0/8'] });
- * const { api_key } = ref.cabinet.createApiKey(ref.facts.terminal_id, { mode: 'live' });
+ * await ref.control.updateMerchant(ref.merchant_id, { live_enabled: true, ip_allow_list: ['10.0.0.0/8'] });
+ * const { api_key } = await ref.control.createApiKey(ref.terminal_id, { mode: 'live' });
  * ```
  */
 export interface CabinetApi {
@@ -103,8 +103,8 @@ export interface CabinetApi {
  * @example
  * ```ts
  * const ref = createReference({ clock: 'manual' });
- * ref.simulator.succeedPayment(paymentId); // the bank confirms
- * await ref.simulator.advanceClock(5); // payouts reach their planned outcome
+ * await ref.control.succeedPayment(paymentId); // the bank confirms
+ * await ref.control.advanceClock(5); // payouts reach their planned outcome
  * ```
  */
 export interface SimulatorApi {

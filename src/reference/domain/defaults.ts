@@ -3,7 +3,7 @@
  * docs/spec-decisions.md; the cabinet can change the rate limit per merchant.
  *
  * @example
- * await ref.simulator.advanceClock(DEFAULTS.linkLifetimeMs / 1000); // every pending payment link has expired
+ * await ref.control.advanceClock(DEFAULTS.linkLifetimeMs / 1000); // every pending payment link has expired
  */
 export const DEFAULTS = {
   /** Requests per merchant per window (fixed window on the service clock). */

@@ -11,14 +11,14 @@ export { parseFaultRules } from './rule.js';
 const MAX_RULES = 1_000;
 
 /**
- * The fault rules as typed methods, one per `/_simulator/faults` route; on `ref.simulator` beside the others.
+ * The fault rules as typed methods, one per `/_simulator/faults` route; on `ref.control` (async) beside the others.
  *
  * @example
  * ```ts
  * const ref = createReference({ seed: 42 });
- * ref.simulator.addFault({ kind: 'reset', phase: 'after', probability: 0.3, match: { method: 'POST' } });
- * ref.simulator.listFaults().items[0].hits; // times it fired
- * ref.simulator.clearFaults();
+ * await ref.control.addFault({ kind: 'reset', phase: 'after', probability: 0.3, match: { method: 'POST' } });
+ * (await ref.control.listFaults()).items[0].hits; // times it fired
+ * await ref.control.clearFaults();
  * ```
  */
 export interface FaultsApi {

@@ -1,3 +1,5 @@
+import type { PageLang } from './pay-page-text.js';
+
 /**
  * Text helpers of the buyer's page: HTML escaping and money formatting. Web standards only (Intl), so the page
  * renders the same under Node, Deno, Bun and msw.
@@ -51,48 +53,41 @@ function minorToDecimal(amount: number, digits: number): string {
 
 const formatterCache = new Map<string, Intl.NumberFormat>();
 
+/** Russian: `1 500,00 ₽`; English: `₽1,500.00` (the narrow symbol, not `RUB 1,500.00`). */
+const LOCALES: Record<PageLang, { locale: string; display: 'symbol' | 'narrowSymbol' }> = {
+  ru: { locale: 'ru-RU', display: 'symbol' },
+  en: { locale: 'en-GB', display: 'narrowSymbol' },
+};
+
 /**
- * Formats an amount in minor units with its currency, Russian style: `formatMoney(150000, 'RUB')` ->
- * `"1 500,00 ₽"` (with no-break spaces). A code Intl does not know is shown after a two-digit number:
- * `"15,00 XYZ"`. The result is plain text: escape it before putting it in HTML.
+ * Formats an amount in minor units with its currency, in the page's language: `formatMoney(150000, 'RUB')` ->
+ * `"1 500,00 ₽"` (with no-break spaces), `formatMoney(150000, 'RUB', 'en')` -> `"₽1,500.00"`. A code Intl does
+ * not know is shown after a two-digit number: `"15,00 XYZ"`. The result is plain text: escape it before putting
+ * it in HTML.
+ *
+ * @param lang Default `'ru'`.
  */
-export function formatMoney(amount: number, currency: string): string {
+export function formatMoney(amount: number, currency: string, lang: PageLang = 'ru'): string {
   const code = currency.toUpperCase();
   const digits = currencyDigits(code);
   const decimal = minorToDecimal(amount, digits ?? 2);
+  const { locale, display } = LOCALES[lang];
   if (digits === null) {
-    const plain = new Intl.NumberFormat('ru-RU', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+    const plain = new Intl.NumberFormat(locale, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
     // Intl's string input keeps precision beyond 2^53; the cast covers lib typings that only declare number.
     return `${plain.format(decimal as unknown as number)}\u00a0${currency}`;
   }
-  let formatter = formatterCache.get(code);
+  const key = `${lang}:${code}`;
+  let formatter = formatterCache.get(key);
   if (!formatter) {
-    formatter = new Intl.NumberFormat('ru-RU', { style: 'currency', currency: code });
-    if (formatterCache.size < 512) formatterCache.set(code, formatter);
+    formatter = new Intl.NumberFormat(locale, {
+      style: 'currency',
+      currency: code,
+      currencyDisplay: display,
+    });
+    if (formatterCache.size < 512) formatterCache.set(key, formatter);
   }
   return formatter.format(decimal as unknown as number);
-}
-
-/** What the buyer reads as the page's heading for each payment status. */
-export function statusHeading(status: string): string {
-  switch (status) {
-    case 'pending':
-      return 'Complete your payment';
-    case 'processing':
-      return 'Your payment is being processed';
-    case 'succeeded':
-      return 'Payment successful';
-    case 'failed':
-      return 'Payment declined';
-    case 'expired':
-      return 'This payment link has expired';
-    case 'cancelled':
-      return 'Payment cancelled';
-    case 'refunded':
-      return 'Payment refunded';
-    default:
-      return 'Payment status';
-  }
 }
 
 /** Only http(s) targets are followed or linked: a `javascript:` return_url must never become a link. */

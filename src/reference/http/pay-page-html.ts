@@ -1,4 +1,5 @@
-import { escapeHtml, formatMoney, safeReturnUrl, statusHeading } from './pay-page-format.js';
+import { escapeHtml, formatMoney, safeReturnUrl } from './pay-page-format.js';
+import { type PageLang, statusWords, TEXT } from './pay-page-text.js';
 
 /** What the page shows of a payment: the `view` answer of the pay-page port. */
 export interface PayPageView {
@@ -48,9 +49,9 @@ button:focus-visible,.link:focus-visible{outline:3px solid var(--accent);outline
 @media (max-width:480px){body{padding:12px;align-items:flex-start}main{padding:20px}.amount{font-size:30px}}
 `;
 
-function layout(title: string, body: string, headExtra = ''): string {
+function layout(lang: PageLang, title: string, body: string, headExtra = ''): string {
   return `<!doctype html>
-<html lang="en">
+<html lang="${lang}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -67,34 +68,53 @@ ${body}
 `;
 }
 
-const TEST_TAG = '<p class="mode">Test payment · simulator</p>';
-const REFERENCE_TAG = '<p class="mode">Reference service</p>';
+const tag = (text: string) => `<p class="mode">${escapeHtml(text)}</p>`;
 
-/** The payment page: details, and Pay / Decline while the payment is pending. */
-export function paymentPage(view: PayPageView, notice?: string): string {
-  const money = formatMoney(view.amount, view.currency);
+/** How a page is rendered: its language, and the query its links and forms carry to keep a forced one. */
+export interface PageOptions {
+  /** Default `'ru'`. */
+  lang?: PageLang;
+  /** `?lang=en` when the language was forced by the query, so that the buyer's next page keeps it. Default none. */
+  query?: string;
+  /** A refusal to show above the payment (plain text). */
+  notice?: string;
+}
+
+/**
+ * The payment page: details, and Pay / Decline while the payment is pending. The status badge carries the raw
+ * status in `data-status` for machines and the buyer's words as its text.
+ */
+export function paymentPage(view: PayPageView, options: PageOptions = {}): string {
+  const { lang = 'ru', query = '', notice } = options;
+  const text = TEXT[lang];
+  const words = statusWords(view.status, lang);
+  const money = formatMoney(view.amount, view.currency, lang);
   const id = encodeURIComponent(view.id);
   const status = escapeHtml(view.status);
   const rows: string[] = [];
   if (view.order_id !== null)
-    rows.push(`<dt>Order</dt><dd data-testid="order-id">${escapeHtml(view.order_id)}</dd>`);
+    rows.push(`<dt>${text.order}</dt><dd data-testid="order-id">${escapeHtml(view.order_id)}</dd>`);
   if (view.description !== null) {
-    rows.push(`<dt>Description</dt><dd data-testid="description">${escapeHtml(view.description)}</dd>`);
+    rows.push(
+      `<dt>${text.description}</dt><dd data-testid="description">${escapeHtml(view.description)}</dd>`,
+    );
   }
   rows.push(
-    `<dt>Status</dt><dd><span class="badge s-${status}" id="status" data-testid="status">${status}</span></dd>`,
-    `<dt>Payment</dt><dd><code data-testid="payment-id">${escapeHtml(view.id)}</code></dd>`,
+    `<dt>${text.status}</dt><dd><span class="badge s-${status}" id="status" data-testid="status" data-status="${status}">${escapeHtml(words.badge)}</span></dd>`,
+    `<dt>${text.payment}</dt><dd><code data-testid="payment-id">${escapeHtml(view.id)}</code></dd>`,
   );
 
   let tail: string;
   if (view.status === 'pending') {
     // Relative actions resolve against /pay/{id}, wherever the page is mounted.
+    const q = escapeHtml(query);
     tail = `<div class="actions">
-<form method="post" action="./${id}/pay"><button class="primary" type="submit" id="pay" data-testid="pay">Pay ${escapeHtml(money)}</button></form>
-<form method="post" action="./${id}/decline"><button type="submit" id="decline" data-testid="decline">Decline</button></form>
+<form method="post" action="./${id}/pay${q}"><button class="primary" type="submit" id="pay" data-testid="pay">${escapeHtml(text.pay(money))}</button></form>
+<form method="post" action="./${id}/decline${q}"><button type="submit" id="decline" data-testid="decline">${escapeHtml(text.decline)}</button></form>
 </div>`;
     if (view.simulator !== null) {
-      tail += `\n<p class="note">Planned outcome when paid: <strong data-testid="simulator">${escapeHtml(view.simulator)}</strong>. No money moves.</p>`;
+      const [before, after] = text.planned;
+      tail += `\n<p class="note">${escapeHtml(before)}<strong data-testid="simulator">${escapeHtml(view.simulator)}</strong>${escapeHtml(after)}</p>`;
     }
   } else {
     const back = safeReturnUrl(view.return_url);
@@ -102,29 +122,31 @@ export function paymentPage(view: PayPageView, notice?: string): string {
     // inviting the buyer to leave before the result.
     const note =
       view.status === 'processing'
-        ? '<p class="note" data-testid="waiting">The bank is confirming the payment; this page updates by itself.</p>'
-        : '<p class="note">You can close this page.</p>';
+        ? `<p class="note" data-testid="waiting">${escapeHtml(text.waiting)}</p>`
+        : `<p class="note">${escapeHtml(text.canClose)}</p>`;
     tail = back
-      ? `${view.status === 'processing' ? `${note}\n` : ''}<a class="link" id="return" data-testid="return" href="${escapeHtml(back)}">Return to the store</a>`
+      ? `${view.status === 'processing' ? `${note}\n` : ''}<a class="link" id="return" data-testid="return" href="${escapeHtml(back)}">${escapeHtml(text.back)}</a>`
       : note;
   }
 
-  const body = `${view.simulator !== null ? TEST_TAG : REFERENCE_TAG}
-${notice ? `<p class="notice" role="alert" data-testid="notice">${escapeHtml(notice)}</p>\n` : ''}<h1 data-testid="heading">${escapeHtml(statusHeading(view.status))}</h1>
+  const body = `${tag(view.simulator !== null ? text.testTag : text.referenceTag)}
+${notice ? `<p class="notice" role="alert" data-testid="notice">${escapeHtml(notice)}</p>\n` : ''}<h1 data-testid="heading">${escapeHtml(words.heading)}</h1>
 <p class="amount" data-testid="amount">${escapeHtml(money)}</p>
 <dl>${rows.join('')}</dl>
 ${tail}`;
   // A processing payment settles on its own: refresh so the buyer sees the result without JavaScript.
   const refresh = view.status === 'processing' ? '<meta http-equiv="refresh" content="3">\n' : '';
-  return layout(`${money} · ${statusHeading(view.status)}`, body, refresh);
+  return layout(lang, `${money} · ${words.heading}`, body, refresh);
 }
 
-/** A page for anything the buyer cannot act on: an unknown payment, or a refused action without a payment. */
-export function messagePage(title: string, message: string): string {
+/** The page for an unknown payment (or a refused action without a payment), in the buyer's language. */
+export function notFoundPage(lang: PageLang = 'ru'): string {
+  const text = TEXT[lang];
   return layout(
-    title,
-    `${REFERENCE_TAG}
-<h1 data-testid="heading">${escapeHtml(title)}</h1>
-<p data-testid="message">${escapeHtml(message)}</p>`,
+    lang,
+    text.notFoundTitle,
+    `${tag(text.referenceTag)}
+<h1 data-testid="heading">${escapeHtml(text.notFoundTitle)}</h1>
+<p data-testid="message">${escapeHtml(text.notFoundMessage)}</p>`,
   );
 }

@@ -1,7 +1,9 @@
 import { type Context, Hono } from 'hono';
+import { languageDetector } from 'hono/language';
 import { DomainError } from '../domain/errors.js';
-import { messagePage, type PayPageView, paymentPage } from './pay-page-html.js';
+import { notFoundPage, type PayPageView, paymentPage } from './pay-page-html.js';
 import { safeReturnUrl } from './pay-page-format.js';
+import { forcedLang, PAGE_LANGS, type PageLang, statusWords, TEXT } from './pay-page-text.js';
 
 export type { PayPageView } from './pay-page-html.js';
 
@@ -29,21 +31,24 @@ const HTML_HEADERS: Record<string, string> = {
   'x-content-type-options': 'nosniff',
   'x-frame-options': 'DENY',
   'referrer-policy': 'no-referrer',
+  // The language follows Accept-Language: a cache (were one to ignore no-store) must key on it.
+  vary: 'Accept-Language',
 };
 
-function html(c: Context, status: 200 | 404 | 409 | 400 | 403 | 422, body: string): Response {
+function html(c: Context<Env>, status: 200 | 404 | 409 | 400 | 403 | 422, body: string): Response {
   return c.body(body, status, HTML_HEADERS);
 }
 
-function notFound(c: Context): Response {
-  return html(
-    c,
-    404,
-    messagePage(
-      'Payment not found',
-      'There is no payment at this address. Check the link you were given, or go back to the store and start again.',
-    ),
-  );
+type Env = { Variables: { language: PageLang } };
+
+function notFound(c: Context<Env>): Response {
+  return html(c, 404, notFoundPage(c.get('language')));
+}
+
+/** `?lang=xx` when the query forced the language: forms and the redirect after an action keep it. */
+function langQuery(c: Context<Env>): string {
+  const forced = forcedLang(c.req.query('lang'));
+  return forced ? `?lang=${forced}` : '';
 }
 
 /**
@@ -56,17 +61,33 @@ function notFound(c: Context): Response {
  *   longer pending) shows the page again with the reason, status 409.
  * - Anything else, and unknown ids: a 404 page.
  *
+ * Every page is in Russian or English: `?lang=ru|en` forces one (and the page's forms and redirect keep it),
+ * else the best of the two by `Accept-Language` q-values (hono's language detector), else Russian (the service
+ * is Russian: RUB, SBP). `<html lang>` says which.
+ *
  * @example
  * ```ts
  * app.route('/pay', payPageRoutes({ view: (id) => store.view(id), act: (id, a) => store.act(id, a) }));
  * ```
  */
-export function payPageRoutes(port: PayPagePort): Hono {
-  const app = new Hono();
+export function payPageRoutes(port: PayPagePort): Hono<Env> {
+  const app = new Hono<Env>();
+  app.use(
+    languageDetector({
+      supportedLanguages: [...PAGE_LANGS],
+      fallbackLanguage: PAGE_LANGS[0],
+      order: ['querystring', 'header'],
+      lookupQueryString: 'lang',
+      // No cookie: the page stores nothing in the buyer's browser.
+      caches: false,
+    }),
+  );
 
   app.get('/:id', (c) => {
     const view = port.view(c.req.param('id'));
-    return view ? html(c, 200, paymentPage(view)) : notFound(c);
+    return view
+      ? html(c, 200, paymentPage(view, { lang: c.get('language'), query: langQuery(c) }))
+      : notFound(c);
   });
 
   app.post('/:id/:action{pay|decline}', (c) => {
@@ -81,13 +102,17 @@ export function payPageRoutes(port: PayPagePort): Hono {
       if (!view) return notFound(c);
       const status =
         error.status === 409 || error.status === 403 || error.status === 422 ? error.status : 400;
-      return html(c, status, paymentPage(view, error.message));
+      const lang = c.get('language');
+      // A refusal the buyer can meet (a second press) is told in their language; any other in the domain's words.
+      const notice =
+        error.status === 409 ? TEXT[lang].notPending(statusWords(view.status, lang).badge) : error.message;
+      return html(c, status, paymentPage(view, { lang, query: langQuery(c), notice }));
     }
     const target = safeReturnUrl(result.return_url);
     if (target) return c.redirect(target, 303);
     // Back to this payment's page (path without the action segment), wherever the routes are mounted.
     const path = new URL(c.req.url).pathname;
-    return c.redirect(path.slice(0, path.length - action.length - 1), 303);
+    return c.redirect(`${path.slice(0, path.length - action.length - 1)}${langQuery(c)}`, 303);
   });
 
   app.all('*', (c) => notFound(c));

@@ -44,7 +44,7 @@ export async function readStateFile(path: string): Promise<unknown> {
  * disk, then renamed over the old one, so a crash or a failed write leaves the previous file whole.
  *
  * @example
- * await writeStateFile('./psp-state.json', ref.simulator.snapshot());
+ * await writeStateFile('./psp-state.json', await ref.control.snapshot());
  */
 export async function writeStateFile(path: string, doc: Snapshot): Promise<void> {
   const dir = dirname(path);

@@ -16,13 +16,13 @@ export interface Restored {
 }
 
 /**
- * The state routes as typed methods, on `ref.simulator` beside the others.
+ * The state routes as typed methods, on `ref.control` (async) beside the others.
  *
  * @example
  * ```ts
- * const clean = ref.simulator.snapshot();
+ * const clean = await ref.control.snapshot();
  * // ... a test creates payments, endpoints, keys ...
- * ref.simulator.restore(clean); // as it was, in milliseconds
+ * await ref.control.restore(clean); // as it was, in milliseconds
  * ```
  */
 export interface StateApi {

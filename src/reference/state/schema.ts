@@ -172,7 +172,7 @@ export const SnapshotSchema = obj({
  * A snapshot document: the whole state of a reference, secrets included (keep it like a password file).
  *
  * @example
- * const doc: Snapshot = ref.simulator.snapshot();
+ * const doc: Snapshot = await ref.control.snapshot();
  * doc.payments.length; // payments held
  */
 export type Snapshot = z.infer<typeof SnapshotSchema>;

@@ -1,0 +1,109 @@
+/**
+ * The buyer's page in its two languages. Russian is the default (the service is Russian: RUB, SBP); English is
+ * chosen by `Accept-Language` or forced with `?lang=en`. Every string the page shows is here, so that a wording
+ * change is made once for both languages.
+ */
+
+/** The page's languages; the first is the default. */
+export const PAGE_LANGS = ['ru', 'en'] as const;
+export type PageLang = (typeof PAGE_LANGS)[number];
+
+/** What the buyer reads, per language. Plain text: the page escapes each string where it puts it. */
+export interface PageText {
+  testTag: string;
+  referenceTag: string;
+  order: string;
+  description: string;
+  status: string;
+  payment: string;
+  pay: (money: string) => string;
+  decline: string;
+  /** Around the planned outcome's name: `before` + outcome + `after`. */
+  planned: [before: string, after: string];
+  waiting: string;
+  canClose: string;
+  back: string;
+  notFoundTitle: string;
+  notFoundMessage: string;
+  /** The notice when a button press was refused because the payment is no longer pending. */
+  notPending: (status: string) => string;
+  /** Heading and badge per payment status (the spec's enum). */
+  statuses: Record<string, { heading: string; badge: string }>;
+  unknownStatus: { heading: string; badge: string };
+}
+
+export const TEXT: Record<PageLang, PageText> = {
+  ru: {
+    testTag: 'Тестовый платёж · симулятор',
+    referenceTag: 'Эталонный сервис',
+    order: 'Заказ',
+    description: 'Описание',
+    status: 'Статус',
+    payment: 'Платёж',
+    pay: (money) => `Оплатить ${money}`,
+    decline: 'Отказаться',
+    planned: ['Исход при оплате: ', '. Деньги не списываются.'],
+    waiting: 'Банк подтверждает платёж; страница обновится сама.',
+    canClose: 'Эту страницу можно закрыть.',
+    back: 'Вернуться в магазин',
+    notFoundTitle: 'Платёж не найден',
+    notFoundMessage:
+      'По этому адресу платежа нет. Проверьте ссылку или вернитесь в магазин и начните оформление заново.',
+    notPending: (status) => `Платёж уже не ожидает оплаты: ${status.toLowerCase()}. Ничего не изменилось.`,
+    statuses: {
+      pending: { heading: 'Оплатите заказ', badge: 'Ожидает оплаты' },
+      processing: { heading: 'Платёж обрабатывается', badge: 'Обрабатывается' },
+      succeeded: { heading: 'Платёж прошёл', badge: 'Оплачен' },
+      failed: { heading: 'Платёж отклонён', badge: 'Отклонён' },
+      expired: { heading: 'Срок действия ссылки истёк', badge: 'Срок истёк' },
+      cancelled: { heading: 'Платёж отменён', badge: 'Отменён' },
+      refunded: { heading: 'Платёж возвращён', badge: 'Возвращён' },
+    },
+    unknownStatus: { heading: 'Статус платежа', badge: 'Неизвестен' },
+  },
+  en: {
+    testTag: 'Test payment · simulator',
+    referenceTag: 'Reference service',
+    order: 'Order',
+    description: 'Description',
+    status: 'Status',
+    payment: 'Payment',
+    pay: (money) => `Pay ${money}`,
+    decline: 'Decline',
+    planned: ['Planned outcome when paid: ', '. No money moves.'],
+    waiting: 'The bank is confirming the payment; this page updates by itself.',
+    canClose: 'You can close this page.',
+    back: 'Return to the store',
+    notFoundTitle: 'Payment not found',
+    notFoundMessage:
+      'There is no payment at this address. Check the link you were given, or go back to the store and start again.',
+    notPending: (status) =>
+      `This payment is no longer awaiting payment: ${status.toLowerCase()}. Nothing changed.`,
+    statuses: {
+      pending: { heading: 'Complete your payment', badge: 'Awaiting payment' },
+      processing: { heading: 'Your payment is being processed', badge: 'Processing' },
+      succeeded: { heading: 'Payment successful', badge: 'Paid' },
+      failed: { heading: 'Payment declined', badge: 'Declined' },
+      expired: { heading: 'This payment link has expired', badge: 'Expired' },
+      cancelled: { heading: 'Payment cancelled', badge: 'Cancelled' },
+      refunded: { heading: 'Payment refunded', badge: 'Refunded' },
+    },
+    unknownStatus: { heading: 'Payment status', badge: 'Unknown' },
+  },
+};
+
+/** Heading and badge of `status` in `lang`; a status outside the spec's enum gets neutral words, never its raw value. */
+export function statusWords(status: string, lang: PageLang): { heading: string; badge: string } {
+  const text = TEXT[lang];
+  return Object.hasOwn(text.statuses, status) ? text.statuses[status]! : text.unknownStatus;
+}
+
+/**
+ * `'ru'` or `'en'` when `value` (the `lang` query parameter) names one, case-insensitively, else undefined.
+ *
+ * @example forcedLang('EN') // 'en'
+ */
+export function forcedLang(value: string | undefined): PageLang | undefined {
+  const v = value?.toLowerCase();
+  return PAGE_LANGS.find((l) => l === v);
+}

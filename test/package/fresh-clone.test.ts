@@ -1,0 +1,98 @@
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const root = new URL('../..', import.meta.url).pathname;
+const work = mkdtempSync(join(tmpdir(), 'psp-sdk-fresh-clone-'));
+
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+const run = (cmd: string, args: string[], cwd: string) =>
+  execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+
+/** The repository as a fresh clone has it: the files git tracks (or would), no dist/, the installed node_modules. */
+function freshClone(name: string): string {
+  const clone = join(work, name);
+  const files = run('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], root)
+    .split('\0')
+    .filter(Boolean);
+  for (const f of files) {
+    // dist/ is what is under test; node_modules is linked below (in a worktree it is a symlink git lists).
+    if (/^(dist|node_modules)(\/|$)/.test(f)) continue;
+    mkdirSync(dirname(join(clone, f)), { recursive: true });
+    // A file deleted in the working tree but still in the index is not in a clone either.
+    try {
+      cpSync(join(root, f), join(clone, f));
+    } catch {}
+  }
+  symlinkSync(realpathSync(join(root, 'node_modules')), join(clone, 'node_modules'), 'dir');
+  return clone;
+}
+
+/** An empty app with `spec` installed (offline from the npm cache when it can), and `require`/`import` checks. */
+function emptyApp(name: string, spec: string, flags: string[] = []): string {
+  const app = join(work, name);
+  mkdirSync(app);
+  writeFileSync(join(app, 'package.json'), `{ "name": "${name}", "private": true }\n`);
+  const install = (mode: string) =>
+    run('npm', ['install', spec, ...flags, mode, '--no-audit', '--no-fund', '--no-package-lock'], app);
+  try {
+    install('--offline');
+  } catch {
+    install('--prefer-offline');
+  }
+  writeFileSync(
+    join(app, 'check.cjs'),
+    `const { PspClient } = require('psp-sdk');
+const { verifyWebhook } = require('psp-sdk/webhooks');
+const { createReference } = require('psp-sdk/reference');
+console.log(JSON.stringify([typeof PspClient, typeof verifyWebhook, typeof createReference]));
+`,
+  );
+  writeFileSync(
+    join(app, 'check.mjs'),
+    `import { PspClient } from 'psp-sdk';
+import { verifyWebhook } from 'psp-sdk/webhooks';
+import { createReference } from 'psp-sdk/reference';
+const ref = createReference();
+const res = await ref.fetch(new Request('http://ref.test/api/v1/public/banks/sbp', {
+  headers: { authorization: 'Bearer ' + ref.facts.api_key },
+}));
+await ref.close();
+console.log(JSON.stringify([typeof PspClient, typeof verifyWebhook, res.status]));
+`,
+  );
+  return app;
+}
+
+function expectWorking(app: string): void {
+  expect(JSON.parse(run(process.execPath, ['check.cjs'], app))).toEqual(['function', 'function', 'function']);
+  expect(JSON.parse(run(process.execPath, ['check.mjs'], app))).toEqual(['function', 'function', 200]);
+}
+
+// The newcomer's paths before the package is on the registry, from a clone that was never built: `npm pack` then
+// `npm install ./psp-sdk-<version>.tgz`, or `npm install <git url>`. Both must build dist/ on the way.
+describe('installing from a fresh clone, without a prior build', () => {
+  it('npm pack builds dist/ in prepack; the tarball installs in an empty app where require and import work', () => {
+    const clone = freshClone('pack');
+    const packOut = run('npm', ['pack', '--json', '--pack-destination', work], clone);
+    const [packed] = JSON.parse(packOut.slice(packOut.indexOf('['))) as Array<{
+      filename: string;
+      files: Array<{ path: string }>;
+    }>;
+    const files = packed?.files.map((f) => f.path) ?? [];
+    expect(files).toEqual(
+      expect.arrayContaining(['dist/index.js', 'dist/index.cjs', 'dist/webhooks/index.cjs']),
+    );
+    expectWorking(emptyApp('from-tarball', join(work, packed!.filename)));
+  }, 240_000);
+
+  // npm prepares a git dependency as it does a directory installed with --install-links: it runs the package's
+  // `prepare` (not `prepack`) and packs the result. This is that path, without a git server.
+  it('npm install of the clone as a dependency (the git-url path) builds dist/ in prepare', () => {
+    const clone = freshClone('dependency');
+    expectWorking(emptyApp('from-clone', clone, ['--install-links']));
+  }, 240_000);
+});
