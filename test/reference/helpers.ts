@@ -3,6 +3,7 @@ import { responseSchemas } from '../../src/schemas/resources.js';
 import { hmacSha256Hex } from '../../src/webhooks/hmac.js';
 import { ManualClock } from '../../src/reference/domain/clock.js';
 import { createReference, type Reference, type ReferenceOptions } from '../../src/reference/service.js';
+import { checkedFetch } from '../openapi/answer-check.js';
 
 export const BASE = 'http://ref.test';
 export const PUBLIC = `${BASE}/api/v1/public`;
@@ -30,6 +31,11 @@ export interface CallOptions {
 export function setup(options: ReferenceOptions = {}) {
   const clock = new ManualClock(Date.parse('2026-05-06T10:00:00.000Z'));
   const ref: Reference = createReference({ clock, ...options });
+  // Every answer of the tests built on this helper is checked against openapi.json (status listed, body valid),
+  // except while fault rules are in force: their answers are the test's, not the service's.
+  const checked = checkedFetch(ref.fetch.bind(ref));
+  const fetch: typeof checked = (request, env) =>
+    ref.simulator.listFaults().items.length > 0 ? ref.fetch(request, env) : checked(request, env);
   const call = async (path: string, o: CallOptions = {}): Promise<Call> => {
     const headers: Record<string, string> = { ...o.headers };
     const key = o.key === undefined ? ref.facts.api_key : o.key;
@@ -44,7 +50,7 @@ export function setup(options: ReferenceOptions = {}) {
       : path.startsWith('/_') || path.startsWith('/pay/')
         ? BASE + path
         : PUBLIC + path;
-    const res = await ref.fetch(
+    const res = await fetch(
       new Request(url, { method: o.method ?? (body === undefined ? 'GET' : 'POST'), headers, body }),
       o.remoteAddress === undefined ? undefined : { remoteAddress: o.remoteAddress },
     );
