@@ -34,7 +34,14 @@ export type { Logger } from './client/logger.js';
 export type { AppInfo, ClientOptions, RequestOptions } from './client/options.js';
 export type { LogLevel } from './client/log-level.js';
 export type { AttemptContext, Middleware, Operation } from './client/middleware.js';
-export type { OtelMeterProvider, OtelTracerProvider, TelemetryOptions } from './client/telemetry.js';
+export type {
+  OtelAttributes,
+  OtelContext,
+  OtelMeterProvider,
+  OtelSpan,
+  OtelTracerProvider,
+  TelemetryOptions,
+} from './client/telemetry.js';
 export type { WaitForOptions } from './resources/wait-for.js';
 export { WaitTimeoutError } from './resources/wait-for.js';
 export type { BankListOptions } from './resources/banks.js';

@@ -4,14 +4,35 @@
 import type { Operation } from './middleware.js';
 import { VERSION } from './version.js';
 
-type Attrs = Record<string, string | number>;
-/** The part of an OpenTelemetry `Context` this client uses. */
-interface Ctx {
+/**
+ * Span attributes as the client sets them (`http.request.method`, `server.address`, ...).
+ *
+ * @example
+ * const attributes: OtelAttributes = { 'http.request.method': 'POST' };
+ */
+export type OtelAttributes = Record<string, string | number>;
+type Attrs = OtelAttributes;
+
+/**
+ * The part of an OpenTelemetry `Context` this client uses; `@opentelemetry/api`'s contexts fit.
+ *
+ * @example
+ * const ctx: OtelContext = context.active();
+ */
+export interface OtelContext {
   getValue(key: symbol): unknown;
-  setValue(key: symbol, value: unknown): Ctx;
-  deleteValue(key: symbol): Ctx;
+  setValue(key: symbol, value: unknown): OtelContext;
+  deleteValue(key: symbol): OtelContext;
 }
-interface Span {
+type Ctx = OtelContext;
+
+/**
+ * The part of an OpenTelemetry `Span` this client calls; the SDK's spans fit.
+ *
+ * @example
+ * const span: OtelSpan = tracer.startSpan('payments.create');
+ */
+export interface OtelSpan {
   setAttribute(key: string, value: string | number): unknown;
   setStatus(status: { code: number }): unknown;
   end(): void;
@@ -27,7 +48,7 @@ export interface OtelTracerProvider {
   getTracer(
     name: string,
     version?: string,
-  ): { startSpan(name: string, options?: { kind?: number; attributes?: Attrs }, context?: Ctx): Span };
+  ): { startSpan(name: string, options?: { kind?: number; attributes?: Attrs }, context?: Ctx): OtelSpan };
 }
 
 /**

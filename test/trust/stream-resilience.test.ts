@@ -104,7 +104,13 @@ describe('event stream resilience', () => {
       },
     };
     const base = `http://127.0.0.1:${relay.port}`;
-    const client = new PspClient({ apiKey: ref.api_key, baseUrl: base, fetch: counted.fetch, logger });
+    const client = new PspClient({
+      apiKey: ref.api_key,
+      baseUrl: base,
+      fetch: counted.fetch,
+      logger,
+      logLevel: 'debug',
+    });
     const direct = new PspClient({ apiKey: ref.api_key, baseUrl: ref.base_url });
 
     const disconnects: Array<{ reason: string; delayMs: number }> = [];

@@ -97,9 +97,9 @@ export interface WebhookService {
    * and the bytes of their bodies. For tests of the bound.
    */
   pendingOf(group: string): { count: number; bytes: number };
-  /** The whole state, for a snapshot (secrets included). */
+  /** The whole state, for a snapshot (secrets included). @internal */
   exportState(): WebhookState;
-  /** Replaces the whole state with a snapshot's (already checked): retries are re-armed on the clock. */
+  /** Replaces the whole state with a snapshot's (already checked): retries are re-armed on the clock. @internal */
   importState(state: WebhookState): void;
   /** Unsubscribes, cancels retry timers, aborts attempts in flight and waits for them to settle. */
   close(): Promise<void>;
