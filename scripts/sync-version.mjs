@@ -6,6 +6,10 @@ const root = new URL('..', import.meta.url);
 const { version } = JSON.parse(readFileSync(new URL('package.json', root), 'utf8'));
 const file = new URL('src/client/version.ts', root);
 const source = readFileSync(file, 'utf8');
-const next = source.replace(/export const VERSION: string = '[^']*';/, `export const VERSION: string = '${version}';`);
-if (next === source && !source.includes(`'${version}'`)) throw new Error('src/client/version.ts: no VERSION line');
+const next = source.replace(
+  /export const VERSION: string = '[^']*';/,
+  `export const VERSION: string = '${version}';`,
+);
+if (next === source && !source.includes(`'${version}'`))
+  throw new Error('src/client/version.ts: no VERSION line');
 writeFileSync(file, next);
