@@ -1,11 +1,12 @@
 import { hmacSha256Hex } from '../../webhooks/hmac.js';
 import { API_KEY_RE } from '../../schemas/limits.js';
 import { DEFAULTS } from './defaults.js';
-import { DomainError } from './errors.js';
+import { found } from './errors.js';
 import { newId, randomToken } from './ids.js';
 
 /** Why the cabinet blocked a merchant (spec 5, section 7 codes). */
-export type MerchantBlock = 'aml_blocked' | 'forbidden_purpose';
+export const MERCHANT_BLOCKS = ['aml_blocked', 'forbidden_purpose'] as const;
+export type MerchantBlock = (typeof MERCHANT_BLOCKS)[number];
 export type KeyMode = 'test' | 'live';
 
 export interface RateLimitSetting {
@@ -140,8 +141,7 @@ export class Accounts {
   }
 
   revokeApiKey(keyId: string): void {
-    const key = this.keys.get(keyId);
-    if (!key) throw new DomainError(404, 'not_found', 'No API key with this id.');
+    const key = found(this.keys, keyId, 'API key');
     key.revokedAt ??= this.#now();
     for (const [token, k] of this.#presented) if (k === key) this.#presented.delete(token);
   }
@@ -181,21 +181,15 @@ export class Accounts {
   }
 
   merchant(id: string): MerchantRecord {
-    const m = this.merchants.get(id);
-    if (!m) throw new DomainError(404, 'not_found', 'No merchant with this id.');
-    return m;
+    return found(this.merchants, id, 'merchant');
   }
 
   shop(id: string): ShopRecord {
-    const s = this.shops.get(id);
-    if (!s) throw new DomainError(404, 'not_found', 'No shop with this id.');
-    return s;
+    return found(this.shops, id, 'shop');
   }
 
   terminal(id: string): TerminalRecord {
-    const t = this.terminals.get(id);
-    if (!t) throw new DomainError(404, 'not_found', 'No terminal with this id.');
-    return t;
+    return found(this.terminals, id, 'terminal');
   }
 
   keysOfTerminal(terminalId: string): ApiKeyRecord[] {
