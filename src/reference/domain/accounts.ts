@@ -60,9 +60,6 @@ export interface NewMerchant {
   apiKey: string;
 }
 
-// Far more keys than a test run uses at once; past it the cache starts over (each key costs one hash again).
-const PRESENTED_MAX = 1024;
-
 // Keys are looked up by a keyed hash, so the store never holds a usable secret and a lookup never compares secrets.
 const keyDigest = (apiKey: string) => hmacSha256Hex('psp-reference-api-key', apiKey);
 
@@ -80,14 +77,6 @@ export class Accounts {
   readonly terminals = new Map<string, TerminalRecord>();
   readonly keys = new Map<string, ApiKeyRecord>();
   readonly #byDigest = new Map<string, ApiKeyRecord>();
-  /**
-   * Bearer strings that authenticated, to their key: the keyed hash costs more than the rest of a GET's
-   * authentication, and a client sends the same key on every request. Only keys that were valid when presented
-   * get in (an unknown or malformed token never does, so nobody can fill it), revocation evicts, and it is
-   * bounded. Unlike the digest map this holds presented secrets, in memory only: never logged, never
-   * serialised (a #private field is invisible to JSON.stringify and util.inspect).
-   */
-  readonly #presented = new Map<string, ApiKeyRecord>();
   readonly #now: () => number;
 
   constructor(now: () => number) {
@@ -143,24 +132,18 @@ export class Accounts {
   revokeApiKey(keyId: string): void {
     const key = found(this.keys, keyId, 'API key');
     key.revokedAt ??= this.#now();
-    for (const [token, k] of this.#presented) if (k === key) this.#presented.delete(token);
   }
 
   /** Resolves a bearer token: a well-formed, known, unrevoked key, or why not. Never echoes the token. */
   authenticate(
     token: string,
   ): { kind: 'ok'; key: ApiKeyRecord } | { kind: 'malformed' | 'unknown' | 'revoked'; key?: undefined } {
-    const seen = this.#presented.get(token);
-    // A revoked key was evicted; the check stays so a cached entry can never outlive its key.
-    if (seen !== undefined && seen.revokedAt === null) return { kind: 'ok', key: seen };
     // Malformed is the spec's form (the rule the client checks), not the narrower form of the keys issued here:
     // a key of the right form that was never issued is unknown, and says so.
     if (!API_KEY_RE.test(token)) return { kind: 'malformed' };
     const key = this.#byDigest.get(keyDigest(token));
     if (!key) return { kind: 'unknown' };
     if (key.revokedAt !== null) return { kind: 'revoked' };
-    if (this.#presented.size >= PRESENTED_MAX) this.#presented.clear();
-    this.#presented.set(token, key);
     return { kind: 'ok', key };
   }
 
@@ -169,11 +152,10 @@ export class Accounts {
     return [...this.#byDigest];
   }
 
-  /** Replaces the keys with a snapshot's (already checked); the presented-key cache starts over. */
+  /** Replaces the keys with a snapshot's (already checked). */
   replaceKeys(keys: Iterable<[digest: string, key: ApiKeyRecord]>): void {
     this.keys.clear();
     this.#byDigest.clear();
-    this.#presented.clear();
     for (const [digest, key] of keys) {
       this.keys.set(key.id, key);
       this.#byDigest.set(digest, key);
