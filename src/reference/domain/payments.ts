@@ -8,7 +8,7 @@ import { PAYMENT_DECLINE, PAYMENT_REFUSAL, planPaymentOutcome } from './outcomes
 import { PaymentRecord } from './records.js';
 import { paymentToWire } from './serialize.js';
 import { type Created, owned, RecordStore, type StoreDeps } from './store.js';
-import { type Caller, parseBody, requireOneOf } from './validate.js';
+import { type Caller, parseBody } from './validate.js';
 
 /** Spec 3.1 plus our readings of its "not shown" moves (docs/spec-decisions.md). Anything else is a 409. */
 const ALLOWED: Record<PaymentStatus, readonly PaymentStatus[]> = {
@@ -38,7 +38,9 @@ export class Payments extends RecordStore<PaymentRecord> {
   ): Created<CreatePaymentResponse> {
     const input = parseBody(inputSchemas(true).CreatePaymentInput, raw);
     const currency = input.currency ?? 'RUB';
-    requireOneOf('currency', currency, PAYMENT_CURRENCIES);
+    if (!(PAYMENT_CURRENCIES as readonly string[]).includes(currency)) {
+      throw new DomainError(400, 'bad_request', `currency: must be one of ${PAYMENT_CURRENCIES.join(', ')}`);
+    }
     return this.createOnce(
       caller,
       { route: 'POST /api/v1/public/payments', key: idempotencyKey, body: input },

@@ -5,18 +5,9 @@ import { PaymentRecord, PayoutRecord, RefundRecord } from '../domain/records.js'
 import type { WebhookEvent, WebhookState } from '../webhooks/index.js';
 import type { FaultRulesState } from './index.js';
 import { SNAPSHOT_FORMAT, SNAPSHOT_VERSION, type Snapshot, SnapshotSchema } from './schema.js';
+import { camelKey } from './snapshot.js';
 
-const names = new Map<string, string>();
-const camelKey = (k: string) => {
-  let out = names.get(k);
-  if (out === undefined) {
-    out = k.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
-    names.set(k, out);
-  }
-  return out;
-};
-
-/** A document's record in camelCase, as the stores keep it (snapshot.ts has the other way). */
+/** A document's record in camelCase, as the stores keep it. */
 function camel<T>(obj: object, skip?: string): T {
   const out: Record<string, unknown> = {};
   for (const k in obj) if (k !== skip) out[camelKey(k)] = obj[k as keyof typeof obj];
