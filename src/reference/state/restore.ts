@@ -17,19 +17,7 @@ function camel<T>(obj: object, skip?: string): T {
 const bytes = new TextEncoder();
 
 /** The new state, built whole from a document before anything live changes. */
-export interface Built {
-  doc: Snapshot;
-  merchants: Map<string, MerchantRecord>;
-  shops: Map<string, ShopRecord>;
-  terminals: Map<string, TerminalRecord>;
-  keys: [string, ApiKeyRecord][];
-  payments: Map<string, PaymentRecord>;
-  refunds: Map<string, RefundRecord>;
-  payouts: Map<string, PayoutRecord>;
-  idempotency: Map<string, IdempotentEntry>;
-  webhooks: WebhookState;
-  commitFaults: () => void;
-}
+export type Built = ReturnType<typeof buildState>;
 
 const bad = (message: string) => new DomainError(400, 'bad_request', `Not a valid snapshot: ${message}`);
 
@@ -56,7 +44,7 @@ function ref<T>(map: Map<string, T>, id: string, what: string, from: string): T 
 }
 
 /** Checks a document (schema, then every reference between records) and builds its records; throws a 400. */
-export function buildState(input: unknown, faults?: FaultRulesState): Built {
+export function buildState(input: unknown, faults?: FaultRulesState) {
   const parsed = SnapshotSchema.safeParse(input);
   if (!parsed.success) {
     const top = input as { format?: unknown; version?: unknown } | null;
