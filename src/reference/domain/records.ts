@@ -5,15 +5,25 @@ import type { PaymentOutcome, PayoutOutcome } from './outcomes.js';
 // Stored records are compact classes (one hidden class each, times as epoch numbers, shared references for
 // merchant/terminal) and are serialised to the wire on read: 100,000 payments must fit in well under 200 MB.
 
-// A class whose instances carry the fields they are made with, read-only: a record's creation fields, declared
-// once (in its Init interface) and type-checked where it is made.
-const Fields = class {
+// The base of a terminal's records: each carries the fields it is made with, read-only (declared once, in its
+// Init interface, and type-checked where it is made), and its merchant and shop are its terminal's.
+const OfTerminal = class {
+  declare readonly terminal: TerminalRecord;
+
   constructor(init: object) {
     Object.assign(this, init);
   }
-} as new <I extends object>(
+
+  get merchantId(): string {
+    return this.terminal.merchantId;
+  }
+
+  get shopId(): string {
+    return this.terminal.shopId;
+  }
+} as new <I extends { terminal: TerminalRecord }>(
   init: I,
-) => Readonly<I>;
+) => Readonly<I> & { readonly merchantId: string; readonly shopId: string };
 
 /** A refund as stored. */
 export class RefundRecord {
@@ -51,7 +61,7 @@ export interface PaymentInit {
 }
 
 /** A payment as stored. */
-export class PaymentRecord extends Fields<PaymentInit> {
+export class PaymentRecord extends OfTerminal<PaymentInit> {
   status: PaymentStatus = 'pending';
   amountRefunded = 0;
   capturedAt: number | null = null;
@@ -60,14 +70,6 @@ export class PaymentRecord extends Fields<PaymentInit> {
   failureCode: string | null = null;
   failureMessage: string | null = null;
   refunds: RefundRecord[] | null = null;
-
-  get merchantId(): string {
-    return this.terminal.merchantId;
-  }
-
-  get shopId(): string {
-    return this.terminal.shopId;
-  }
 }
 
 /** The fields a payout is created with. */
@@ -88,16 +90,8 @@ export interface PayoutInit {
 }
 
 /** A payout as stored. */
-export class PayoutRecord extends Fields<PayoutInit> {
+export class PayoutRecord extends OfTerminal<PayoutInit> {
   status: PayoutStatus = 'pending';
   failReason: string | null = null;
   completedAt: number | null = null;
-
-  get merchantId(): string {
-    return this.terminal.merchantId;
-  }
-
-  get shopId(): string {
-    return this.terminal.shopId;
-  }
 }

@@ -59,12 +59,10 @@ const apiKey = obj({
   /** The keyed hash the key is looked up by: the key works again, and the snapshot never holds it in clear. */
   digest: z.string().check(z.regex(/^[0-9a-f]{64}$/)),
 });
+// What payments and payouts share, first in both.
+const onTerminal = { id: str, terminal_id: str, mode: z.enum(MODES), amount: count, currency: str };
 const payment = obj({
-  id: str,
-  terminal_id: str,
-  mode: z.enum(MODES),
-  amount: count,
-  currency: str,
+  ...onTerminal,
   method: z.enum(PAYMENT_METHODS),
   order_id: orNull(str),
   customer_id: orNull(str),
@@ -96,11 +94,7 @@ const refund = obj({
   completed_at: orNull(ms),
 });
 const payout = obj({
-  id: str,
-  terminal_id: str,
-  mode: z.enum(MODES),
-  amount: count,
-  currency: str,
+  ...onTerminal,
   method: str,
   phone: str,
   bank_id: str,
