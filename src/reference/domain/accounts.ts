@@ -1,5 +1,5 @@
 import { hmacSha256Hex } from '../../webhooks/hmac.js';
-import { API_KEY_RE } from '../../schemas/limits.js';
+import { API_KEY_RE, type MODES } from '../../schemas/limits.js';
 import { DEFAULTS } from './defaults.js';
 import { found } from './errors.js';
 import { newId, randomToken } from './ids.js';
@@ -7,7 +7,7 @@ import { newId, randomToken } from './ids.js';
 /** Why the cabinet blocked a merchant (spec 5, section 7 codes). */
 export const MERCHANT_BLOCKS = ['aml_blocked', 'forbidden_purpose'] as const;
 export type MerchantBlock = (typeof MERCHANT_BLOCKS)[number];
-export type KeyMode = 'test' | 'live';
+export type KeyMode = (typeof MODES)[number];
 
 export interface RateLimitSetting {
   limit: number;
