@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from '../../src/reference/domain/canonical-json.js';
+import { canonicalJson } from '../../src/reference/domain/idempotency.js';
 import { ManualClock } from '../../src/reference/domain/clock.js';
 import { isAllowed, isValidAllowEntry } from '../../src/reference/domain/ip-allow.js';
 import { RateLimiter } from '../../src/reference/domain/rate-limit.js';

@@ -45,40 +45,26 @@ export interface BankAdapter {
  * The default live bank: deterministic, offline, and following the same amount rule as the test simulator
  * (docs/reference.md), so live flows can be rehearsed end to end. `bank_ref` is derived from the operation id.
  *
- * @example new FakeBank().registerPayment({ id, amount: 1000, currency: 'RUB', method: 'sbp' }).bankRef // 'FB-…'
+ * @example new FakeBank().registerPayment({ id, amount: 1000, currency: 'RUB', method: 'sbp' }).bankRef // 'PAY-…'
  */
 export class FakeBank implements BankAdapter {
-  readonly name: string;
-
-  constructor(name = 'Reference Acquiring Bank') {
-    this.name = name;
-  }
+  constructor(readonly name = 'Reference Acquiring Bank') {}
 
   registerPayment(p: { id: string; amount: number }): BankAnswer<PaymentOutcome> {
-    const outcome = planPaymentOutcome(p.amount);
-    return {
-      bank: this.name,
-      bankRef: this.#ref('PAY', p.id),
-      outcome,
-      ...(outcome === 'refused'
-        ? { refusal: { code: 'payment_declined', message: 'The bank refused the payment.' } }
-        : {}),
-    };
+    return this.#answer('payment', 'PAY', p.id, planPaymentOutcome(p.amount));
   }
 
   registerPayout(p: { id: string; amount: number }): BankAnswer<PayoutOutcome> {
-    const outcome = planPayoutOutcome(p.amount);
-    return {
-      bank: this.name,
-      bankRef: this.#ref('OUT', p.id),
-      outcome,
-      ...(outcome === 'refused'
-        ? { refusal: { code: 'payout_declined', message: 'The bank refused the payout.' } }
-        : {}),
-    };
+    return this.#answer('payout', 'OUT', p.id, planPayoutOutcome(p.amount));
   }
 
-  #ref(kind: string, id: string): string {
-    return `${kind}-${hmacSha256Hex('fake-bank', id).slice(0, 16).toUpperCase()}`;
+  #answer<O extends string>(what: 'payment' | 'payout', kind: string, id: string, outcome: O): BankAnswer<O> {
+    const answer = {
+      bank: this.name,
+      bankRef: `${kind}-${hmacSha256Hex('fake-bank', id).slice(0, 16).toUpperCase()}`,
+      outcome,
+    };
+    if (outcome !== 'refused') return answer;
+    return { ...answer, refusal: { code: `${what}_declined`, message: `The bank refused the ${what}.` } };
   }
 }

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { MERCHANT_BLOCKS } from './accounts.js';
 import { isValidAllowEntry } from './ip-allow.js';
 import { parseBody } from './validate.js';
 
@@ -27,9 +28,7 @@ const schemas = {
         .check(z.maxLength(1000, 'must have at most 1000 entries')),
     ),
     block: z.optional(
-      z.nullable(
-        z.enum(['aml_blocked', 'forbidden_purpose'], 'must be "aml_blocked", "forbidden_purpose" or null'),
-      ),
+      z.nullable(z.enum(MERCHANT_BLOCKS, 'must be "aml_blocked", "forbidden_purpose" or null')),
     ),
     rate_limit: z.optional(
       z.strictObject(

@@ -117,18 +117,16 @@ export class ManualClock implements Clock {
   }
 
   setTimer(delayMs: number, fn: TimerCallback): Timer {
-    const p: Pending = { at: this.#now + Math.max(0, delayMs), seq: this.#seq++, fn, cancelled: false };
-    this.#pending.push(p);
-    return {
-      cancel: () => {
-        p.cancelled = true;
-      },
-    };
+    return this.#add(Math.max(0, delayMs), fn);
   }
 
   every(periodMs: number, fn: TimerCallback): Timer {
     const every = Math.max(1, periodMs);
-    const p: Pending = { at: this.#now + every, seq: this.#seq++, fn, cancelled: false, every };
+    return this.#add(every, fn, every);
+  }
+
+  #add(delayMs: number, fn: TimerCallback, every?: number): Timer {
+    const p: Pending = { at: this.#now + delayMs, seq: this.#seq++, fn, cancelled: false, every };
     this.#pending.push(p);
     return {
       cancel: () => {

@@ -1,6 +1,6 @@
 import type { Payment, Payout } from '../../schemas/resources.js';
 import type { WebhookService } from '../webhooks/index.js';
-import type { ApiKeyRecord, MerchantRecord, TerminalRecord } from './accounts.js';
+import type { ApiKeyRecord, MerchantBlock, MerchantRecord, TerminalRecord } from './accounts.js';
 import {
   type AdvanceClockInput,
   type CreateApiKeyInput,
@@ -29,7 +29,7 @@ export interface MerchantSettings {
   name: string;
   live_enabled: boolean;
   ip_allow_list: string[];
-  block: 'aml_blocked' | 'forbidden_purpose' | null;
+  block: MerchantBlock | null;
   rate_limit: { limit: number; window_seconds: number };
   payouts_enabled: boolean;
 }

@@ -49,15 +49,16 @@ export class Domain {
     this.accounts = new Accounts(now);
     this.idempotency = new IdempotencyStore(now, DEFAULTS.idempotencyTtlMs);
     this.rateLimiter = new RateLimiter(now);
-    const shared = {
+    const deps = {
       clock: this.clock,
       bus: this.bus,
       scheduler: this.scheduler,
       idempotency: this.idempotency,
+      bank: this.bank,
     };
-    this.payments = new Payments({ ...shared, bank: this.bank });
-    this.refunds = new Refunds({ ...shared, payments: this.payments });
-    this.payouts = new Payouts({ ...shared, bank: this.bank });
+    this.payments = new Payments(deps);
+    this.refunds = new Refunds(deps, this.payments);
+    this.payouts = new Payouts(deps);
   }
 
   /** The caller behind an authenticated key. */

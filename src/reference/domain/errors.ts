@@ -24,3 +24,10 @@ export class DomainError extends Error {
     super(message);
   }
 }
+
+/** `map`'s entry for `id`, else a 404 `not_found` naming the kind of object (`No payment with this id.`). */
+export function found<T>(map: ReadonlyMap<string, T>, id: string, noun: string): T {
+  const value = map.get(id);
+  if (value === undefined) throw new DomainError(404, 'not_found', `No ${noun} with this id.`);
+  return value;
+}

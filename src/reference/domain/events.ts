@@ -28,6 +28,11 @@ export type DomainEvent =
 
 export type DomainEventListener = (event: DomainEvent) => void;
 
+/** Whose event it is: the merchant, shop and mode of the record it is about. */
+export function origin(r: Pick<Base, 'merchantId' | 'shopId'> & { mode: 'test' | 'live' }): Omit<Base, 'at'> {
+  return { merchantId: r.merchantId, mode: r.mode, shopId: r.shopId };
+}
+
 /**
  * A synchronous fan-out. Listeners must return fast and never throw into the request that caused the event:
  * slow work (webhook delivery) is queued by the listener itself.

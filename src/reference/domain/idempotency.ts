@@ -1,5 +1,4 @@
 import { hmacSha256Hex } from '../../webhooks/hmac.js';
-import { canonicalJson } from './canonical-json.js';
 import { DomainError } from './errors.js';
 
 /** What an Idempotency-Key points at: the created object, the request's fingerprint, and when. */
@@ -23,16 +22,25 @@ export interface IdempotentRequest {
 }
 
 /**
- * Spec 5.6 for every creating POST (payments, refunds, payouts): keys are unique within one merchant; the same
- * key and body replay the earlier object, another body or route is 409 `idempotent_conflict`. Entries are kept for
- * `ttlMs` on the service clock.
+ * JSON with object keys sorted at every level, so two bodies that differ only in key order or whitespace give the
+ * same text. Used on parsed, validated bodies only (bounded depth).
  *
- * @example
- * const answer = store.once(
- *   { merchantId, key, route: 'POST /api/v1/public/payouts', mode: 'test', body },
- *   (id) => replayOf(id),
- *   () => { const p = make(); return { objectId: p.id, answer: answerOf(p) }; },
- * );
+ * @example canonicalJson({ b: 1, a: [2, { d: 3, c: 4 }] }) // '{"a":[2,{"c":4,"d":3}],"b":1}'
+ */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const obj = value as Record<string, unknown>;
+  const keys = Object.keys(obj)
+    .filter((k) => obj[k] !== undefined)
+    .sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`).join(',')}}`;
+}
+
+/**
+ * Spec 5.6 for every creating POST (payments, refunds, payouts; see RecordStore.createOnce): keys are unique within
+ * one merchant; the same key and body replay the earlier object, another body or route is 409
+ * `idempotent_conflict`. Entries are kept for `ttlMs` on the service clock.
  */
 export class IdempotencyStore {
   readonly #entries = new Map<string, IdempotentEntry>();

@@ -11,8 +11,16 @@
  * | 904 | `processing_then_succeeded`: the buyer pays, the bank confirms 30 s later | `succeeded` (as any other amount) |
  * | other | `succeeded`: the buyer pays, the bank confirms at once | `succeeded` after the payout delay |
  */
-export type PaymentOutcome = 'succeeded' | 'failed' | 'refused' | 'expired' | 'processing_then_succeeded';
-export type PayoutOutcome = 'succeeded' | 'failed' | 'refused' | 'pending';
+export const PAYMENT_OUTCOMES = [
+  'succeeded',
+  'failed',
+  'refused',
+  'expired',
+  'processing_then_succeeded',
+] as const;
+export const PAYOUT_OUTCOMES = ['succeeded', 'failed', 'refused', 'pending'] as const;
+export type PaymentOutcome = (typeof PAYMENT_OUTCOMES)[number];
+export type PayoutOutcome = (typeof PAYOUT_OUTCOMES)[number];
 
 /** A synchronous refusal's code and text, as the 201 answer of creation carries them. */
 export interface Refusal {
@@ -38,7 +46,18 @@ export const PAYOUT_REFUSAL: Refusal = {
 /** `fail_reason` of a payout the recipient's bank declined (amount ending in 901). */
 export const PAYOUT_DECLINE = 'recipient_bank_declined';
 
-const tail = (amount: number) => amount % 1000;
+// The endings of `amount` that plan something else than success.
+const PAYMENT_TAILS: Readonly<Record<number, PaymentOutcome>> = {
+  901: 'failed',
+  902: 'refused',
+  903: 'expired',
+  904: 'processing_then_succeeded',
+};
+const PAYOUT_TAILS: Readonly<Record<number, PayoutOutcome>> = {
+  901: 'failed',
+  902: 'refused',
+  903: 'pending',
+};
 
 /**
  * The planned outcome of a test payment.
@@ -47,18 +66,7 @@ const tail = (amount: number) => amount % 1000;
  * @example planPaymentOutcome(10_902) // 'refused'
  */
 export function planPaymentOutcome(amount: number): PaymentOutcome {
-  switch (tail(amount)) {
-    case 901:
-      return 'failed';
-    case 902:
-      return 'refused';
-    case 903:
-      return 'expired';
-    case 904:
-      return 'processing_then_succeeded';
-    default:
-      return 'succeeded';
-  }
+  return PAYMENT_TAILS[amount % 1000] ?? 'succeeded';
 }
 
 /**
@@ -68,14 +76,5 @@ export function planPaymentOutcome(amount: number): PaymentOutcome {
  * @example planPayoutOutcome(50_901) // 'failed'
  */
 export function planPayoutOutcome(amount: number): PayoutOutcome {
-  switch (tail(amount)) {
-    case 901:
-      return 'failed';
-    case 902:
-      return 'refused';
-    case 903:
-      return 'pending';
-    default:
-      return 'succeeded';
-  }
+  return PAYOUT_TAILS[amount % 1000] ?? 'succeeded';
 }

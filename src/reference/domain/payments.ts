@@ -1,17 +1,14 @@
 import { type CreatePaymentInput, inputSchemas } from '../../schemas/inputs.js';
-import type { CreatePaymentResponse, Payment, PaymentStatus } from '../../schemas/resources.js';
-import type { BankAdapter } from './bank.js';
-import type { Clock } from './clock.js';
+import type { CreatePaymentResponse, PaymentStatus } from '../../schemas/resources.js';
 import { DEFAULTS, PAYMENT_CURRENCIES } from './defaults.js';
 import { DomainError } from './errors.js';
-import type { EventBus } from './events.js';
+import { origin } from './events.js';
 import { newId } from './ids.js';
-import type { IdempotencyStore } from './idempotency.js';
 import { PAYMENT_DECLINE, PAYMENT_REFUSAL, planPaymentOutcome } from './outcomes.js';
 import { PaymentRecord } from './records.js';
-import type { Scheduler } from './scheduler.js';
 import { paymentToWire } from './serialize.js';
-import { type Caller, parseBody, requireOneOf } from './validate.js';
+import { type Created, owned, RecordStore, type StoreDeps } from './store.js';
+import { type Caller, parseBody } from './validate.js';
 
 /** Spec 3.1 plus our readings of its "not shown" moves (docs/spec-decisions.md). Anything else is a 409. */
 const ALLOWED: Record<PaymentStatus, readonly PaymentStatus[]> = {
@@ -26,70 +23,40 @@ const ALLOWED: Record<PaymentStatus, readonly PaymentStatus[]> = {
 
 const FINAL: ReadonlySet<PaymentStatus> = new Set(['succeeded', 'failed', 'expired', 'cancelled']);
 
-export interface PaymentDeps {
-  clock: Clock;
-  bus: EventBus;
-  scheduler: Scheduler;
-  idempotency: IdempotencyStore;
-  bank: BankAdapter;
-}
-
-/** A creation answer and its status: 201 for a new payment, 200 for a replay. */
-export interface Created<T> {
-  status: 200 | 201;
-  body: T;
-}
-
-/**
- * Payments: creation (with idempotency and the planned outcome), lookup, cancel and every status move, each
- * publishing its DomainEvent. Every method is synchronous, so check and commit never interleave.
- */
-export class Payments {
-  readonly #byId = new Map<string, PaymentRecord>();
-  readonly #d: PaymentDeps;
-
-  constructor(deps: PaymentDeps) {
-    this.#d = deps;
-  }
-
-  get size(): number {
-    return this.#byId.size;
-  }
-
-  /** Every record by id, in creation order: what a snapshot saves and a restore refills. */
-  get records(): Map<string, PaymentRecord> {
-    return this.#byId;
+/** Payments: creation (with idempotency and the planned outcome), lookup, cancel and every status move. */
+export class Payments extends RecordStore<PaymentRecord> {
+  constructor(deps: StoreDeps) {
+    super(deps, 'payment');
   }
 
   /** `POST /payments`: `payBase` is the origin of `payment_url` (`${payBase}/pay/${id}`). */
-  create(caller: Caller, raw: unknown, idempotencyKey: string | undefined, payBase: string) {
+  create(
+    caller: Caller,
+    raw: unknown,
+    idempotencyKey: string | undefined,
+    payBase: string,
+  ): Created<CreatePaymentResponse> {
     const input = parseBody(inputSchemas(true).CreatePaymentInput, raw);
     const currency = input.currency ?? 'RUB';
-    requireOneOf('currency', currency, PAYMENT_CURRENCIES);
-    return this.#d.idempotency.once(
-      {
-        merchantId: caller.merchant.id,
-        key: idempotencyKey,
-        route: 'POST /api/v1/public/payments',
-        mode: caller.key.mode,
-        body: input,
-      },
-      (id) => this.#answer(this.#byId.get(id)!, payBase, true),
-      () => {
-        const p = this.#make(caller, input, currency);
-        return { objectId: p.id, answer: this.#answer(p, payBase, false) };
-      },
+    if (!(PAYMENT_CURRENCIES as readonly string[]).includes(currency)) {
+      throw new DomainError(400, 'bad_request', `currency: must be one of ${PAYMENT_CURRENCIES.join(', ')}`);
+    }
+    return this.createOnce(
+      caller,
+      { route: 'POST /api/v1/public/payments', key: idempotencyKey, body: input },
+      (p, replay) => this.#answer(p, payBase, replay),
+      () => this.#make(caller, input, currency),
     );
   }
 
   /** Stores a new payment, publishes `payment.created`, and fails it at once on a planned refusal or sets its expiry. */
   #make(caller: Caller, input: CreatePaymentInput, currency: string): PaymentRecord {
     const mode = caller.key.mode;
-    const now = this.#d.clock.now();
+    const now = this.d.clock.now();
     const id = newId();
     const method = input.method ?? 'any';
     const live =
-      mode === 'live' ? this.#d.bank.registerPayment({ id, ...input, currency, method }) : undefined;
+      mode === 'live' ? this.d.bank.registerPayment({ id, ...input, currency, method }) : undefined;
     const p = new PaymentRecord({
       id,
       terminal: caller.terminal,
@@ -109,8 +76,14 @@ export class Payments {
       bank: live ? live.bank : 'Simulator Bank',
       bankRef: live ? live.bankRef : null,
     });
-    this.#byId.set(id, p);
-    this.#publishCreated(p);
+    this.records.set(id, p);
+    this.d.bus.publish({
+      type: 'payment.created',
+      at: p.createdAt,
+      ...origin(p),
+      payment: paymentToWire(p),
+      webhookUrl: p.webhookUrl,
+    });
     if (p.outcome === 'refused') {
       const refusal = live?.refusal ?? PAYMENT_REFUSAL;
       this.move(p, 'failed', refusal.code, refusal.message);
@@ -119,20 +92,20 @@ export class Payments {
   }
 
   #armExpiry(p: PaymentRecord): void {
-    this.#d.scheduler.at(p.expiresAt, () => {
+    this.d.scheduler.at(p.expiresAt, () => {
       if (p.status === 'pending') this.move(p, 'expired');
     });
   }
 
   // The bank session ends with no final answer: expired (spec 3.1).
   #armSession(p: PaymentRecord, until: number): void {
-    this.#d.scheduler.at(until, () => {
+    this.d.scheduler.at(until, () => {
       if (p.status === 'processing' && p.processingUntil === until) this.move(p, 'expired');
     });
   }
 
   #armSlowConfirm(p: PaymentRecord, at: number): void {
-    this.#d.scheduler.at(at, () => {
+    this.d.scheduler.at(at, () => {
       if (p.status === 'processing') this.move(p, 'succeeded');
     });
   }
@@ -150,7 +123,7 @@ export class Payments {
       this.#armSlowConfirm(p, p.processingUntil - DEFAULTS.bankSessionMs + DEFAULTS.slowConfirmMs);
   }
 
-  #answer(p: PaymentRecord, payBase: string, replay: boolean): Created<CreatePaymentResponse> {
+  #answer(p: PaymentRecord, payBase: string, replay: boolean): CreatePaymentResponse {
     const body: CreatePaymentResponse = {
       payment: paymentToWire(p),
       payment_url: `${payBase}/pay/${p.id}`,
@@ -166,37 +139,22 @@ export class Payments {
       body.failure_code = p.failureCode;
       body.failure_message = p.failureMessage ?? '';
     }
-    return { status: replay ? 200 : 201, body };
+    return body;
   }
 
   /** The payment as the caller may see it: same merchant and same mode, else 404 (no existence leak). */
   own(caller: Caller, id: string): PaymentRecord {
-    const p = this.#byId.get(id);
-    if (!p || p.merchantId !== caller.merchant.id || p.mode !== caller.key.mode) {
-      throw new DomainError(404, 'not_found', 'No payment with this id.');
-    }
-    return p;
+    return owned(caller, this.records.get(id), 'payment');
   }
 
-  /** Any payment, for the control surface and the buyer's page. */
+  /** Any payment or none, for the buyer's page. */
   find(id: string): PaymentRecord | undefined {
-    return this.#byId.get(id);
-  }
-
-  get(id: string): PaymentRecord {
-    const p = this.#byId.get(id);
-    if (!p) throw new DomainError(404, 'not_found', 'No payment with this id.');
-    return p;
-  }
-
-  /** `GET /payments/{id}`. */
-  read(caller: Caller, id: string): Payment {
-    return paymentToWire(this.own(caller, id));
+    return this.records.get(id);
   }
 
   /** `GET /payments/{id}` as its JSON text, serialised on every read (no cache to keep fresh). */
   readText(caller: Caller, id: string): string {
-    return JSON.stringify(this.read(caller, id));
+    return JSON.stringify(paymentToWire(this.own(caller, id)));
   }
 
   /** `POST /payments/{id}/cancel`: pending only, else 409 `not_pending`. */
@@ -222,7 +180,7 @@ export class Payments {
     if (!ALLOWED[from].includes(to)) {
       throw new DomainError(409, 'invalid_transition', `The payment is ${from} and cannot become ${to}.`);
     }
-    const now = this.#d.clock.now();
+    const now = this.d.clock.now();
     p.status = to;
     if (to === 'succeeded') p.capturedAt = now;
     if (FINAL.has(to)) p.finalizedAt = now;
@@ -235,12 +193,10 @@ export class Payments {
       p.processingUntil = until;
       this.#armSession(p, until);
     }
-    this.#d.bus.publish({
+    this.d.bus.publish({
       type: 'payment.status_changed',
       at: now,
-      merchantId: p.merchantId,
-      mode: p.mode,
-      shopId: p.shopId,
+      ...origin(p),
       payment: paymentToWire(p),
       from,
       to,
@@ -267,24 +223,11 @@ export class Payments {
       case 'failed':
         return this.move(p, 'failed');
       case 'processing_then_succeeded':
-        this.#armSlowConfirm(p, this.#d.clock.now() + DEFAULTS.slowConfirmMs);
+        this.#armSlowConfirm(p, this.d.clock.now() + DEFAULTS.slowConfirmMs);
         return p;
       default:
         // 'expired': the bank never answers; the bank-session deadline set on entering processing expires it.
         return p;
     }
-  }
-
-  /** Publishes `payment.created`. */
-  #publishCreated(p: PaymentRecord): void {
-    this.#d.bus.publish({
-      type: 'payment.created',
-      at: p.createdAt,
-      merchantId: p.merchantId,
-      mode: p.mode,
-      shopId: p.shopId,
-      payment: paymentToWire(p),
-      webhookUrl: p.webhookUrl,
-    });
   }
 }

@@ -1,65 +1,33 @@
 import { type CreatePayoutInput, inputSchemas } from '../../schemas/inputs.js';
 import type { CreatePayoutResponse, Payout, PayoutStatus } from '../../schemas/resources.js';
-import type { BankAdapter } from './bank.js';
 import { findBank } from './bank-directory.js';
-import type { Clock } from './clock.js';
 import { DEFAULTS, PAYOUT_CURRENCIES } from './defaults.js';
 import { DomainError } from './errors.js';
-import type { EventBus } from './events.js';
+import { origin } from './events.js';
 import { newId } from './ids.js';
-import type { IdempotencyStore } from './idempotency.js';
 import { PAYOUT_DECLINE, PAYOUT_REFUSAL, planPayoutOutcome } from './outcomes.js';
-import type { Created } from './payments.js';
 import { PayoutRecord } from './records.js';
-import type { Scheduler } from './scheduler.js';
 import { payoutToWire } from './serialize.js';
+import { type Created, owned, RecordStore, type StoreDeps } from './store.js';
 import { type Caller, parseBody } from './validate.js';
-
-export interface PayoutDeps {
-  clock: Clock;
-  bus: EventBus;
-  scheduler: Scheduler;
-  idempotency: IdempotencyStore;
-  bank: BankAdapter;
-}
 
 /**
  * SBP payouts (spec 2.5-2.7, 3.3, 4.5-4.6): created `pending`, then `succeeded` or `failed` after the payout delay
  * on the service clock (or at once through the simulator). A synchronous refusal is `failed` in the 201 answer.
  */
-export class Payouts {
-  readonly #d: PayoutDeps;
-  readonly #byId = new Map<string, PayoutRecord>();
-
-  constructor(deps: PayoutDeps) {
-    this.#d = deps;
-  }
-
-  get size(): number {
-    return this.#byId.size;
-  }
-
-  /** Every record by id, in creation order: what a snapshot saves and a restore refills. */
-  get records(): Map<string, PayoutRecord> {
-    return this.#byId;
+export class Payouts extends RecordStore<PayoutRecord> {
+  constructor(deps: StoreDeps) {
+    super(deps, 'payout');
   }
 
   /** `POST /payouts`: 400 for a bad body, 422 for a route the merchant cannot use. */
   create(caller: Caller, raw: unknown, idempotencyKey: string | undefined): Created<CreatePayoutResponse> {
     const input = parseBody(inputSchemas(true).CreatePayoutInput, raw);
-    return this.#d.idempotency.once(
-      {
-        merchantId: caller.merchant.id,
-        key: idempotencyKey,
-        route: 'POST /api/v1/public/payouts',
-        mode: caller.key.mode,
-        body: input,
-      },
-      (id) => this.#answer(this.#byId.get(id)!, true),
-      () => {
-        const p = this.#make(caller, input);
-        return { objectId: p.id, answer: this.#answer(p, false) };
-      },
+    return this.createOnce(
+      caller,
+      { route: 'POST /api/v1/public/payouts', key: idempotencyKey, body: input },
+      (p, replay) => this.#answer(p, replay),
+      () => this.#make(caller, input),
     );
   }
 
@@ -84,11 +52,11 @@ export class Payouts {
         'bank_id is not a participant of the SBP directory (GET /api/v1/public/banks/sbp).',
       );
     }
-    const now = this.#d.clock.now();
+    const now = this.d.clock.now();
     const id = newId();
     const live =
       mode === 'live'
-        ? this.#d.bank.registerPayout({ id, amount: input.amount, phone: input.phone, bankId: input.bank_id })
+        ? this.d.bank.registerPayout({ id, amount: input.amount, phone: input.phone, bankId: input.bank_id })
         : undefined;
     const p = new PayoutRecord({
       id,
@@ -105,13 +73,11 @@ export class Payouts {
       bank: live ? live.bank : null,
       bankRef: live ? live.bankRef : null,
     });
-    this.#byId.set(id, p);
-    this.#d.bus.publish({
+    this.records.set(id, p);
+    this.d.bus.publish({
       type: 'payout.created',
       at: now,
-      merchantId: p.merchantId,
-      mode: p.mode,
-      shopId: p.shopId,
+      ...origin(p),
       payout: payoutToWire(p),
     });
     if (p.outcome === 'refused') {
@@ -124,12 +90,12 @@ export class Payouts {
   rearm(p: PayoutRecord): void {
     const to = p.outcome;
     if (p.status !== 'pending' || to === 'pending' || to === 'refused') return;
-    this.#d.scheduler.at(p.createdAt + DEFAULTS.payoutDelayMs, () => {
+    this.d.scheduler.at(p.createdAt + DEFAULTS.payoutDelayMs, () => {
       if (p.status === 'pending') this.move(p, to, to === 'failed' ? PAYOUT_DECLINE : undefined);
     });
   }
 
-  #answer(p: PayoutRecord, replay: boolean): Created<CreatePayoutResponse> {
+  #answer(p: PayoutRecord, replay: boolean): CreatePayoutResponse {
     const body: CreatePayoutResponse = { payout: payoutToWire(p), mode: p.mode };
     if (replay) body.idempotent = true;
     if (p.mode === 'test') body.simulator = p.outcome;
@@ -138,22 +104,12 @@ export class Payouts {
       if (p.bankRef) body.bank_ref = p.bankRef;
     }
     if (p.outcome === 'refused' && p.failReason) body.failure_reason = p.failReason;
-    return { status: replay ? 200 : 201, body };
+    return body;
   }
 
   /** `GET /payouts/{id}`: same merchant and mode only, else 404. */
   read(caller: Caller, id: string): Payout {
-    const p = this.#byId.get(id);
-    if (!p || p.merchantId !== caller.merchant.id || p.mode !== caller.key.mode) {
-      throw new DomainError(404, 'not_found', 'No payout with this id.');
-    }
-    return payoutToWire(p);
-  }
-
-  get(id: string): PayoutRecord {
-    const p = this.#byId.get(id);
-    if (!p) throw new DomainError(404, 'not_found', 'No payout with this id.');
-    return p;
+    return payoutToWire(owned(caller, this.records.get(id), 'payout'));
   }
 
   /** pending -> succeeded | failed; any other move is a 409 `invalid_transition`. */
@@ -162,16 +118,14 @@ export class Payouts {
     if (from !== 'pending' || to === 'pending') {
       throw new DomainError(409, 'invalid_transition', `The payout is ${from} and cannot become ${to}.`);
     }
-    const now = this.#d.clock.now();
+    const now = this.d.clock.now();
     p.status = to;
     p.completedAt = now;
     if (to === 'failed') p.failReason = failReason ?? PAYOUT_DECLINE;
-    this.#d.bus.publish({
+    this.d.bus.publish({
       type: 'payout.status_changed',
       at: now,
-      merchantId: p.merchantId,
-      mode: p.mode,
-      shopId: p.shopId,
+      ...origin(p),
       payout: payoutToWire(p),
       from,
       to,

@@ -1,43 +1,26 @@
 import { inputSchemas } from '../../schemas/inputs.js';
 import type { Refund } from '../../schemas/resources.js';
-import type { Clock } from './clock.js';
-import { DomainError } from './errors.js';
-import type { EventBus } from './events.js';
-import { newId } from './ids.js';
 import { DEFAULTS } from './defaults.js';
-import type { IdempotencyStore } from './idempotency.js';
-import type { Created, Payments } from './payments.js';
+import { DomainError } from './errors.js';
+import { origin } from './events.js';
+import { newId } from './ids.js';
+import type { Payments } from './payments.js';
 import { type PaymentRecord, RefundRecord } from './records.js';
 import { paymentToWire, refundToWire } from './serialize.js';
+import { type Created, RecordStore, type StoreDeps } from './store.js';
 import { type Caller, parseBody } from './validate.js';
-
-export interface RefundDeps {
-  clock: Clock;
-  bus: EventBus;
-  idempotency: IdempotencyStore;
-  payments: Payments;
-}
 
 /**
  * Refunds (spec 4.4, 3.2). A refund completes synchronously (`succeeded` at creation), so the sum of successful
  * refunds is the payment's `amount_refunded` at every instant; the balance check and the commit are one
  * synchronous step, so concurrent refunds can never exceed the amount.
  */
-export class Refunds {
-  readonly #d: RefundDeps;
-  readonly #byId = new Map<string, RefundRecord>();
+export class Refunds extends RecordStore<RefundRecord> {
+  readonly #payments: Payments;
 
-  constructor(deps: RefundDeps) {
-    this.#d = deps;
-  }
-
-  get size(): number {
-    return this.#byId.size;
-  }
-
-  /** Every record by id, in creation order: what a snapshot saves and a restore refills. */
-  get records(): Map<string, RefundRecord> {
-    return this.#byId;
+  constructor(deps: StoreDeps, payments: Payments) {
+    super(deps, 'refund');
+    this.#payments = payments;
   }
 
   /** `POST /payments/{id}/refund`. An absent or zero `amount` refunds the whole remaining balance. */
@@ -49,20 +32,12 @@ export class Refunds {
   ): Created<Refund> {
     // Only an absent body means "refund the whole balance": a JSON `null` is a body, and not an object.
     const input = parseBody(inputSchemas(true).CreateRefundInput, raw === undefined ? {} : raw);
-    const p = this.#d.payments.own(caller, paymentId);
-    return this.#d.idempotency.once<Created<Refund>>(
-      {
-        merchantId: caller.merchant.id,
-        key: idempotencyKey,
-        route: `POST /api/v1/public/payments/${p.id}/refund`,
-        mode: caller.key.mode,
-        body: input,
-      },
-      (id) => ({ status: 200, body: refundToWire(this.#byId.get(id)!) }),
-      () => {
-        const r = this.#make(p, input.amount, input.reason);
-        return { objectId: r.id, answer: { status: 201, body: refundToWire(r) } };
-      },
+    const p = this.#payments.own(caller, paymentId);
+    return this.createOnce(
+      caller,
+      { route: `POST /api/v1/public/payments/${p.id}/refund`, key: idempotencyKey, body: input },
+      refundToWire,
+      () => this.#make(p, input.amount, input.reason),
     );
   }
 
@@ -96,26 +71,24 @@ export class Refunds {
         `A payment can have at most ${max} refunds and this one has ${max - 1}: the last must refund the whole remaining balance of ${available} (send no amount).`,
       );
     }
-    const now = this.#d.clock.now();
+    const now = this.d.clock.now();
     const r = new RefundRecord(newId(), p.id, p.merchantId, amount, reason ?? null, now);
     r.completedAt = now;
-    this.#byId.set(r.id, r);
+    this.records.set(r.id, r);
     if (p.refunds) p.refunds.push(r);
     else p.refunds = [r];
     p.amountRefunded += amount;
     const fully = p.amountRefunded === p.amount;
     // The snapshot already shows the refund; `refunded` follows as its own status change.
-    this.#d.bus.publish({
+    this.d.bus.publish({
       type: 'refund.created',
       at: now,
-      merchantId: p.merchantId,
-      mode: p.mode,
-      shopId: p.shopId,
+      ...origin(p),
       refund: refundToWire(r),
       payment: paymentToWire(p),
       webhookUrl: p.webhookUrl,
     });
-    if (fully) this.#d.payments.move(p, 'refunded');
+    if (fully) this.#payments.move(p, 'refunded');
     return r;
   }
 }

@@ -16,7 +16,6 @@ export class Scheduler {
   readonly #heap: Entry[] = [];
   #seq = 0;
   #timer: Timer | undefined;
-  #armedAt = Number.POSITIVE_INFINITY;
   #closed = false;
 
   constructor(clock: Clock) {
@@ -26,8 +25,10 @@ export class Scheduler {
   /** Runs `fn` once the service clock reaches `at` (epoch ms). */
   at(at: number, fn: () => void): void {
     if (this.#closed) return;
-    this.#push({ at, seq: this.#seq++, fn });
-    if (at < this.#armedAt) this.#arm();
+    const entry = { at, seq: this.#seq++, fn };
+    this.#push(entry);
+    // Only a new earliest deadline moves the one clock timer.
+    if (this.#heap[0] === entry) this.#arm();
   }
 
   /** Number of deadlines waiting. */
@@ -39,31 +40,22 @@ export class Scheduler {
   clear(): void {
     this.#timer?.cancel();
     this.#timer = undefined;
-    this.#armedAt = Number.POSITIVE_INFINITY;
     this.#heap.length = 0;
   }
 
   close(): void {
     this.#closed = true;
-    this.#timer?.cancel();
-    this.#heap.length = 0;
+    this.clear();
   }
 
   #arm(): void {
     this.#timer?.cancel();
     const top = this.#heap[0];
-    if (!top) {
-      this.#timer = undefined;
-      this.#armedAt = Number.POSITIVE_INFINITY;
-      return;
-    }
-    this.#armedAt = top.at;
-    this.#timer = this.#clock.setTimer(Math.max(0, top.at - this.#clock.now()), () => this.#fire());
+    this.#timer = top && this.#clock.setTimer(Math.max(0, top.at - this.#clock.now()), () => this.#fire());
   }
 
   #fire(): void {
     this.#timer = undefined;
-    this.#armedAt = Number.POSITIVE_INFINITY;
     const now = this.#clock.now();
     for (let top = this.#heap[0]; top && top.at <= now; top = this.#heap[0]) {
       this.#pop();

@@ -19,49 +19,14 @@ export function refundToWire(r: RefundRecord): Refund {
 
 const CARD_BRANDS = ['MIR', 'VISA', 'MASTERCARD'] as const;
 
-type Customer = Pick<
-  Payment,
-  | 'customer_card_brand'
-  | 'customer_card_mask'
-  | 'customer_card_holder'
-  | 'customer_phone_mask'
-  | 'customer_payer_bank'
->;
-const NO_CUSTOMER: Customer = {
-  customer_card_brand: null,
-  customer_card_mask: null,
-  customer_card_holder: null,
-  customer_phone_mask: null,
-  customer_payer_bank: null,
-};
-
-// Who paid is not stored: it is derived from the payment id, so every read shows the same simulated buyer and a
-// stored payment costs no extra memory for it.
-function customer(p: PaymentRecord): Customer {
-  if (p.capturedAt === null) return NO_CUSTOMER;
+/** A payment as `GET /payments/{id}` shows it (spec 2.1). */
+export function paymentToWire(p: PaymentRecord): Payment {
+  // Who paid is not stored: it is derived from the payment id, so every read shows the same simulated buyer and a
+  // stored payment costs no extra memory for it.
   const seed = Number.parseInt(p.id.slice(0, 8), 16);
   const last4 = String(seed % 10_000).padStart(4, '0');
-  if (p.method === 'sbp' || p.method === 'any') {
-    return {
-      ...NO_CUSTOMER,
-      customer_phone_mask: `+7 *** ***-${last4.slice(0, 2)}-${last4.slice(2)}`,
-      customer_payer_bank: SBP_BANKS[seed % SBP_BANKS.length]?.name_en ?? null,
-    };
-  }
-  return {
-    ...NO_CUSTOMER,
-    customer_card_brand: CARD_BRANDS[seed % CARD_BRANDS.length]!,
-    customer_card_mask: `220220******${last4}`,
-    customer_card_holder: 'CARD HOLDER',
-  };
-}
-
-/**
- * A payment as `GET /payments/{id}` shows it (spec 2.1). One object literal with every field in wire order (no
- * spread): JSON.stringify takes its fast path on such an object, and this runs on every read.
- */
-export function paymentToWire(p: PaymentRecord): Payment {
-  const c = customer(p);
+  const sbp = p.capturedAt !== null && (p.method === 'sbp' || p.method === 'any');
+  const card = p.capturedAt !== null && !sbp;
   return {
     id: p.id,
     merchant_id: p.merchantId,
@@ -83,11 +48,11 @@ export function paymentToWire(p: PaymentRecord): Payment {
     expires_at: iso(p.expiresAt),
     processing_until: isoOrNull(p.processingUntil),
     metadata: p.metadata ? { ...p.metadata } : null,
-    customer_card_brand: c.customer_card_brand,
-    customer_card_mask: c.customer_card_mask,
-    customer_card_holder: c.customer_card_holder,
-    customer_phone_mask: c.customer_phone_mask,
-    customer_payer_bank: c.customer_payer_bank,
+    customer_card_brand: card ? CARD_BRANDS[seed % CARD_BRANDS.length]! : null,
+    customer_card_mask: card ? `220220******${last4}` : null,
+    customer_card_holder: card ? 'CARD HOLDER' : null,
+    customer_phone_mask: sbp ? `+7 *** ***-${last4.slice(0, 2)}-${last4.slice(2)}` : null,
+    customer_payer_bank: sbp ? (SBP_BANKS[seed % SBP_BANKS.length]?.name_en ?? null) : null,
     refunds: p.refunds ? p.refunds.map(refundToWire) : [],
   };
 }

@@ -30,10 +30,3 @@ export function parseBody<S extends z.ZodMiniType>(schema: S, raw: unknown): z.o
   }
   return r.data;
 }
-
-/** 400 unless `value` is one of `allowed`. */
-export function requireOneOf(field: string, value: string, allowed: readonly string[]): void {
-  if (!allowed.includes(value)) {
-    throw new DomainError(400, 'bad_request', `${field}: must be one of ${allowed.join(', ')}`);
-  }
-}

@@ -5,18 +5,9 @@ import { PaymentRecord, PayoutRecord, RefundRecord } from '../domain/records.js'
 import type { WebhookEvent, WebhookState } from '../webhooks/index.js';
 import type { FaultRulesState } from './index.js';
 import { SNAPSHOT_FORMAT, SNAPSHOT_VERSION, type Snapshot, SnapshotSchema } from './schema.js';
+import { camelKey } from './snapshot.js';
 
-const names = new Map<string, string>();
-const camelKey = (k: string) => {
-  let out = names.get(k);
-  if (out === undefined) {
-    out = k.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
-    names.set(k, out);
-  }
-  return out;
-};
-
-/** A document's record in camelCase, as the stores keep it (snapshot.ts has the other way). */
+/** A document's record in camelCase, as the stores keep it. */
 function camel<T>(obj: object, skip?: string): T {
   const out: Record<string, unknown> = {};
   for (const k in obj) if (k !== skip) out[camelKey(k)] = obj[k as keyof typeof obj];
@@ -26,31 +17,23 @@ function camel<T>(obj: object, skip?: string): T {
 const bytes = new TextEncoder();
 
 /** The new state, built whole from a document before anything live changes. */
-export interface Built {
-  doc: Snapshot;
-  merchants: Map<string, MerchantRecord>;
-  shops: Map<string, ShopRecord>;
-  terminals: Map<string, TerminalRecord>;
-  keys: [string, ApiKeyRecord][];
-  payments: Map<string, PaymentRecord>;
-  refunds: Map<string, RefundRecord>;
-  payouts: Map<string, PayoutRecord>;
-  idempotency: Map<string, IdempotentEntry>;
-  webhooks: WebhookState;
-  commitFaults: () => void;
-}
+export type Built = ReturnType<typeof buildState>;
 
 const bad = (message: string) => new DomainError(400, 'bad_request', `Not a valid snapshot: ${message}`);
 
-/** Records by id, refusing a repeated id. */
-function byId<T extends { id: string }>(what: string, items: T[]): Map<string, T> {
+/** The records `make` builds from `items`, by id, refusing a repeated id. */
+function byId<I, T extends { id: string }>(what: string, items: I[], make: (item: I) => T): Map<string, T> {
   const map = new Map<string, T>();
-  for (const item of items) {
+  for (const item of items.map(make)) {
     if (map.has(item.id)) throw bad(`two ${what} have the id ${JSON.stringify(item.id.slice(0, 100))}.`);
     map.set(item.id, item);
   }
   return map;
 }
+
+/** A record from a document's fields: its creation fields through the constructor, then the ones that change. */
+const record = <T extends object>(Class: new (init: never) => T, fields: object): T =>
+  Object.assign(new Class(fields as never), fields);
 
 /** The record `id` names in `map`, or a 400 saying which reference is broken. */
 function ref<T>(map: Map<string, T>, id: string, what: string, from: string): T {
@@ -61,7 +44,7 @@ function ref<T>(map: Map<string, T>, id: string, what: string, from: string): T 
 }
 
 /** Checks a document (schema, then every reference between records) and builds its records; throws a 400. */
-export function buildState(input: unknown, faults?: FaultRulesState): Built {
+export function buildState(input: unknown, faults?: FaultRulesState) {
   const parsed = SnapshotSchema.safeParse(input);
   if (!parsed.success) {
     const top = input as { format?: unknown; version?: unknown } | null;
@@ -71,19 +54,10 @@ export function buildState(input: unknown, faults?: FaultRulesState): Built {
     throw bad(`${issue.path.join('.') || 'the document'}: ${issue.message}.`);
   }
   const doc = parsed.data;
-  const merchants = byId(
-    'merchants',
-    doc.merchants.map((m) => camel<MerchantRecord>(m)),
-  );
-  const shops = byId(
-    'shops',
-    doc.shops.map((s) => camel<ShopRecord>(s)),
-  );
+  const merchants = byId('merchants', doc.merchants, (m) => camel<MerchantRecord>(m));
+  const shops = byId('shops', doc.shops, (s) => camel<ShopRecord>(s));
   for (const s of shops.values()) ref(merchants, s.merchantId, 'merchant', `shop ${s.id}`);
-  const terminals = byId(
-    'terminals',
-    doc.terminals.map((t) => camel<TerminalRecord>(t)),
-  );
+  const terminals = byId('terminals', doc.terminals, (t) => camel<TerminalRecord>(t));
   for (const t of terminals.values()) {
     if (ref(shops, t.shopId, 'shop', `terminal ${t.id}`).merchantId !== t.merchantId)
       throw bad(`terminal ${t.id} and its shop belong to different merchants.`);
@@ -94,43 +68,33 @@ export function buildState(input: unknown, faults?: FaultRulesState): Built {
       throw bad(`API key ${k.id} and its terminal belong to different merchants or shops.`);
     return [k.digest, camel<ApiKeyRecord>(k, 'digest')];
   });
-  byId(
-    'API keys',
-    keys.map(([, k]) => k),
-  );
-  const payments = byId(
-    'payments',
-    doc.payments.map((p) => {
-      const fields = camel<Record<string, unknown>>(p, 'terminal_id');
-      fields.terminal = ref(terminals, p.terminal_id, 'terminal', `payment ${p.id}`);
-      fields.refunds = null;
-      return Object.assign(new PaymentRecord(fields as never), fields) as PaymentRecord;
+  byId('API keys', keys, ([, k]) => k);
+  const payments = byId('payments', doc.payments, (p) =>
+    record(PaymentRecord, {
+      ...camel(p, 'terminal_id'),
+      terminal: ref(terminals, p.terminal_id, 'terminal', `payment ${p.id}`),
+      refunds: null,
     }),
   );
-  const refunds = byId(
-    'refunds',
-    doc.refunds.map((r) => {
-      const p = ref(payments, r.payment_id, 'payment', `refund ${r.id}`);
-      if (p.merchantId !== r.merchant_id)
-        throw bad(`refund ${r.id} and its payment belong to different merchants.`);
-      const record = new RefundRecord(r.id, r.payment_id, r.merchant_id, r.amount, r.reason, r.created_at);
-      Object.assign(record, { status: r.status, completedAt: r.completed_at });
-      if (p.refunds) p.refunds.push(record);
-      else p.refunds = [record];
-      return record;
-    }),
-  );
+  const refunds = byId('refunds', doc.refunds, (r) => {
+    const p = ref(payments, r.payment_id, 'payment', `refund ${r.id}`);
+    if (p.merchantId !== r.merchant_id)
+      throw bad(`refund ${r.id} and its payment belong to different merchants.`);
+    const refund = new RefundRecord(r.id, r.payment_id, r.merchant_id, r.amount, r.reason, r.created_at);
+    Object.assign(refund, { status: r.status, completedAt: r.completed_at });
+    if (p.refunds) p.refunds.push(refund);
+    else p.refunds = [refund];
+    return refund;
+  });
   for (const p of payments.values()) {
     const sum = (p.refunds ?? []).reduce((n, r) => n + (r.status === 'succeeded' ? r.amount : 0), 0);
     if (sum !== p.amountRefunded || sum > p.amount)
       throw bad(`payment ${p.id} has amount_refunded ${p.amountRefunded} but refunds of ${sum}.`);
   }
-  const payouts = byId(
-    'payouts',
-    doc.payouts.map((p) => {
-      const fields = camel<Record<string, unknown>>(p, 'terminal_id');
-      fields.terminal = ref(terminals, p.terminal_id, 'terminal', `payout ${p.id}`);
-      return Object.assign(new PayoutRecord(fields as never), fields);
+  const payouts = byId('payouts', doc.payouts, (p) =>
+    record(PayoutRecord, {
+      ...camel(p, 'terminal_id'),
+      terminal: ref(terminals, p.terminal_id, 'terminal', `payout ${p.id}`),
     }),
   );
   const idempotency = new Map<string, IdempotentEntry>();
@@ -162,30 +126,23 @@ export function buildState(input: unknown, faults?: FaultRulesState): Built {
 
 /** The webhook part of a document, with its references checked. */
 function webhooksOf(doc: Snapshot, shops: Map<string, ShopRecord>): { webhooks: WebhookState } {
-  const endpoints = byId(
-    'webhook endpoints',
-    doc.webhook_endpoints.map((e) => {
-      ref(shops, e.shop_id, 'shop', `webhook endpoint ${e.id}`);
-      type Endpoint = WebhookState['endpoints'][number];
-      const endpoint = camel<Endpoint>(e);
-      endpoint.attempts = e.attempts.map((a) => camel<Endpoint['attempts'][number]>(a));
-      return endpoint;
-    }),
-  );
-  const events = byId(
-    'webhook events',
-    doc.webhook_events.map((e) => {
-      ref(shops, e.shop_id, 'shop', `webhook event ${e.id}`);
-      const event: WebhookEvent = {
-        id: e.id,
-        event: e.event,
-        shopId: e.shop_id,
-        webhookUrl: e.webhook_url,
-        body: bytes.encode(e.body),
-      };
-      return event;
-    }),
-  );
+  const endpoints = byId('webhook endpoints', doc.webhook_endpoints, (e) => {
+    ref(shops, e.shop_id, 'shop', `webhook endpoint ${e.id}`);
+    type Endpoint = WebhookState['endpoints'][number];
+    const endpoint = camel<Endpoint>(e);
+    endpoint.attempts = e.attempts.map((a) => camel<Endpoint['attempts'][number]>(a));
+    return endpoint;
+  });
+  const events = byId('webhook events', doc.webhook_events, (e): WebhookEvent => {
+    ref(shops, e.shop_id, 'shop', `webhook event ${e.id}`);
+    return {
+      id: e.id,
+      event: e.event,
+      shopId: e.shop_id,
+      webhookUrl: e.webhook_url,
+      body: bytes.encode(e.body),
+    };
+  });
   const kept = doc.webhook_events.filter((e) => e.kept).map((e) => events.get(e.id)!);
   const pending = doc.pending_deliveries.map((s) => {
     const event = ref(events, s.event_id, 'webhook event', 'a pending delivery');

@@ -7,6 +7,8 @@ import {
   PAYOUT_STATUSES,
   REFUND_STATUSES,
 } from '../../schemas/limits.js';
+import { MERCHANT_BLOCKS } from '../domain/accounts.js';
+import { PAYMENT_OUTCOMES, PAYOUT_OUTCOMES } from '../domain/outcomes.js';
 
 // The document of GET /_simulator/snapshot (reference-contract.md, "State"). Not a wire type of the public API, so
 // it lives here rather than in src/schemas. Keys are snake_case like the wire; times are epoch milliseconds of the
@@ -32,7 +34,7 @@ const merchant = obj({
   name: str,
   live_enabled: z.boolean(),
   ip_allow_list: array(str),
-  block: orNull(z.enum(['aml_blocked', 'forbidden_purpose'])),
+  block: orNull(z.enum(MERCHANT_BLOCKS)),
   rate_limit: obj({ limit: z.int().check(z.minimum(1)), window_seconds: z.number().check(z.positive()) }),
   payouts_enabled: z.boolean(),
 });
@@ -57,12 +59,10 @@ const apiKey = obj({
   /** The keyed hash the key is looked up by: the key works again, and the snapshot never holds it in clear. */
   digest: z.string().check(z.regex(/^[0-9a-f]{64}$/)),
 });
+// What payments and payouts share, first in both.
+const onTerminal = { id: str, terminal_id: str, mode: z.enum(MODES), amount: count, currency: str };
 const payment = obj({
-  id: str,
-  terminal_id: str,
-  mode: z.enum(MODES),
-  amount: count,
-  currency: str,
+  ...onTerminal,
   method: z.enum(PAYMENT_METHODS),
   order_id: orNull(str),
   customer_id: orNull(str),
@@ -72,7 +72,7 @@ const payment = obj({
   metadata: orNull(z.record(str, str)),
   created_at: ms,
   expires_at: ms,
-  outcome: z.enum(['succeeded', 'failed', 'refused', 'expired', 'processing_then_succeeded']),
+  outcome: z.enum(PAYMENT_OUTCOMES),
   bank: orNull(str),
   bank_ref: orNull(str),
   status: z.enum(PAYMENT_STATUSES),
@@ -94,17 +94,13 @@ const refund = obj({
   completed_at: orNull(ms),
 });
 const payout = obj({
-  id: str,
-  terminal_id: str,
-  mode: z.enum(MODES),
-  amount: count,
-  currency: str,
+  ...onTerminal,
   method: str,
   phone: str,
   bank_id: str,
   full_name: orNull(str),
   created_at: ms,
-  outcome: z.enum(['succeeded', 'failed', 'refused', 'pending']),
+  outcome: z.enum(PAYOUT_OUTCOMES),
   bank: orNull(str),
   bank_ref: orNull(str),
   status: z.enum(PAYOUT_STATUSES),

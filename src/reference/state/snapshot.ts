@@ -3,16 +3,23 @@ import type { StateParts } from './index.js';
 import type { WebhookEvent } from '../webhooks/index.js';
 
 // Stored records keep camelCase fields; the document is snake_case like the wire. One generic conversion each way
-// (top-level keys only; restore.ts has the other), so a field added to a record needs only its line in the schema.
-const names = new Map<string, string>();
-const snakeKey = (k: string) => {
-  let out = names.get(k);
-  if (out === undefined) {
-    out = k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-    names.set(k, out);
-  }
-  return out;
-};
+// (top-level keys only), so a field added to a record needs only its line in the schema. Records have a few dozen
+// field names, renamed thousands of times: each is renamed once.
+function renamer(rename: (key: string) => string): (key: string) => string {
+  const names = new Map<string, string>();
+  return (key) => {
+    let out = names.get(key);
+    if (out === undefined) {
+      out = rename(key);
+      names.set(key, out);
+    }
+    return out;
+  };
+}
+
+const snakeKey = renamer((k) => k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`));
+/** The field name of a stored record for a document's key. */
+export const camelKey = renamer((k) => k.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()));
 
 // Nested values of records are flat (a list of addresses, a rate limit, metadata): one level of copy keeps the
 // document apart from the live records, so a caller may change it freely.

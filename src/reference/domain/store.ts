@@ -1,0 +1,79 @@
+import type { BankAdapter } from './bank.js';
+import type { Clock } from './clock.js';
+import { DomainError, found } from './errors.js';
+import type { EventBus } from './events.js';
+import type { IdempotencyStore, IdempotentRequest } from './idempotency.js';
+import type { Scheduler } from './scheduler.js';
+import type { Caller } from './validate.js';
+
+/** What the stores of payments, refunds and payouts work with. */
+export interface StoreDeps {
+  clock: Clock;
+  bus: EventBus;
+  scheduler: Scheduler;
+  idempotency: IdempotencyStore;
+  bank: BankAdapter;
+}
+
+/** A creation answer and its status: 201 for a new object, 200 for a replay. */
+export interface Created<T> {
+  status: 200 | 201;
+  body: T;
+}
+
+/**
+ * The records of one kind by id, and the one creation step of payments, refunds and payouts. Every method is
+ * synchronous, so check and commit never interleave.
+ */
+export class RecordStore<R extends { id: string }> {
+  /** Every record by id, in creation order: what a snapshot saves and a restore refills. */
+  readonly records = new Map<string, R>();
+  protected readonly d: StoreDeps;
+  readonly #noun: string;
+
+  constructor(deps: StoreDeps, noun: string) {
+    this.d = deps;
+    this.#noun = noun;
+  }
+
+  get size(): number {
+    return this.records.size;
+  }
+
+  /** Any record, for the control surface and the buyer's page; 404 when there is none. */
+  get(id: string): R {
+    return found(this.records, id, this.#noun);
+  }
+
+  /**
+   * Spec 5.6: `make()` once per Idempotency-Key, remembered under it; the same key and body answer the record it
+   * made again (`replay` true, status 200), another body or route is 409 `idempotent_conflict`.
+   */
+  protected createOnce<T>(
+    caller: Caller,
+    creation: Pick<IdempotentRequest, 'route' | 'key' | 'body'>,
+    answer: (record: R, replay: boolean) => T,
+    make: () => R,
+  ): Created<T> {
+    return this.d.idempotency.once<Created<T>>(
+      { ...creation, merchantId: caller.merchant.id, mode: caller.key.mode },
+      (id) => ({ status: 200, body: answer(this.records.get(id)!, true) }),
+      () => {
+        const record = make();
+        return { objectId: record.id, answer: { status: 201, body: answer(record, false) } };
+      },
+    );
+  }
+}
+
+/** `record` when the caller may see it (same merchant and same mode), else 404: no existence leak. */
+export function owned<R extends { merchantId: string; mode: string }>(
+  caller: Caller,
+  record: R | undefined,
+  noun: string,
+): R {
+  if (record?.merchantId !== caller.merchant.id || record.mode !== caller.key.mode) {
+    throw new DomainError(404, 'not_found', `No ${noun} with this id.`);
+  }
+  return record;
+}
