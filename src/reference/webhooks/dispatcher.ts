@@ -8,8 +8,6 @@ import { MAX_ATTEMPTS, RETRY_DELAYS_MS, RetryTimers } from './retries.js';
 import { signedHeaders } from './sign.js';
 import { originOf, ReceiverSlots } from './slots.js';
 
-export { MAX_ATTEMPTS, RETRY_DELAYS_MS } from './retries.js';
-
 /** One series of attempts of one event to one target. */
 interface Delivery {
   readonly key: string;

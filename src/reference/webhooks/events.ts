@@ -31,7 +31,7 @@ const PAYOUT_EVENTS: Partial<Record<string, WebhookEventName>> = {
 };
 
 /** `evt_` plus a UUIDv4 without dashes: 122 random bits, opaque to receivers. */
-export function newEventId(): string {
+function newEventId(): string {
   return `evt_${crypto.randomUUID().replaceAll('-', '')}`;
 }
 

@@ -74,9 +74,4 @@ export class RetryTimers<T> {
     for (const b of this.#batches.values()) b.timer.cancel();
     this.#batches.clear();
   }
-
-  /** Distinct instants with retries pending. */
-  get size(): number {
-    return this.#batches.size;
-  }
 }
