@@ -4,8 +4,6 @@ import { limit } from '../util/limit.js';
 import { Connection } from './connection.js';
 import { CONNECTED, encodeMessage, PING, REPLACED, toSseEvent } from './encode.js';
 
-export { CONNECTED, encodeMessage, PING, REPLACED, toSseEvent } from './encode.js';
-
 /** Who a stream belongs to: the API key that opened it, its merchant, and the key's mode. */
 export interface StreamOwner {
   keyId: string;
@@ -79,8 +77,6 @@ export function createEventStreamHub(deps: EventStreamHubDeps): EventStreamHub {
   };
 
   const gone = (c: Connection) => {
-    c.detach?.();
-    c.detach = undefined;
     if (byKey.get(c.keyId) === c) byKey.delete(c.keyId);
     const set = byMerchant.get(c.group);
     if (set?.delete(c) && set.size === 0) byMerchant.delete(c.group);
@@ -95,27 +91,21 @@ export function createEventStreamHub(deps: EventStreamHubDeps): EventStreamHub {
     mode ? `${merchantId} ${mode}` : merchantId;
 
   const unsubscribe = deps.bus.subscribe((event) => {
-    const sets = [byMerchant.get(event.merchantId)];
-    if (event.mode) sets.push(byMerchant.get(groupOf(event.merchantId, event.mode)));
-    else
-      sets.push(
-        byMerchant.get(groupOf(event.merchantId, 'test')),
-        byMerchant.get(groupOf(event.merchantId, 'live')),
-      );
-    if (!sets.some((set) => set && set.size > 0)) return;
+    // An event of no mode (a merchant's own) goes to streams of either mode.
+    const modes = event.mode ? [undefined, event.mode] : [undefined, 'test', 'live'];
+    // A group's set is deleted when its last stream goes: one that is there has a stream to write to.
+    const sets = modes.flatMap((mode) => byMerchant.get(groupOf(event.merchantId, mode)) ?? []);
+    if (sets.length === 0) return;
     const bytes = encodeMessage(toSseEvent(event));
     for (const set of sets) {
-      if (!set) continue;
-      for (const c of set) {
-        if (!c.push(bytes)) dropped++;
-      }
+      for (const c of set) if (!c.push(bytes)) dropped++;
     }
   });
 
   // A new connection: it replaces the key's previous one and gets `: connected` first; a closed hub ends it at once.
-  const connect = ({ keyId, merchantId, mode }: StreamOwner) => {
+  const connect = ({ keyId, merchantId, mode }: StreamOwner, signal: AbortSignal | undefined) => {
     const group = groupOf(merchantId, mode);
-    const c = new Connection(keyId, group, limits, gone);
+    const c = new Connection(keyId, group, limits, gone, signal);
     if (closed) {
       c.end();
       return c;
@@ -136,14 +126,7 @@ export function createEventStreamHub(deps: EventStreamHubDeps): EventStreamHub {
   return {
     open({ signal, ...owner }) {
       if (signal?.aborted) return new ReadableStream({ start: (controller) => controller.close() });
-      const c = connect(owner);
-      if (signal && !c.closed) {
-        // Removed when the stream goes another way, so a long-lived signal does not keep dead streams alive.
-        const onAbort = () => c.abort();
-        signal.addEventListener('abort', onAbort, { once: true });
-        c.detach = () => signal.removeEventListener('abort', onAbort);
-      }
-      return c.stream;
+      return connect(owner, signal).stream;
     },
     stats() {
       let bufferedBytes = 0;

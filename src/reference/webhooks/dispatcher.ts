@@ -1,4 +1,5 @@
 import type { Clock, Timer } from '../domain/clock.js';
+import { iso } from '../domain/ids.js';
 import { accepts, type Endpoint, type EndpointRegistry } from './endpoints.js';
 import type { WebhookEvent } from './events.js';
 import { PendingBound } from './pending.js';
@@ -46,8 +47,6 @@ export interface DispatcherOptions {
   /** Most bytes of bodies those pending series keep alive; the oldest is given up. */
   maxPendingBytesPerEndpoint: number;
 }
-
-const iso = (ms: number) => new Date(ms).toISOString();
 
 /** `scheme://host:port` of a URL, cheaply: receivers are told apart by origin. */
 function originOf(url: string): string {
@@ -258,15 +257,7 @@ export class Dispatcher {
       d.dueAt = next;
       d.timer = this.#retries.schedule(d, delay);
     }
-    endpoint.log.add({
-      eventId: event.id,
-      event: event.event,
-      attempt: d.attempt,
-      status: result.status,
-      error: result.error,
-      at,
-      next,
-    });
+    endpoint.log.add({ eventId: event.id, event: event.event, attempt: d.attempt, ...result, at, next });
     if (logger) {
       const target = d.endpointId === undefined ? `webhook_url of ${endpoint.id}` : `endpoint ${endpoint.id}`;
       const outcome = result.error === null ? `delivered (${result.status})` : `failed: ${result.error}`;

@@ -137,9 +137,7 @@ export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
     ((line: string) => {
       try {
         userLogger(line);
-      } catch {
-        // Nothing better to do with a broken logger than to keep delivering.
-      }
+      } catch {}
     });
   const dispatcher = new Dispatcher({
     clock: deps.clock,

@@ -1,3 +1,5 @@
+import { iso } from '../domain/ids.js';
+
 /** One delivery attempt as `GET /_cabinet/webhook-endpoints/{id}/deliveries` lists it. */
 export interface DeliveryAttempt {
   event_id: string;
@@ -24,8 +26,6 @@ export interface AttemptRecord {
   at: number;
   next: number | null;
 }
-
-const iso = (ms: number) => new Date(ms).toISOString();
 
 /**
  * The newest `limit` attempts of one endpoint, oldest first. A ring buffer: a busy endpoint costs a fixed amount of
