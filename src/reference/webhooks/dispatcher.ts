@@ -32,19 +32,17 @@ interface Delivery extends PendingSeries {
   cancelled: boolean;
 }
 
+/** The options of `WebhookServiceDeps`, defaults applied. */
 export interface DispatcherOptions {
   clock: Clock;
-  /** What sends the POSTs. */
   fetch: typeof fetch;
   registry: EndpointRegistry;
   logger: ((line: string) => void) | undefined;
   maxInFlight: number;
-  /** Most requests in flight to one endpoint (or one `webhook_url` origin), so a hanging receiver cannot take every slot. */
+  /** `maxInFlightPerEndpoint` of the service; a `webhook_url` origin counts as one target. */
   maxInFlightPerTarget: number;
   deadlineMs: number;
-  /** Most pending series per endpoint (and per shop for `webhook_url` deliveries); the oldest is given up. */
   maxPendingPerEndpoint: number;
-  /** Most bytes of bodies those pending series keep alive; the oldest is given up. */
   maxPendingBytesPerEndpoint: number;
 }
 

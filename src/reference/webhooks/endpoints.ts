@@ -80,10 +80,7 @@ export class EndpointRegistry {
       seq: this.#seq++,
       log: new DeliveryLog(this.#logLimit),
     };
-    this.#byId.set(endpoint.id, endpoint);
-    const list = this.#byShop.get(shopId);
-    if (list) list.push(endpoint);
-    else this.#byShop.set(shopId, [endpoint]);
+    this.#add(endpoint);
     return endpoint;
   }
 
@@ -101,16 +98,12 @@ export class EndpointRegistry {
     return this.#byId.get(id);
   }
 
-  delete(id: string): Endpoint {
+  delete(id: string): void {
     const endpoint = this.get(id);
     this.#byId.delete(id);
-    const list = this.#byShop.get(endpoint.shopId);
-    if (list) {
-      const rest = list.filter((e) => e !== endpoint);
-      if (rest.length) this.#byShop.set(endpoint.shopId, rest);
-      else this.#byShop.delete(endpoint.shopId);
-    }
-    return endpoint;
+    const rest = this.ofShop(endpoint.shopId).filter((e) => e !== endpoint);
+    if (rest.length) this.#byShop.set(endpoint.shopId, rest);
+    else this.#byShop.delete(endpoint.shopId);
   }
 
   /** Every live endpoint, oldest first (snapshots). */
@@ -125,8 +118,7 @@ export class EndpointRegistry {
     for (const { attempts, ...fields } of list) {
       const endpoint: Endpoint = { ...fields, log: new DeliveryLog(this.#logLimit) };
       for (const a of attempts) endpoint.log.add(a);
-      this.#byId.set(endpoint.id, endpoint);
-      this.#byShop.set(endpoint.shopId, [...(this.#byShop.get(endpoint.shopId) ?? []), endpoint]);
+      this.#add(endpoint);
       this.#seq = Math.max(this.#seq, endpoint.seq + 1);
     }
   }
@@ -134,6 +126,11 @@ export class EndpointRegistry {
   /** Endpoints of the shop, oldest first. */
   ofShop(shopId: string): readonly Endpoint[] {
     return this.#byShop.get(shopId) ?? [];
+  }
+
+  #add(endpoint: Endpoint): void {
+    this.#byId.set(endpoint.id, endpoint);
+    this.#byShop.set(endpoint.shopId, [...this.ofShop(endpoint.shopId), endpoint]);
   }
 }
 
