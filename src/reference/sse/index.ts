@@ -67,13 +67,10 @@ export function createEventStreamHub(deps: EventStreamHubDeps): EventStreamHub {
   let closed = false;
   let heartbeat: Timer | undefined;
 
-  const beat = () => {
-    for (const c of byKey.values()) c.push(PING);
-  };
   // One timer for the hub while any stream is open; none while idle, so a manual clock has nothing to fire.
   // A repeating timer: a manual clock moved past many periods at once sends one ping, not one per period.
-  const arm = () => {
-    if (!closed && !heartbeat && byKey.size > 0) heartbeat = deps.clock.every(heartbeatMs, beat);
+  const beat = () => {
+    for (const c of byKey.values()) c.push(PING);
   };
 
   const gone = (c: Connection) => {
@@ -102,31 +99,19 @@ export function createEventStreamHub(deps: EventStreamHubDeps): EventStreamHub {
     }
   });
 
-  // A new connection: it replaces the key's previous one and gets `: connected` first; a closed hub ends it at once.
-  const connect = ({ keyId, merchantId, mode }: StreamOwner, signal: AbortSignal | undefined) => {
-    const group = groupOf(merchantId, mode);
-    const c = new Connection(keyId, group, limits, gone, signal);
-    if (closed) {
-      c.end();
-      return c;
-    }
-    byKey.get(keyId)?.end(REPLACED);
-    byKey.set(keyId, c);
-    let set = byMerchant.get(group);
-    if (!set) {
-      set = new Set();
-      byMerchant.set(group, set);
-    }
-    set.add(c);
-    c.push(CONNECTED, true);
-    arm();
-    return c;
-  };
-
   return {
-    open({ signal, ...owner }) {
-      if (signal?.aborted) return new ReadableStream({ start: (controller) => controller.close() });
-      return connect(owner, signal).stream;
+    open({ signal, keyId, merchantId, mode }) {
+      // A closed hub, or a request already gone, gets a stream that ends at once.
+      if (closed || signal?.aborted) return new ReadableStream({ start: (controller) => controller.close() });
+      const group = groupOf(merchantId, mode);
+      const c = new Connection(keyId, group, limits, gone, signal);
+      byKey.get(keyId)?.end(REPLACED);
+      byKey.set(keyId, c);
+      const set = byMerchant.get(group) ?? new Set();
+      byMerchant.set(group, set.add(c));
+      c.push(CONNECTED, true);
+      heartbeat ??= deps.clock.every(heartbeatMs, beat);
+      return c.stream;
     },
     stats() {
       let bufferedBytes = 0;
@@ -140,8 +125,7 @@ export function createEventStreamHub(deps: EventStreamHubDeps): EventStreamHub {
       if (closed) return;
       closed = true;
       unsubscribe();
-      heartbeat?.cancel();
-      heartbeat = undefined;
+      // The last stream that goes stops the heartbeat.
       for (const c of [...byKey.values()]) c.end();
     },
   };
