@@ -1,6 +1,6 @@
 import type { Clock, Timer } from '../domain/clock.js';
 import { iso } from '../domain/ids.js';
-import { accepts, type Endpoint, type EndpointRegistry } from './endpoints.js';
+import type { Endpoint, EndpointRegistry } from './endpoints.js';
 import type { WebhookEvent } from './events.js';
 import { PendingBound } from './pending.js';
 import { post } from './post.js';
@@ -97,7 +97,8 @@ export class Dispatcher {
     }
     let n = 0;
     for (const endpoint of registry.ofShop(event.shopId)) {
-      if (!accepts(endpoint, event.event)) continue;
+      // The strict filter: an empty set takes every event, otherwise only the selected ones.
+      if (endpoint.events.length > 0 && !endpoint.events.includes(event.event)) continue;
       this.#start(event, endpoint.id);
       n++;
     }

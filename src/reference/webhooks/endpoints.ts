@@ -133,19 +133,3 @@ export class EndpointRegistry {
     this.#byShop.set(endpoint.shopId, [...this.ofShop(endpoint.shopId), endpoint]);
   }
 }
-
-/** The strict filter: an empty set takes every event, otherwise only the selected ones. */
-export function accepts(endpoint: Endpoint, event: WebhookEventName): boolean {
-  return endpoint.events.length === 0 || endpoint.events.includes(event);
-}
-
-/** The creation answer of the contract: the endpoint as configured, and its secret. */
-export function publicView(endpoint: Endpoint): CreatedEndpoint {
-  return {
-    id: endpoint.id,
-    url: endpoint.url,
-    events: [...endpoint.events],
-    signature_version: endpoint.signatureVersion,
-    secret: endpoint.secret,
-  };
-}

@@ -2,13 +2,7 @@ import type { Clock } from '../domain/clock.js';
 import { DomainError } from '../domain/errors.js';
 import type { EventBus } from '../domain/events.js';
 import { Dispatcher, type PendingSeries } from './dispatcher.js';
-import {
-  type CreatedEndpoint,
-  type Endpoint,
-  EndpointRegistry,
-  newWebhookSecret,
-  publicView,
-} from './endpoints.js';
+import { type CreatedEndpoint, type Endpoint, EndpointRegistry, newWebhookSecret } from './endpoints.js';
 import { toWebhookEvent, type WebhookEvent } from './events.js';
 import { EventHistory } from './history.js';
 import type { AttemptRecord, DeliveryAttempt } from './log.js';
@@ -169,7 +163,8 @@ export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
 
   return {
     createEndpoint(shopId, input) {
-      return publicView(registry.create(shopId, input));
+      const { id, url, events, signatureVersion, secret } = registry.create(shopId, input);
+      return { id, url, events: [...events], signature_version: signatureVersion, secret };
     },
     rotateSecret(endpointId) {
       const endpoint = registry.get(endpointId);
