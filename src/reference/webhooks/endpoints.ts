@@ -23,6 +23,9 @@ export interface Endpoint {
   readonly log: DeliveryLog;
 }
 
+/** An endpoint as a snapshot keeps it: its fields, and its delivery log's attempts. */
+export type EndpointState = Omit<Endpoint, 'log'> & { attempts: AttemptRecord[] };
+
 /** What `createEndpoint` answers: the one time the secret is shown. */
 export interface CreatedEndpoint {
   id: string;
@@ -112,7 +115,7 @@ export class EndpointRegistry {
   }
 
   /** Replaces every endpoint with a snapshot's (already checked), oldest first; each log gets these attempts. */
-  replace(list: Array<Omit<Endpoint, 'log'> & { attempts: AttemptRecord[] }>): void {
+  replace(list: EndpointState[]): void {
     this.#byId.clear();
     this.#byShop.clear();
     for (const { attempts, ...fields } of list) {

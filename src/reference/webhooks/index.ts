@@ -2,10 +2,10 @@ import type { Clock } from '../domain/clock.js';
 import { DomainError } from '../domain/errors.js';
 import type { EventBus } from '../domain/events.js';
 import { Dispatcher, type PendingSeries } from './dispatcher.js';
-import { type CreatedEndpoint, type Endpoint, EndpointRegistry, newWebhookSecret } from './endpoints.js';
+import { type CreatedEndpoint, EndpointRegistry, type EndpointState, newWebhookSecret } from './endpoints.js';
 import { toWebhookEvent, type WebhookEvent } from './events.js';
 import { EventHistory } from './history.js';
-import type { AttemptRecord, DeliveryAttempt } from './log.js';
+import type { DeliveryAttempt } from './log.js';
 import { limit } from '../util/limit.js';
 
 export { MAX_ATTEMPTS } from './retries.js';
@@ -13,7 +13,7 @@ export type { WebhookEvent };
 
 /** What a snapshot keeps of the webhook service: endpoints with their logs, events kept for resend, pending series. */
 export interface WebhookState {
-  endpoints: Array<Omit<Endpoint, 'log'> & { attempts: AttemptRecord[] }>;
+  endpoints: EndpointState[];
   events: WebhookEvent[];
   pending: PendingSeries[];
 }
