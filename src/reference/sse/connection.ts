@@ -12,21 +12,13 @@ export interface BufferLimits {
  * One open stream: its key, its group, and the `ReadableStream` its bytes go to. Chunks wait in a queue of our
  * own (the stream's queue stays empty: its high-water mark is 0), so the limits are exact: when the reader lags
  * and the queue holds as much as they allow, a message is dropped instead of queued. The chunks are shared with
- * every other stream of the group, so a full queue holds references, not copies.
- *
- * @example
- * ```ts
- * const c = new Connection('key_1', 'merchant_1', { messages: 256, bytes: 65_536 }, (gone) => forget(gone));
- * c.push(CONNECTED, true);
- * new Response(c.stream, { headers: { 'content-type': 'text/event-stream' } });
- * ```
+ * every other stream of the group, so a full queue holds references, not copies. Aborting `signal` aborts the
+ * stream.
  */
 export class Connection {
   readonly keyId: string;
   readonly group: string;
   readonly stream: ReadableStream<Uint8Array>;
-  /** Undoes what `open` hooked up for this stream (its abort listener); run when the stream goes. */
-  detach: (() => void) | undefined;
   #controller!: ReadableStreamDefaultController<Uint8Array>;
   readonly #queue = new Fifo<Uint8Array>();
   #bytes = 0;
@@ -35,8 +27,15 @@ export class Connection {
   #closed = false;
   readonly #limits: BufferLimits;
   readonly #onGone: (c: Connection) => void;
+  #detach: (() => void) | undefined;
 
-  constructor(keyId: string, group: string, limits: BufferLimits, onGone: (c: Connection) => void) {
+  constructor(
+    keyId: string,
+    group: string,
+    limits: BufferLimits,
+    onGone: (c: Connection) => void,
+    signal: AbortSignal | undefined,
+  ) {
     this.keyId = keyId;
     this.group = group;
     this.#limits = limits;
@@ -59,10 +58,12 @@ export class Connection {
       },
       { highWaterMark: 0 },
     );
-  }
-
-  get closed(): boolean {
-    return this.#closed;
+    if (signal) {
+      // Removed when the stream goes another way, so a long-lived signal does not keep dead streams alive.
+      const onAbort = () => this.abort();
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.#detach = () => signal.removeEventListener('abort', onAbort);
+    }
   }
 
   /** Bytes waiting for the reader. */
@@ -115,6 +116,7 @@ export class Connection {
   #forget(): void {
     this.#bytes = 0;
     this.#waiting = false;
+    this.#detach?.();
     this.#onGone(this);
   }
 }

@@ -23,32 +23,20 @@ export function toSseEvent(e: DomainEvent): SseEvent {
   const at = new Date(e.at).toISOString();
   switch (e.type) {
     case 'payment.created': {
-      const p = e.payment;
-      return {
-        kind: e.type,
-        payload: { id: p.id, status: p.status, amount: p.amount, currency: p.currency, order_id: p.order_id },
-        at,
-      };
+      const { id, status, amount, currency, order_id } = e.payment;
+      return { kind: e.type, payload: { id, status, amount, currency, order_id }, at };
     }
     case 'payment.status_changed':
       return { kind: e.type, payload: { id: e.payment.id, status: e.to, previous_status: e.from }, at };
     case 'payout.created': {
-      const p = e.payout;
-      return {
-        kind: e.type,
-        payload: { id: p.id, status: p.status, amount: p.amount, currency: p.currency },
-        at,
-      };
+      const { id, status, amount, currency } = e.payout;
+      return { kind: e.type, payload: { id, status, amount, currency }, at };
     }
     case 'payout.status_changed':
       return { kind: e.type, payload: { id: e.payout.id, status: e.to, previous_status: e.from }, at };
     case 'refund.created': {
-      const r = e.refund;
-      return {
-        kind: e.type,
-        payload: { id: r.id, payment_id: r.payment_id, status: r.status, amount: r.amount },
-        at,
-      };
+      const { id, payment_id, status, amount } = e.refund;
+      return { kind: e.type, payload: { id, payment_id, status, amount }, at };
     }
   }
 }

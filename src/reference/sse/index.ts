@@ -4,8 +4,6 @@ import { limit } from '../util/limit.js';
 import { Connection } from './connection.js';
 import { CONNECTED, encodeMessage, PING, REPLACED, toSseEvent } from './encode.js';
 
-export { CONNECTED, encodeMessage, PING, REPLACED, toSseEvent } from './encode.js';
-
 /** Who a stream belongs to: the API key that opened it, its merchant, and the key's mode. */
 export interface StreamOwner {
   keyId: string;
@@ -69,18 +67,13 @@ export function createEventStreamHub(deps: EventStreamHubDeps): EventStreamHub {
   let closed = false;
   let heartbeat: Timer | undefined;
 
+  // One timer for the hub while any stream is open; none while idle, so a manual clock has nothing to fire.
+  // A repeating timer: a manual clock moved past many periods at once sends one ping, not one per period.
   const beat = () => {
     for (const c of byKey.values()) c.push(PING);
   };
-  // One timer for the hub while any stream is open; none while idle, so a manual clock has nothing to fire.
-  // A repeating timer: a manual clock moved past many periods at once sends one ping, not one per period.
-  const arm = () => {
-    if (!closed && !heartbeat && byKey.size > 0) heartbeat = deps.clock.every(heartbeatMs, beat);
-  };
 
   const gone = (c: Connection) => {
-    c.detach?.();
-    c.detach = undefined;
     if (byKey.get(c.keyId) === c) byKey.delete(c.keyId);
     const set = byMerchant.get(c.group);
     if (set?.delete(c) && set.size === 0) byMerchant.delete(c.group);
@@ -95,54 +88,29 @@ export function createEventStreamHub(deps: EventStreamHubDeps): EventStreamHub {
     mode ? `${merchantId} ${mode}` : merchantId;
 
   const unsubscribe = deps.bus.subscribe((event) => {
-    const sets = [byMerchant.get(event.merchantId)];
-    if (event.mode) sets.push(byMerchant.get(groupOf(event.merchantId, event.mode)));
-    else
-      sets.push(
-        byMerchant.get(groupOf(event.merchantId, 'test')),
-        byMerchant.get(groupOf(event.merchantId, 'live')),
-      );
-    if (!sets.some((set) => set && set.size > 0)) return;
+    // An event of no mode (a merchant's own) goes to streams of either mode.
+    const modes = event.mode ? [undefined, event.mode] : [undefined, 'test', 'live'];
+    // A group's set is deleted when its last stream goes: one that is there has a stream to write to.
+    const sets = modes.flatMap((mode) => byMerchant.get(groupOf(event.merchantId, mode)) ?? []);
+    if (sets.length === 0) return;
     const bytes = encodeMessage(toSseEvent(event));
     for (const set of sets) {
-      if (!set) continue;
-      for (const c of set) {
-        if (!c.push(bytes)) dropped++;
-      }
+      for (const c of set) if (!c.push(bytes)) dropped++;
     }
   });
 
-  // A new connection: it replaces the key's previous one and gets `: connected` first; a closed hub ends it at once.
-  const connect = ({ keyId, merchantId, mode }: StreamOwner) => {
-    const group = groupOf(merchantId, mode);
-    const c = new Connection(keyId, group, limits, gone);
-    if (closed) {
-      c.end();
-      return c;
-    }
-    byKey.get(keyId)?.end(REPLACED);
-    byKey.set(keyId, c);
-    let set = byMerchant.get(group);
-    if (!set) {
-      set = new Set();
-      byMerchant.set(group, set);
-    }
-    set.add(c);
-    c.push(CONNECTED, true);
-    arm();
-    return c;
-  };
-
   return {
-    open({ signal, ...owner }) {
-      if (signal?.aborted) return new ReadableStream({ start: (controller) => controller.close() });
-      const c = connect(owner);
-      if (signal && !c.closed) {
-        // Removed when the stream goes another way, so a long-lived signal does not keep dead streams alive.
-        const onAbort = () => c.abort();
-        signal.addEventListener('abort', onAbort, { once: true });
-        c.detach = () => signal.removeEventListener('abort', onAbort);
-      }
+    open({ signal, keyId, merchantId, mode }) {
+      // A closed hub, or a request already gone, gets a stream that ends at once.
+      if (closed || signal?.aborted) return new ReadableStream({ start: (controller) => controller.close() });
+      const group = groupOf(merchantId, mode);
+      const c = new Connection(keyId, group, limits, gone, signal);
+      byKey.get(keyId)?.end(REPLACED);
+      byKey.set(keyId, c);
+      const set = byMerchant.get(group) ?? new Set();
+      byMerchant.set(group, set.add(c));
+      c.push(CONNECTED, true);
+      heartbeat ??= deps.clock.every(heartbeatMs, beat);
       return c.stream;
     },
     stats() {
@@ -157,8 +125,7 @@ export function createEventStreamHub(deps: EventStreamHubDeps): EventStreamHub {
       if (closed) return;
       closed = true;
       unsubscribe();
-      heartbeat?.cancel();
-      heartbeat = undefined;
+      // The last stream that goes stops the heartbeat.
       for (const c of [...byKey.values()]) c.end();
     },
   };

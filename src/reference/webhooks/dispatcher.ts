@@ -1,82 +1,56 @@
 import type { Clock, Timer } from '../domain/clock.js';
-import { accepts, type Endpoint, type EndpointRegistry } from './endpoints.js';
+import { iso } from '../domain/ids.js';
+import type { Endpoint, EndpointRegistry } from './endpoints.js';
 import type { WebhookEvent } from './events.js';
-import { Fifo } from '../util/fifo.js';
 import { PendingBound } from './pending.js';
 import { post } from './post.js';
+import { SendQueue } from './queue.js';
 import { MAX_ATTEMPTS, RETRY_DELAYS_MS, RetryTimers } from './retries.js';
 import { signedHeaders } from './sign.js';
-import { originOf, ReceiverSlots } from './slots.js';
 
-export { MAX_ATTEMPTS, RETRY_DELAYS_MS } from './retries.js';
+/** A pending series as a snapshot keeps it. */
+export interface PendingSeries {
+  event: WebhookEvent;
+  /** The endpoint it goes to; undefined when it goes to the payment's `webhook_url`. */
+  endpointId: string | undefined;
+  /** Attempts made. */
+  attempt: number;
+  /** Service-clock time of the retry it waits for; null while queued or in flight. */
+  dueAt: number | null;
+}
 
 /** One series of attempts of one event to one target. */
-interface Delivery {
+interface Delivery extends PendingSeries {
   readonly key: string;
-  readonly event: WebhookEvent;
-  /** The endpoint it goes to; undefined when it goes to the payment's `webhook_url`. */
-  readonly endpointId: string | undefined;
   /** What the per-receiver in-flight bound counts: the endpoint, or the origin of the `webhook_url`. */
   readonly target: string;
   /** What the pending bound counts it under: the endpoint, or for a `webhook_url` its shop (whose log it is in). */
   readonly group: string;
   /** The body it keeps alive while pending. */
   readonly bytes: number;
-  attempt: number;
   timer: Timer | undefined;
-  /** Service-clock time of the retry it waits for; null while queued or in flight. */
-  dueAt: number | null;
   cancelled: boolean;
 }
 
-/** A pending series as a snapshot keeps it: the event, its endpoint (none: `webhook_url`), attempts made, next due. */
-export interface PendingSeries {
-  event: WebhookEvent;
-  endpointId: string | undefined;
-  attempt: number;
-  dueAt: number | null;
-}
-
-interface Job {
-  delivery: Delivery;
-  done: (() => void) | undefined;
-}
-
+/** The options of `WebhookServiceDeps`, defaults applied. */
 export interface DispatcherOptions {
   clock: Clock;
-  /** What sends the POSTs. */
   fetch: typeof fetch;
   registry: EndpointRegistry;
   logger: ((line: string) => void) | undefined;
   maxInFlight: number;
-  /** Most requests in flight to one endpoint (or one `webhook_url` origin), so a hanging receiver cannot take every slot. */
+  /** `maxInFlightPerEndpoint` of the service; a `webhook_url` origin counts as one target. */
   maxInFlightPerTarget: number;
   deadlineMs: number;
-  /** Most pending series per endpoint (and per shop for `webhook_url` deliveries); the oldest is given up. */
   maxPendingPerEndpoint: number;
-  /** Most bytes of bodies those pending series keep alive; the oldest is given up. */
   maxPendingBytesPerEndpoint: number;
 }
 
-const iso = (ms: number) => new Date(ms).toISOString();
-
-/**
- * Runs `fn` in a later turn of the event loop, after pending I/O: `setImmediate` where the runtime has it. Taken
- * when this module loads, so a test's fake timers do not hold deliveries back (they follow the service clock).
- */
-const nextTurn: (fn: () => void) => void =
-  typeof globalThis.setImmediate === 'function'
-    ? globalThis.setImmediate.bind(globalThis)
-    : (fn) => {
-        setTimeout(fn, 0);
-      };
-
-/**
- * Attempts started per event-loop turn. A backlog falling due is started a few at a time, each batch after the I/O
- * of the previous turn (the API's requests included) has been served, instead of all at once or one from each
- * completion's microtask, which let deliveries take most turns of the loop from the API.
- */
-export const STARTS_PER_TURN = 8;
+/** `scheme://host:port` of a URL, cheaply: receivers are told apart by origin. */
+function originOf(url: string): string {
+  const m = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(url);
+  return (m ? m[0] : url).toLowerCase();
+}
 
 /**
  * Queues and sends deliveries: at most `maxInFlight` requests at once, the rest wait in a FIFO; failed attempts are
@@ -86,22 +60,24 @@ export class Dispatcher {
   readonly #o: DispatcherOptions;
   readonly #active = new Map<string, Delivery>();
   readonly #aborts = new Set<AbortController>();
-  readonly #queue = new Fifo<Job>();
-  readonly #slots: ReceiverSlots<Job>;
-  #inFlight = 0;
-  #pumpScheduled = false;
-  #closed = false;
-  #idleWaiters: Array<() => void> = [];
-
+  readonly #queue: SendQueue<Delivery>;
   readonly #retries: RetryTimers<Delivery>;
   readonly #bound: PendingBound<Delivery>;
+  #closed = false;
 
   constructor(options: DispatcherOptions) {
     this.#o = options;
     this.#bound = new PendingBound(options.maxPendingPerEndpoint, options.maxPendingBytesPerEndpoint);
-    this.#slots = new ReceiverSlots(options.maxInFlightPerTarget);
+    this.#queue = new SendQueue(
+      options.maxInFlight,
+      options.maxInFlightPerTarget,
+      (d) => this.#attempt(d).catch((err: unknown) => this.#failed(d, err)),
+      (d) => !d.cancelled && !this.#closed,
+    );
     this.#retries = new RetryTimers(options.clock, (due) =>
-      Promise.all(due.map((d) => new Promise<void>((resolve) => this.#enqueue(d, resolve)))).then(() => {}),
+      Promise.all(
+        due.map((d) => new Promise<void>((resolve) => this.#queue.push(d, d.target, resolve))),
+      ).then(() => {}),
     );
   }
 
@@ -121,7 +97,8 @@ export class Dispatcher {
     }
     let n = 0;
     for (const endpoint of registry.ofShop(event.shopId)) {
-      if (!accepts(endpoint, event.event)) continue;
+      // The strict filter: an empty set takes every event, otherwise only the selected ones.
+      if (endpoint.events.length > 0 && !endpoint.events.includes(event.event)) continue;
       this.#start(event, endpoint.id);
       n++;
     }
@@ -135,8 +112,7 @@ export class Dispatcher {
 
   /** Resolves once no attempt is queued or in flight (retries waiting on the clock do not count). */
   idle(): Promise<void> {
-    if (this.#isIdle()) return Promise.resolve();
-    return new Promise((resolve) => this.#idleWaiters.push(resolve));
+    return this.#queue.idle();
   }
 
   /** Series that still have an attempt queued, in flight or waiting on the clock. */
@@ -145,7 +121,7 @@ export class Dispatcher {
   }
 
   get inFlight(): number {
-    return this.#inFlight;
+    return this.#queue.inFlight;
   }
 
   async close(): Promise<void> {
@@ -153,10 +129,7 @@ export class Dispatcher {
     for (const d of this.#active.values()) this.#cancel(d);
     this.#retries.cancelAll();
     for (const a of this.#aborts) a.abort(new Error('the webhook service closed'));
-    const settle = (job: Job) => job.done?.();
-    this.#queue.drain(settle);
-    this.#slots.drain(settle);
-    this.#notifyIdle();
+    this.#queue.clear();
     await this.idle();
   }
 
@@ -204,7 +177,7 @@ export class Dispatcher {
     };
     this.#active.set(key, d);
     for (const old of this.#bound.add(group, d)) this.#giveUp(old);
-    if (dueAt === null) this.#enqueue(d, undefined);
+    if (dueAt === null) this.#queue.push(d, target);
     else d.timer = this.#retries.schedule(d, Math.max(0, dueAt - this.#o.clock.now()));
   }
 
@@ -244,70 +217,12 @@ export class Dispatcher {
     this.#bound.remove(d.group, d);
   }
 
-  #enqueue(delivery: Delivery, done: (() => void) | undefined): void {
-    this.#queue.push({ delivery, done });
-    this.#schedulePump();
-  }
-
-  /** The publisher (an API request) and each completion return before any signing or I/O of the next attempt. */
-  #schedulePump(): void {
-    if (this.#pumpScheduled) return;
-    this.#pumpScheduled = true;
-    nextTurn(() => {
-      this.#pumpScheduled = false;
-      this.#pump();
-    });
-  }
-
-  #pump(): void {
-    let started = 0;
-    while (this.#inFlight < this.#o.maxInFlight) {
-      if (started === STARTS_PER_TURN) {
-        if (this.#slots.ready.size > 0 || this.#queue.size > 0) this.#schedulePump();
-        break;
-      }
-      const job = this.#slots.ready.shift() ?? this.#queue.shift();
-      if (!job) break;
-      const d = job.delivery;
-      if (d.cancelled || this.#closed) {
-        job.done?.();
-        this.#slots.passOn(d.target);
-        continue;
-      }
-      // A receiver at its in-flight bound: the job waits for that receiver's next slot.
-      if (!this.#slots.take(d.target, job)) continue;
-      this.#inFlight++;
-      started++;
-      void this.#attempt(d)
-        .catch((err: unknown) => {
-          // A bug, not a receiver's fault (those are results): stop this series rather than retry it forever.
-          this.#cancel(d);
-          this.#o.logger?.(
-            `webhook ${d.event.id} stopped by an internal error: ${err instanceof Error ? err.name : 'unknown'}`,
-          );
-        })
-        .finally(() => {
-          this.#inFlight--;
-          this.#slots.release(d.target);
-          job.done?.();
-          if (this.#slots.ready.size > 0 || this.#queue.size > 0) this.#schedulePump();
-          this.#notifyIdle();
-        });
-    }
-    this.#notifyIdle();
-  }
-
-  #isIdle(): boolean {
-    // Parked jobs need no check: each slot that ends or is given up promotes one, so they exist only while their
-    // receiver has a request in flight or a promoted job is ready.
-    return this.#inFlight === 0 && this.#queue.size === 0 && this.#slots.ready.size === 0;
-  }
-
-  #notifyIdle(): void {
-    if (!this.#isIdle() || this.#idleWaiters.length === 0) return;
-    const waiters = this.#idleWaiters;
-    this.#idleWaiters = [];
-    for (const w of waiters) w();
+  /** A bug, not a receiver's fault (those are results): the series stops rather than retry forever. */
+  #failed(d: Delivery, err: unknown): void {
+    this.#cancel(d);
+    this.#o.logger?.(
+      `webhook ${d.event.id} stopped by an internal error: ${err instanceof Error ? err.name : 'unknown'}`,
+    );
   }
 
   async #attempt(d: Delivery): Promise<void> {
@@ -341,15 +256,7 @@ export class Dispatcher {
       d.dueAt = next;
       d.timer = this.#retries.schedule(d, delay);
     }
-    endpoint.log.add({
-      eventId: event.id,
-      event: event.event,
-      attempt: d.attempt,
-      status: result.status,
-      error: result.error,
-      at,
-      next,
-    });
+    endpoint.log.add({ eventId: event.id, event: event.event, attempt: d.attempt, ...result, at, next });
     if (logger) {
       const target = d.endpointId === undefined ? `webhook_url of ${endpoint.id}` : `endpoint ${endpoint.id}`;
       const outcome = result.error === null ? `delivered (${result.status})` : `failed: ${result.error}`;

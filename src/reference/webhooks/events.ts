@@ -1,5 +1,6 @@
 import type { WebhookEventName } from '../../schemas/events.js';
 import type { DomainEvent } from '../domain/events.js';
+import { iso } from '../domain/ids.js';
 
 /**
  * One webhook event, made once per domain event and shared by every endpoint and attempt: the body is serialised
@@ -31,27 +32,18 @@ const PAYOUT_EVENTS: Partial<Record<string, WebhookEventName>> = {
 };
 
 /** `evt_` plus a UUIDv4 without dashes: 122 random bits, opaque to receivers. */
-export function newEventId(): string {
+function newEventId(): string {
   return `evt_${crypto.randomUUID().replaceAll('-', '')}`;
-}
-
-/** `json` (a serialised object) with `"shop_id"` appended, without copying the object first. */
-function withShopId(json: string, shopId: string): string {
-  const field = `"shop_id":${JSON.stringify(shopId)}`;
-  return json === '{}' ? `{${field}}` : `${json.slice(0, -1)},${field}}`;
 }
 
 function make(
   name: WebhookEventName,
   source: DomainEvent,
-  data: string,
+  data: object,
   webhookUrl: string | null,
 ): WebhookEvent {
   const id = newEventId();
-  // The envelope is assembled as text: every part but `data` is ASCII with nothing to escape, and `data` is
-  // serialised once. Same bytes as JSON.stringify({ id, event, created_at, data }) for a fraction of the work.
-  const created = new Date(source.at).toISOString();
-  const json = `{"id":"${id}","event":"${name}","created_at":"${created}","data":${data}}`;
+  const json = JSON.stringify({ id, event: name, created_at: iso(source.at), data });
   return { id, event: name, shopId: source.shopId, webhookUrl, body: encoder.encode(json) };
 }
 
@@ -64,13 +56,13 @@ export function toWebhookEvent(e: DomainEvent): WebhookEvent | undefined {
   switch (e.type) {
     case 'payment.status_changed': {
       const name = PAYMENT_EVENTS[e.to];
-      return name && make(name, e, withShopId(JSON.stringify(e.payment), e.shopId), e.webhookUrl);
+      return name && make(name, e, { ...e.payment, shop_id: e.shopId }, e.webhookUrl);
     }
     case 'refund.created':
-      return make('payment.refunded', e, withShopId(JSON.stringify(e.payment), e.shopId), e.webhookUrl);
+      return make('payment.refunded', e, { ...e.payment, shop_id: e.shopId }, e.webhookUrl);
     case 'payout.status_changed': {
       const name = PAYOUT_EVENTS[e.to];
-      return name && make(name, e, JSON.stringify(e.payout), null);
+      return name && make(name, e, e.payout, null);
     }
     default:
       return undefined;

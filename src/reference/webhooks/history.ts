@@ -4,13 +4,6 @@ import type { WebhookEvent } from './events.js';
 /**
  * The events kept for `POST /_cabinet/events/{id}/resend`, newest kept, oldest dropped first, within two budgets:
  * the bytes of their bodies and their number. An event whose body alone is over the byte budget is not kept.
- *
- * @example
- * ```ts
- * const history = new EventHistory(16 * 1024 * 1024, 10_000);
- * history.add(event);
- * history.get(event.id); // the event, until newer ones push it out
- * ```
  */
 export class EventHistory {
   readonly #byId = new Map<string, WebhookEvent>();

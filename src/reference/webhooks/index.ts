@@ -2,20 +2,18 @@ import type { Clock } from '../domain/clock.js';
 import { DomainError } from '../domain/errors.js';
 import type { EventBus } from '../domain/events.js';
 import { Dispatcher, type PendingSeries } from './dispatcher.js';
-import { type Endpoint, EndpointRegistry, newWebhookSecret, publicView } from './endpoints.js';
+import { type CreatedEndpoint, EndpointRegistry, type EndpointState, newWebhookSecret } from './endpoints.js';
 import { toWebhookEvent, type WebhookEvent } from './events.js';
 import { EventHistory } from './history.js';
-import type { AttemptRecord, DeliveryAttempt } from './log.js';
+import type { DeliveryAttempt } from './log.js';
 import { limit } from '../util/limit.js';
 
-export { MAX_ATTEMPTS, RETRY_DELAYS_MS } from './dispatcher.js';
-export type { CreatedEndpoint, SignatureVersion } from './endpoints.js';
-export type { DeliveryAttempt } from './log.js';
-export type { PendingSeries, WebhookEvent };
+export { MAX_ATTEMPTS } from './retries.js';
+export type { WebhookEvent };
 
 /** What a snapshot keeps of the webhook service: endpoints with their logs, events kept for resend, pending series. */
 export interface WebhookState {
-  endpoints: Array<Omit<Endpoint, 'log' | 'deleted'> & { attempts: AttemptRecord[] }>;
+  endpoints: EndpointState[];
   events: WebhookEvent[];
   pending: PendingSeries[];
 }
@@ -64,10 +62,7 @@ export interface WebhookServiceDeps {
 /** The reference's webhook sender: endpoints per shop, signed delivery with retries, the log and resend. */
 export interface WebhookService {
   /** Validates `{ url, events?, signature_version? }` and answers with the secret, shown this once. DomainError 400 `bad_request`. */
-  createEndpoint(
-    shopId: string,
-    input: unknown,
-  ): { id: string; url: string; events: string[]; signature_version: 'v1' | 'v2'; secret: string };
+  createEndpoint(shopId: string, input: unknown): CreatedEndpoint;
   /** A new secret; the old one stops at once, for retries already pending too. DomainError 404 `not_found`. */
   rotateSecret(endpointId: string): { secret: string };
   /** Stops delivery to the endpoint, pending retries included. DomainError 404 `not_found`. */
@@ -136,9 +131,7 @@ export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
     ((line: string) => {
       try {
         userLogger(line);
-      } catch {
-        // Nothing better to do with a broken logger than to keep delivering.
-      }
+      } catch {}
     });
   const dispatcher = new Dispatcher({
     clock: deps.clock,
@@ -170,7 +163,8 @@ export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
 
   return {
     createEndpoint(shopId, input) {
-      return publicView(registry.create(shopId, input));
+      const { id, url, events, signatureVersion, secret } = registry.create(shopId, input);
+      return { id, url, events: [...events], signature_version: signatureVersion, secret };
     },
     rotateSecret(endpointId) {
       const endpoint = registry.get(endpointId);
@@ -210,7 +204,7 @@ export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
     }),
     pendingOf: (group) => dispatcher.pendingOf(group),
     exportState: () => ({
-      endpoints: registry.all().map(({ log, deleted, ...e }) => ({ ...e, attempts: log.records() })),
+      endpoints: registry.all().map(({ log, ...e }) => ({ ...e, attempts: log.records() })),
       events: history.all(),
       pending: dispatcher.series(),
     }),

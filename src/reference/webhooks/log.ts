@@ -1,3 +1,5 @@
+import { iso } from '../domain/ids.js';
+
 /** One delivery attempt as `GET /_cabinet/webhook-endpoints/{id}/deliveries` lists it. */
 export interface DeliveryAttempt {
   event_id: string;
@@ -25,33 +27,26 @@ export interface AttemptRecord {
   next: number | null;
 }
 
-const iso = (ms: number) => new Date(ms).toISOString();
-
 /**
- * The newest `limit` attempts of one endpoint, oldest first. A ring buffer: a busy endpoint costs a fixed amount of
- * memory however many events it receives.
+ * The newest `limit` attempts of one endpoint, oldest first: a busy endpoint costs a fixed amount of memory however
+ * many events it receives.
  */
 export class DeliveryLog {
   readonly #limit: number;
-  #items: AttemptRecord[] = [];
-  #start = 0;
+  readonly #items: AttemptRecord[] = [];
 
   constructor(limit: number) {
     this.#limit = Math.max(1, Math.floor(limit));
   }
 
   add(entry: AttemptRecord): void {
-    if (this.#items.length < this.#limit) {
-      this.#items.push(entry);
-      return;
-    }
-    this.#items[this.#start] = entry;
-    this.#start = (this.#start + 1) % this.#limit;
+    this.#items.push(entry);
+    if (this.#items.length > this.#limit) this.#items.shift();
   }
 
   /** The kept attempts, oldest first. */
   records(): AttemptRecord[] {
-    return [...this.#items.slice(this.#start), ...this.#items.slice(0, this.#start)];
+    return [...this.#items];
   }
 
   /** Copies, oldest first. */

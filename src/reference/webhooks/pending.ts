@@ -13,13 +13,6 @@ interface Group<D> {
  * The bound on pending delivery series per endpoint (queued, in flight, or waiting for a retry): at most
  * `maxCount` of them and `maxBytes` of their bodies. A receiver that is down while the service clock stands still
  * never drains its retries, so without this bound one key's events would grow memory without end.
- *
- * @example
- * ```ts
- * const bound = new PendingBound<Delivery>(1_000, 8 * 1024 * 1024);
- * for (const old of bound.add(endpointId, delivery)) giveUp(old); // the oldest, to make room
- * bound.remove(endpointId, delivery); // delivered, given up or cancelled
- * ```
  */
 export class PendingBound<D extends Bounded> {
   readonly #groups = new Map<string, Group<D>>();

@@ -1,24 +1,10 @@
 import type { Clock, Timer } from '../domain/clock.js';
 
-/**
- * Delays before retries 1..8 (spec 6.1), in ms of the service clock: 9 attempts in all, about 3.5 days.
- *
- * @example
- * ```ts
- * RETRY_DELAYS_MS[0]; // 10_000: the first retry comes 10 s after the first attempt failed
- * ```
- */
+/** Delays before retries 1..8 (spec 6.1), in ms of the service clock: 9 attempts in all, about 3.5 days. */
 export const RETRY_DELAYS_MS = [
   10_000, 60_000, 300_000, 1_800_000, 7_200_000, 21_600_000, 86_400_000, 172_800_000,
 ] as const;
-/**
- * Attempts per delivery series: the first and 8 retries.
- *
- * @example
- * ```ts
- * MAX_ATTEMPTS; // 9
- * ```
- */
+/** Attempts per delivery series: the first and 8 retries. */
 export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
 
 interface Batch<T> {
@@ -73,10 +59,5 @@ export class RetryTimers<T> {
   cancelAll(): void {
     for (const b of this.#batches.values()) b.timer.cancel();
     this.#batches.clear();
-  }
-
-  /** Distinct instants with retries pending. */
-  get size(): number {
-    return this.#batches.size;
   }
 }

@@ -4,17 +4,9 @@ import type { WebhookEvent } from './events.js';
 
 /**
  * The headers of one delivery attempt (spec 6.1). `t` is whole seconds on the service clock at this attempt, so a
- * retry is signed afresh and passes a receiver's freshness check.
- *
- * The signature comes from the SDK's own `computeSignatureHeader` (psp-sdk/webhooks), so the sender and
- * `verifyWebhook` cannot drift apart: v2 `t=<t>,v1=<hex>,v2=<hex>`, both HMAC over `"<t>.<body>"`; v1 endpoints
- * `sha256=<HMAC(body)>`. The key is the `whs_` string exactly as shown, prefix included. X-PSP-Timestamp is sent in
- * both versions.
- *
- * @example
- * ```ts
- * signedHeaders(event, endpoint.secret, 'v2', clock.now()); // { 'x-psp-signature': 't=..,v1=..,v2=..', ... }
- * ```
+ * retry is signed afresh and passes a receiver's freshness check. The signature comes from the SDK's own
+ * `computeSignatureHeader`, so the sender and `verifyWebhook` cannot drift apart. X-PSP-Timestamp is sent in both
+ * versions.
  */
 export function signedHeaders(
   event: WebhookEvent,
