@@ -57,20 +57,6 @@ export interface ReferenceControl {
   decline(paymentId: string): Promise<Payment>;
 }
 
-/** The control surface over the in-process cabinet and simulator, each method made async. */
-export function asyncControl(
-  cabinet: CabinetApi,
-  simulator: SimulatorApi & FaultsApi & StateApi,
-): ControlApi {
-  const control: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
-  for (const api of [cabinet, simulator] as unknown as Array<
-    Record<string, (...args: unknown[]) => unknown>
-  >) {
-    for (const [name, method] of Object.entries(api)) control[name] = async (...args) => method(...args);
-  }
-  return Object.freeze(control) as unknown as ControlApi;
-}
-
 /** `control`, `pay` and `decline` for a reference over `domain`; the buttons go through the page's own port. */
 export function referenceControl(
   domain: Domain,
@@ -82,8 +68,14 @@ export function referenceControl(
     buyer.act(paymentId, action);
     return paymentToWire(domain.payments.get(paymentId.toLowerCase()));
   };
+  const methods = Object.entries({ ...cabinet, ...simulator }) as Array<
+    [string, (...args: unknown[]) => unknown]
+  >;
+  const control = Object.fromEntries(
+    methods.map(([name, method]) => [name, async (...args: unknown[]) => method(...args)]),
+  );
   return {
-    control: asyncControl(cabinet, simulator),
+    control: Object.freeze(control) as ControlApi,
     pay: (paymentId) => act(paymentId, 'pay'),
     decline: (paymentId) => act(paymentId, 'decline'),
   };

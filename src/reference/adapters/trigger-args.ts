@@ -45,6 +45,16 @@ export class TriggerUsageError extends Error {
   override readonly name = 'TriggerUsageError';
 }
 
+const OPTIONS = {
+  'base-url': { type: 'string' },
+  'admin-token': { type: 'string' },
+  'api-key': { type: 'string' },
+  amount: { type: 'string', default: '1000' },
+  'webhook-url': { type: 'string' },
+  json: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
 /**
  * Parses and checks `trigger`'s argv (after the word `trigger`) with `env` as the fallback for the connection
  * options. Returns `'help'` for `--help`. Throws {@link TriggerUsageError}.
@@ -53,27 +63,7 @@ export function parseTriggerArgs(
   argv: string[],
   env: Record<string, string | undefined>,
 ): TriggerConfig | 'help' {
-  let values: Record<string, string | boolean | undefined>;
-  let positionals: string[];
-  try {
-    ({ values, positionals } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: true,
-      options: {
-        'base-url': { type: 'string' },
-        'admin-token': { type: 'string' },
-        'api-key': { type: 'string' },
-        amount: { type: 'string' },
-        'webhook-url': { type: 'string' },
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }));
-  } catch (error) {
-    // parseArgs names the flag, never a value of ours; a secret pasted as an unknown flag is cut to its prefix.
-    throw new TriggerUsageError(redactSecrets((error as Error).message));
-  }
+  const { values, positionals } = parseFlags(argv);
   if (values.help) return 'help';
   const valid = `valid events: ${WEBHOOK_EVENTS.join(', ')}`;
   if (positionals.length === 0) throw new TriggerUsageError(`missing the event to trigger; ${valid}`);
@@ -88,8 +78,8 @@ export function parseTriggerArgs(
       `unknown event ${JSON.stringify(redactSecrets(event).slice(0, 64))}; ${valid}`,
     );
   }
-  const option = (flag: string, variable: string): string => {
-    const value = (values[flag] as string | undefined) ?? env[variable];
+  const option = (flag: 'base-url' | 'admin-token' | 'api-key', variable: string): string => {
+    const value = values[flag] ?? env[variable];
     if (value === undefined || value.trim() === '') {
       throw new TriggerUsageError(`missing --${flag} (or the environment variable ${variable})`);
     }
@@ -109,7 +99,7 @@ export function parseTriggerArgs(
       '--api-key must be an API key, sk_test_<6 chars>_<secret> (its value is not shown)',
     );
   }
-  const amountText = (values.amount as string | undefined) ?? '1000';
+  const amountText = values.amount;
   const amount = /^\d{1,15}$/.test(amountText) ? Number(amountText) : Number.NaN;
   if (!Number.isSafeInteger(amount) || amount < 1) {
     throw new TriggerUsageError(
@@ -125,7 +115,7 @@ export function parseTriggerArgs(
   }
   let webhookUrl: string | undefined;
   if (values['webhook-url'] !== undefined) {
-    const text = String(values['webhook-url']);
+    const text = values['webhook-url'];
     if (!event.startsWith('payment.')) {
       throw new TriggerUsageError(
         "--webhook-url is a payment's webhook_url: it applies to payment events only",
@@ -144,6 +134,15 @@ export function parseTriggerArgs(
     apiKey,
     amount,
     ...(webhookUrl ? { webhookUrl } : {}),
-    json: values.json === true,
+    json: values.json,
   };
+}
+
+function parseFlags(argv: string[]) {
+  try {
+    return parseArgs({ args: argv, strict: true, allowPositionals: true, options: OPTIONS });
+  } catch (error) {
+    // parseArgs names the flag, never a value of ours; a secret pasted as an unknown flag is cut to its prefix.
+    throw new TriggerUsageError(redactSecrets((error as Error).message));
+  }
 }

@@ -152,11 +152,6 @@ export class Faults implements FaultsApi {
     };
   }
 
-  /** Whether there is any rule at all (the middleware's fast way out). */
-  get empty(): boolean {
-    return this.#rules.length === 0;
-  }
-
   /**
    * Waits `ms` of real time (faults stand for the network, whose deadlines are real time whatever the service
    * clock says). Rejects with {@link ConnectionReset} early when `signal` aborts (the client left) or at
