@@ -59,14 +59,7 @@ export async function readRawBody(
     if (err instanceof DomainError) throw err;
     throw new DomainError(400, 'bad_request', 'The request body could not be read.');
   }
-  if (chunks.length === 1) return chunks[0]!;
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const c of chunks) {
-    out.set(c, offset);
-    offset += c.byteLength;
-  }
-  return out;
+  return new Uint8Array(await new Blob(chunks).arrayBuffer());
 }
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
