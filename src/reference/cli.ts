@@ -38,9 +38,8 @@ async function main(argv: string[]): Promise<void> {
   const running = await startReference({
     ...options,
     ...(state === undefined ? {} : { state }),
-    // The CLI owns its process, so it takes @hono/node-server's default for a dedicated server: its light global
-    // Request/Response, which it writes without reading each answer back through a stream. In-process
-    // (startReference) the app's globals stay untouched.
+    // The CLI owns its process, so it may take @hono/node-server's default for a dedicated server (in-process,
+    // startReference leaves the globals alone).
     overrideGlobalObjects: true,
     ...(quiet ? {} : { logger: log }),
   });

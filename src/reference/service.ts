@@ -182,7 +182,6 @@ export function createReference(options: ReferenceOptions = {}): Reference {
   let closed: Promise<void> | undefined;
 
   const reference: Reference = {
-    // The one handle (handle.ts): the facts at the top, the async control surface and the buyer's buttons.
     ...facts,
     ...referenceControl(domain, cabinet, simulator),
     facts,

@@ -5,16 +5,11 @@ import { getRequestListener } from '@hono/node-server';
 import { DEFAULTS } from '../domain/defaults.js';
 import { ConnectionReset } from '../faults/index.js';
 import { errorResponse } from '../http/errors.js';
+import type { RequestInfo } from '../service.js';
 import { answerClientError } from './client-errors.js';
 
-/**
- * A Web-standard handler, as `Reference.fetch` is: the adapter hands it each request, the socket's address and,
- * for a body within the limit, the body it already read (the same bytes as `request.body`, without a stream).
- */
-export type FetchHandler = (
-  request: Request,
-  info: { remoteAddress?: string; body?: Uint8Array },
-) => Promise<Response> | Response;
+/** A Web-standard handler, as `Reference.fetch` is: the adapter hands it each request and what the socket knows. */
+export type FetchHandler = (request: Request, info: RequestInfo) => Promise<Response> | Response;
 
 /**
  * An IPv4 client of a dual-stack (`::`) listener shows up as `::ffff:a.b.c.d`; the allow-list is written in

@@ -6,13 +6,14 @@ import type { CabinetApi, SimulatorApi } from '../domain/control.js';
 import { DomainError } from '../domain/errors.js';
 import type { Caller } from '../domain/validate.js';
 import type { Faults } from '../faults/index.js';
+import type { RequestInfo } from '../service.js';
 import type { EventStreamHub } from '../sse/index.js';
 import type { StateApi } from '../state/index.js';
 import { quote } from './errors.js';
 
-/** Hono environment of the reference app: the socket address (and a body an adapter already read) are bindings. */
+/** Hono environment of the reference app: what the adapter knows of a request is its bindings. */
 export interface AppEnv {
-  Bindings: { remoteAddress?: string; body?: Uint8Array };
+  Bindings: RequestInfo;
   Variables: { caller: Caller; raw: Uint8Array };
 }
 

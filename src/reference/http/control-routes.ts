@@ -98,26 +98,23 @@ export function simulatorRoutes(deps: AppDeps): Hono<AppEnv> {
   const r = new Hono<AppEnv>();
   r.use('*', adminGuard(deps.adminToken));
 
-  const payment = {
-    succeed: sim.succeedPayment,
-    fail: sim.failPayment,
-    expire: sim.expirePayment,
-    process: sim.processPayment,
-  } as const;
-  for (const [action, fn] of Object.entries(payment)) {
-    r.post(`/payments/:id/${action}`, (c) => {
-      const id = pathId(c, 'payment');
-      requireNoBody(c);
-      return json(200, fn(id));
-    });
-  }
-  const payout = { succeed: sim.succeedPayout, fail: sim.failPayout } as const;
-  for (const [action, fn] of Object.entries(payout)) {
-    r.post(`/payouts/:id/${action}`, (c) => {
-      const id = pathId(c, 'payout');
-      requireNoBody(c);
-      return json(200, fn(id));
-    });
+  const moves: Record<string, Record<string, (id: string) => unknown>> = {
+    payment: {
+      succeed: sim.succeedPayment,
+      fail: sim.failPayment,
+      expire: sim.expirePayment,
+      process: sim.processPayment,
+    },
+    payout: { succeed: sim.succeedPayout, fail: sim.failPayout },
+  };
+  for (const [what, actions] of Object.entries(moves)) {
+    for (const [action, move] of Object.entries(actions)) {
+      r.post(`/${what}s/:id/${action}`, (c) => {
+        const id = pathId(c, what);
+        requireNoBody(c);
+        return json(200, move(id));
+      });
+    }
   }
   r.post('/clock/advance', async (c) => {
     const input = parseJson(c);
