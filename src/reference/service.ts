@@ -178,7 +178,7 @@ export function createReference(options: ReferenceOptions = {}): Reference {
     faults,
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
   };
-  const app = createApp(appDeps, { ...(log ? { log } : {}) });
+  const app = createApp(appDeps, { log });
   let closed: Promise<void> | undefined;
 
   const reference: Reference = {

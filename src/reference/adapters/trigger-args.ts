@@ -40,6 +40,9 @@ export interface TriggerConfig {
   json: boolean;
 }
 
+/** A value the user gave, for a message: quoted, cut to `max` characters, with any secret in it masked. */
+const shown = (text: string, max: number) => JSON.stringify(redactSecrets(text).slice(0, max));
+
 /** A bad or missing parameter: exit 2. Its message never holds a secret's value. */
 export class TriggerUsageError extends Error {
   override readonly name = 'TriggerUsageError';
@@ -74,9 +77,7 @@ export function parseTriggerArgs(
   }
   const event = positionals[0]!;
   if (!(WEBHOOK_EVENTS as readonly string[]).includes(event)) {
-    throw new TriggerUsageError(
-      `unknown event ${JSON.stringify(redactSecrets(event).slice(0, 64))}; ${valid}`,
-    );
+    throw new TriggerUsageError(`unknown event ${shown(event, 64)}; ${valid}`);
   }
   const option = (flag: 'base-url' | 'admin-token' | 'api-key', variable: string): string => {
     const value = values[flag] ?? env[variable];
@@ -87,10 +88,7 @@ export function parseTriggerArgs(
   };
   const base = option('base-url', 'PSP_BASE_URL');
   const baseUrl = isHttpUrl(base) ? new URL(base) : undefined;
-  if (!baseUrl)
-    throw new TriggerUsageError(
-      `--base-url must be an http(s) URL, got ${JSON.stringify(redactSecrets(base).slice(0, 200))}`,
-    );
+  if (!baseUrl) throw new TriggerUsageError(`--base-url must be an http(s) URL, got ${shown(base, 200)}`);
   const adminToken = option('admin-token', 'PSP_ADMIN_TOKEN');
   if (/\s/.test(adminToken)) throw new TriggerUsageError('--admin-token must not contain white space');
   const apiKey = option('api-key', 'PSP_API_KEY');
@@ -99,11 +97,10 @@ export function parseTriggerArgs(
       '--api-key must be an API key, sk_test_<6 chars>_<secret> (its value is not shown)',
     );
   }
-  const amountText = values.amount;
-  const amount = /^\d{1,15}$/.test(amountText) ? Number(amountText) : Number.NaN;
+  const amount = /^\d{1,15}$/.test(values.amount) ? Number(values.amount) : Number.NaN;
   if (!Number.isSafeInteger(amount) || amount < 1) {
     throw new TriggerUsageError(
-      `--amount must be a whole number of minor units of at least 1, got ${JSON.stringify(redactSecrets(amountText).slice(0, 32))}`,
+      `--amount must be a whole number of minor units of at least 1, got ${shown(values.amount, 32)}`,
     );
   }
   // The test-mode rule refuses these at creation: no later move, so no event, would follow.
@@ -113,19 +110,14 @@ export function parseTriggerArgs(
       `--amount ${amount} ends in 902, which test mode refuses at creation; pick another amount`,
     );
   }
-  let webhookUrl: string | undefined;
-  if (values['webhook-url'] !== undefined) {
-    const text = values['webhook-url'];
-    if (!event.startsWith('payment.')) {
-      throw new TriggerUsageError(
-        "--webhook-url is a payment's webhook_url: it applies to payment events only",
-      );
-    }
-    if (!isHttpUrl(text))
-      throw new TriggerUsageError(
-        `--webhook-url must be an http(s) URL, got ${JSON.stringify(redactSecrets(text).slice(0, 200))}`,
-      );
-    webhookUrl = text;
+  const webhookUrl = values['webhook-url'];
+  if (webhookUrl !== undefined && !event.startsWith('payment.')) {
+    throw new TriggerUsageError(
+      "--webhook-url is a payment's webhook_url: it applies to payment events only",
+    );
+  }
+  if (webhookUrl !== undefined && !isHttpUrl(webhookUrl)) {
+    throw new TriggerUsageError(`--webhook-url must be an http(s) URL, got ${shown(webhookUrl, 200)}`);
   }
   return {
     event: event as WebhookEventName,

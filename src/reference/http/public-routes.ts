@@ -6,9 +6,9 @@ import { type AppDeps, type AppEnv, idempotencyKey, pathId } from './context.js'
 import { json, jsonText } from './errors.js';
 import { faultMiddleware } from '../faults/middleware.js';
 
-/** `Idempotent-Replayed: true` on a replayed creation (status 200), nothing on a new one. */
-const replayHeaders = (status: number): Record<string, string> =>
-  status === 200 ? { 'idempotent-replayed': 'true' } : {};
+/** A creation's answer: 201, or 200 with `Idempotent-Replayed: true` when it replays the first one. */
+const created = ({ status, body }: { status: number; body: unknown }): Response =>
+  json(status, body, status === 200 ? { 'idempotent-replayed': 'true' } : {});
 
 /**
  * The public API of spec section 4, mounted at `/api/v1/public`. Every request passes section 5 first (key,
@@ -39,8 +39,7 @@ export function publicRoutes(deps: AppDeps): Hono<AppEnv> {
     const key = idempotencyKey(c);
     const body = requireJson(c);
     const payBase = (deps.publicUrl ?? new URL(c.req.url).origin).replace(/\/+$/, '');
-    const res = domain.payments.create(caller, body, key, payBase);
-    return json(res.status, res.body, replayHeaders(res.status));
+    return created(domain.payments.create(caller, body, key, payBase));
   });
 
   r.get('/payments/:id', (c) =>
@@ -59,8 +58,7 @@ export function publicRoutes(deps: AppDeps): Hono<AppEnv> {
     checkBlock(caller);
     const key = idempotencyKey(c);
     const body = parseJson(c);
-    const res = domain.refunds.create(caller, id, body, key);
-    return json(res.status, res.body, replayHeaders(res.status));
+    return created(domain.refunds.create(caller, id, body, key));
   });
 
   r.post('/payouts', (c) => {
@@ -68,8 +66,7 @@ export function publicRoutes(deps: AppDeps): Hono<AppEnv> {
     checkBlock(caller);
     const key = idempotencyKey(c);
     const body = requireJson(c);
-    const res = domain.payouts.create(caller, body, key);
-    return json(res.status, res.body, replayHeaders(res.status));
+    return created(domain.payouts.create(caller, body, key));
   });
 
   r.get('/payouts/:id', (c) => json(200, domain.payouts.read(c.get('caller'), pathId(c, 'payout'))));
