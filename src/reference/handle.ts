@@ -1,7 +1,6 @@
 /**
- * The parts of a reference handle that `createReference()` and `startReference()` share beyond the startup facts:
- * the control surface of the contract with one rule (every method returns a Promise), and the buyer's two buttons
- * as methods. service.ts puts them on the handle it makes; start.ts hands the same handle on.
+ * What a reference handle carries beyond its startup facts, the same from `createReference()` and
+ * `startReference()`: the contract's control surface, every method async, and the buyer's two buttons.
  */
 import type { Payment } from '../schemas/resources.js';
 import type { CabinetApi, SimulatorApi } from './domain/control.js';
