@@ -92,11 +92,7 @@ export interface ListenOptions {
   host?: string;
   /** Port to bind; 0 takes a free one. Default 0. */
   port?: number;
-  /**
-   * Let @hono/node-server replace the global `Request` and `Response` with its lighter subclasses. It changes
-   * globals for the whole process, so only a process that is nothing but the server should turn it on.
-   * Default: false.
-   */
+  /** As `StartReferenceOptions.overrideGlobalObjects` (process-wide globals). Default: false. */
   overrideGlobalObjects?: boolean;
 }
 
