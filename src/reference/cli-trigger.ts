@@ -15,15 +15,10 @@ import {
 } from './adapters/trigger-args.js';
 import { redactSecrets } from './http/errors.js';
 
-/** A request the service refused (exit 1), with its status and error code. */
-export class TriggerRefusedError extends Error {
+/** A request the service refused (exit 1): the message names the step, the status and the error code. */
+class TriggerRefusedError extends Error {
   override readonly name = 'TriggerRefusedError';
-  constructor(
-    readonly step: string,
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
+  constructor(step: string, status: number, code: string, message: string) {
     super(`${step} refused: ${status} ${code}: ${redactSecrets(message)}`);
   }
 }
@@ -41,7 +36,7 @@ export interface TriggerResult {
 }
 
 /** Runs a checked trigger against the reference. Throws {@link TriggerRefusedError} when a request is refused. */
-export async function runTrigger(config: TriggerConfig): Promise<TriggerResult> {
+async function runTrigger(config: TriggerConfig): Promise<TriggerResult> {
   // No retries: a trigger is run by hand against a local reference, and a refusal is the answer to show.
   const client = new PspClient({ apiKey: config.apiKey, baseUrl: config.baseUrl, maxRetries: 0 });
   const api = async <T>(step: string, call: () => PromiseLike<T>): Promise<T> => {
@@ -117,7 +112,7 @@ export async function runTrigger(config: TriggerConfig): Promise<TriggerResult> 
 }
 
 /** The result for a person: one line per object. */
-export function describeTrigger(result: TriggerResult): string {
+function describeTrigger(result: TriggerResult): string {
   const lines = result.objects.map(({ type, data }) => {
     const amount =
       typeof data.amount === 'number'
@@ -128,17 +123,11 @@ export function describeTrigger(result: TriggerResult): string {
   return `psp-reference: triggered ${result.event}\n${lines.join('\n')}\n`;
 }
 
-/** Writes for the CLI: stdout and stderr. */
-export interface TriggerIo {
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-}
-
 /** The `trigger` subcommand: returns the exit status (0, 1 or 2). */
 export async function triggerCommand(
   argv: string[],
   env: Record<string, string | undefined>,
-  io: TriggerIo,
+  io: { stdout: (text: string) => void; stderr: (text: string) => void },
 ): Promise<number> {
   let config: TriggerConfig | 'help';
   try {

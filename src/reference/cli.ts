@@ -5,17 +5,9 @@
  * `psp-reference trigger <event>` drives a running reference instead (cli-trigger.ts).
  */
 import process from 'node:process';
-import {
-  banner,
-  type CliConfig,
-  parseCliArgs,
-  startupJson,
-  USAGE,
-  UsageError,
-  VERSION,
-} from './adapters/cli-args.js';
+import { banner, parseCliArgs, startupJson, USAGE, UsageError, VERSION } from './adapters/cli-args.js';
 import { triggerCommand } from './cli-trigger.js';
-import { type RunningReference, startReference } from './start.js';
+import { startReference } from './start.js';
 import { readStateFile, StateFileError, writeStateFile } from './state/file.js';
 
 async function main(argv: string[]): Promise<void> {
@@ -26,20 +18,12 @@ async function main(argv: string[]): Promise<void> {
     });
     return;
   }
-  let config: CliConfig;
-  try {
-    config = parseCliArgs(argv);
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(`psp-reference: ${error.message}\n\n${USAGE}\n`);
-    process.exitCode = 2;
-    return;
-  }
-  if (config.help) {
+  const { help, version, json, quiet, state: file, ...options } = parseCliArgs(argv);
+  if (help) {
     process.stdout.write(`${USAGE}\n`);
     return;
   }
-  if (config.version) {
+  if (version) {
     process.stdout.write(`${VERSION}\n`);
     return;
   }
@@ -50,38 +34,15 @@ async function main(argv: string[]): Promise<void> {
   // stdout carries the startup facts only: anything a dependency prints through console goes to stderr.
   for (const method of ['log', 'info', 'debug'] as const) console[method] = console.error;
 
-  let state: unknown;
-  try {
-    state = config.state === undefined ? undefined : await readStateFile(config.state);
-  } catch (error) {
-    if (!(error instanceof StateFileError)) throw error;
-    process.stderr.write(`psp-reference: ${error.message}\n`);
-    process.exitCode = 2;
-    return;
-  }
-
-  let running: RunningReference;
-  try {
-    running = await startReference({
-      ...(state === undefined ? {} : { state }),
-      host: config.host,
-      port: config.port,
-      clock: config.clock,
-      publicUrl: config.publicUrl,
-      trustProxy: config.trustProxy,
-      // The CLI owns its process, so it takes @hono/node-server's default for a dedicated server: its light global
-      // Request/Response, which it writes without reading each answer back through a stream. In-process
-      // (startReference) the app's globals stay untouched.
-      overrideGlobalObjects: true,
-      ...(config.faults ? { faults: config.faults } : {}),
-      ...(config.seed === undefined ? {} : { seed: config.seed }),
-      ...(config.quiet ? {} : { logger: log }),
-    });
-  } catch (error) {
-    process.stderr.write(`psp-reference: ${(error as Error).message}\n`);
-    process.exitCode = 1;
-    return;
-  }
+  const state = file === undefined ? undefined : await readStateFile(file);
+  const running = await startReference({
+    ...options,
+    ...(state === undefined ? {} : { state }),
+    // The CLI owns its process, so it may take @hono/node-server's default for a dedicated server (in-process,
+    // startReference leaves the globals alone).
+    overrideGlobalObjects: true,
+    ...(quiet ? {} : { logger: log }),
+  });
 
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
@@ -98,11 +59,11 @@ async function main(argv: string[]): Promise<void> {
     }, 5000);
     guard.unref();
     // The state is saved as it was at the signal, before close() cancels anything.
-    const saved = config.state
+    const saved = file
       ? running.control
           .snapshot()
-          .then((doc) => writeStateFile(config.state as string, doc))
-          .then(() => log(`psp-reference: state written to ${config.state}`))
+          .then((doc) => writeStateFile(file, doc))
+          .then(() => log(`psp-reference: state written to ${file}`))
       : Promise.resolve();
     saved
       .then(() => running.close())
@@ -117,10 +78,12 @@ async function main(argv: string[]): Promise<void> {
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
   // Handlers first: whoever reads the facts may signal at once.
-  process.stdout.write(config.json ? `${startupJson(running)}\n` : banner(running, config.clock));
+  process.stdout.write(json ? `${startupJson(running)}\n` : banner(running, options.clock));
 }
 
+// A bad flag or state file exits 2 (a bad flag with the usage); anything else, a port taken say, exits 1.
 main(process.argv.slice(2)).catch((error: unknown) => {
-  process.stderr.write(`psp-reference: ${(error as Error)?.message ?? String(error)}\n`);
-  process.exitCode = 1;
+  const usage = error instanceof UsageError ? `\n\n${USAGE}` : '';
+  process.stderr.write(`psp-reference: ${(error as Error)?.message ?? String(error)}${usage}\n`);
+  process.exitCode = error instanceof UsageError || error instanceof StateFileError ? 2 : 1;
 });

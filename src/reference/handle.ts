@@ -1,7 +1,6 @@
 /**
- * The parts of a reference handle that `createReference()` and `startReference()` share beyond the startup facts:
- * the control surface of the contract with one rule (every method returns a Promise), and the buyer's two buttons
- * as methods. service.ts puts them on the handle it makes; start.ts hands the same handle on.
+ * What a reference handle carries beyond its startup facts, the same from `createReference()` and
+ * `startReference()`: the contract's control surface, every method async, and the buyer's two buttons.
  */
 import type { Payment } from '../schemas/resources.js';
 import type { CabinetApi, SimulatorApi } from './domain/control.js';
@@ -57,20 +56,6 @@ export interface ReferenceControl {
   decline(paymentId: string): Promise<Payment>;
 }
 
-/** The control surface over the in-process cabinet and simulator, each method made async. */
-export function asyncControl(
-  cabinet: CabinetApi,
-  simulator: SimulatorApi & FaultsApi & StateApi,
-): ControlApi {
-  const control: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
-  for (const api of [cabinet, simulator] as unknown as Array<
-    Record<string, (...args: unknown[]) => unknown>
-  >) {
-    for (const [name, method] of Object.entries(api)) control[name] = async (...args) => method(...args);
-  }
-  return Object.freeze(control) as unknown as ControlApi;
-}
-
 /** `control`, `pay` and `decline` for a reference over `domain`; the buttons go through the page's own port. */
 export function referenceControl(
   domain: Domain,
@@ -82,8 +67,14 @@ export function referenceControl(
     buyer.act(paymentId, action);
     return paymentToWire(domain.payments.get(paymentId.toLowerCase()));
   };
+  const methods = Object.entries({ ...cabinet, ...simulator }) as Array<
+    [string, (...args: unknown[]) => unknown]
+  >;
+  const control = Object.fromEntries(
+    methods.map(([name, method]) => [name, async (...args: unknown[]) => method(...args)]),
+  );
   return {
-    control: asyncControl(cabinet, simulator),
+    control: Object.freeze(control) as ControlApi,
     pay: (paymentId) => act(paymentId, 'pay'),
     decline: (paymentId) => act(paymentId, 'decline'),
   };

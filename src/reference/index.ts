@@ -25,44 +25,30 @@
  * @packageDocumentation
  */
 
+export type { BankAdapter, BankAnswer } from './domain/bank.js';
+export { FakeBank } from './domain/bank.js';
 export type { Clock, Timer, TimerCallback } from './domain/clock.js';
-export type { Refusal } from './domain/outcomes.js';
 export { ManualClock, RealClock } from './domain/clock.js';
-export type { PayPagePort, PayPageView } from './http/pay-page.js';
 export type {
   ApiKeyInfo,
-  BankAdapter,
-  BankAnswer,
   CabinetApi,
   CreatedMerchant,
   DeliveryInfo,
-  FaultRule,
-  FaultRuleInput,
-  FaultsApi,
   MerchantSettings,
-  PaymentOutcome,
-  PayoutOutcome,
-  Reference,
-  ReferenceOptions,
-  ReferenceStats,
-  RequestInfo,
-  Restored,
   SimulatorApi,
-  Snapshot,
-  StartupFacts,
-  StateApi,
   TerminalSettings,
-} from './service.js';
-export {
-  ConnectionReset,
-  createReference,
-  DEFAULTS,
-  FakeBank,
-  planPaymentOutcome,
-  planPayoutOutcome,
-} from './service.js';
+} from './domain/control.js';
+export { DEFAULTS } from './domain/defaults.js';
+export type { PaymentOutcome, PayoutOutcome, Refusal } from './domain/outcomes.js';
+export { planPaymentOutcome, planPayoutOutcome } from './domain/outcomes.js';
+export type { FaultRule, FaultRuleInput, FaultsApi } from './faults/index.js';
+export { ConnectionReset } from './faults/index.js';
 export type { Async, ControlApi, ReferenceControl } from './handle.js';
+export type { PayPagePort, PayPageView } from './http/pay-page.js';
+export type { Reference, ReferenceOptions, ReferenceStats, RequestInfo, StartupFacts } from './service.js';
+export { createReference } from './service.js';
 export type { RunningReference, StartReferenceOptions } from './start.js';
-export type { DeliveryAttempt } from './webhooks/log.js';
-export type { WebhookService } from './webhooks/index.js';
 export { startReference } from './start.js';
+export type { Restored, Snapshot, StateApi } from './state/index.js';
+export type { WebhookService } from './webhooks/index.js';
+export type { DeliveryAttempt } from './webhooks/log.js';

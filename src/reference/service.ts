@@ -11,23 +11,6 @@ import { buildState, createState, type StateApi } from './state/index.js';
 import { createWebhookService } from './webhooks/index.js';
 import { type ReferenceControl, referenceControl } from './handle.js';
 
-export type { CabinetApi, SimulatorApi } from './domain/control.js';
-export type { Restored, Snapshot, StateApi } from './state/index.js';
-export type { FaultRule, FaultRuleInput, FaultsApi } from './faults/index.js';
-export { ConnectionReset } from './faults/index.js';
-export type {
-  ApiKeyInfo,
-  CreatedMerchant,
-  DeliveryInfo,
-  MerchantSettings,
-  TerminalSettings,
-} from './domain/control.js';
-export type { BankAdapter, BankAnswer } from './domain/bank.js';
-export { FakeBank } from './domain/bank.js';
-export { DEFAULTS } from './domain/defaults.js';
-export { planPaymentOutcome, planPayoutOutcome } from './domain/outcomes.js';
-export type { PaymentOutcome, PayoutOutcome } from './domain/outcomes.js';
-
 /**
  * Options of {@link createReference}; every field is optional.
  *
@@ -195,11 +178,10 @@ export function createReference(options: ReferenceOptions = {}): Reference {
     faults,
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
   };
-  const app = createApp(appDeps, { ...(log ? { log } : {}) });
+  const app = createApp(appDeps, { log });
   let closed: Promise<void> | undefined;
 
   const reference: Reference = {
-    // The one handle (handle.ts): the facts at the top, the async control surface and the buyer's buttons.
     ...facts,
     ...referenceControl(domain, cabinet, simulator),
     facts,
@@ -208,14 +190,19 @@ export function createReference(options: ReferenceOptions = {}): Reference {
     simulator,
     // The app, plus what every answer leaves with: its request id, and a log line when there is a logger.
     async fetch(request, info) {
-      const started = log ? Date.now() : 0;
+      const started = Date.now();
+      const logLine = (outcome: string) => {
+        if (!log) return;
+        const path = redactSecrets(new URL(request.url).pathname);
+        log(`${request.method} ${path.length > 200 ? `${path.slice(0, 200)}…` : path} ${outcome}`);
+      };
       let res: Response;
       try {
         res = await app.fetch(request, { ...info });
       } catch (err) {
         // A fault's reset rejects, as fetch does when the connection drops; the node adapter destroys the socket.
         if (err instanceof ConnectionReset) {
-          log?.(`${request.method} ${redactSecrets(new URL(request.url).pathname).slice(0, 200)} reset`);
+          logLine('reset');
           throw err;
         }
         res = toResponse(err, log);
@@ -225,12 +212,7 @@ export function createReference(options: ReferenceOptions = {}): Reference {
       } catch {
         // A Response with immutable headers (a passed-through fetch) keeps them as they are.
       }
-      if (log) {
-        const path = redactSecrets(new URL(request.url).pathname);
-        log(
-          `${request.method} ${path.length > 200 ? `${path.slice(0, 200)}…` : path} ${res.status} ${Date.now() - started}ms`,
-        );
-      }
+      logLine(`${res.status} ${Date.now() - started}ms`);
       return res;
     },
     stats: () => ({

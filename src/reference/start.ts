@@ -42,8 +42,6 @@ export interface RunningReference extends Reference {
  * `127.0.0.1:4010` by default. Requests reach the service with the socket's address, so the IP allow-list
  * sees the real peer. The buyer's page is served at `pay_url`.
  *
- * @param options Reference options (`clock`, `publicUrl`, `trustProxy`, `webhookFetch`, `logger`, `faults`, `seed`,
- *   `state`) plus `host` (default `127.0.0.1`) and `port` (default `4010`; 0 for a free port).
  * @throws Error when the address cannot be bound (for example, the port is taken); nothing keeps running then.
  * @throws TypeError for a bad fault rule or seed, before anything starts.
  *

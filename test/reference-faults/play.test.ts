@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ConnectionReset } from '../../src/reference/faults/index.js';
-import type { FaultRuleInput } from '../../src/reference/service.js';
+import type { FaultRuleInput } from '../../src/reference/faults/index.js';
 import { expectError, setup } from '../reference/helpers.js';
 
 // What each kind and phase does to a public request, in-process (Reference.fetch): `before` leaves nothing

@@ -57,75 +57,68 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
+const OPTIONS = {
+  host: { type: 'string', default: '127.0.0.1' },
+  port: { type: 'string', default: '4010' },
+  clock: { type: 'string', default: 'real' },
+  'public-url': { type: 'string' },
+  'trust-proxy': { type: 'boolean', default: false },
+  state: { type: 'string' },
+  faults: { type: 'string' },
+  seed: { type: 'string' },
+  json: { type: 'boolean', default: false },
+  quiet: { type: 'boolean', short: 'q', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+  version: { type: 'boolean', short: 'v', default: false },
+} as const;
+
 /** Parses and validates argv (without the node and script paths). Throws {@link UsageError}. */
 export function parseCliArgs(argv: string[]): CliConfig {
-  let values: Record<string, string | boolean | undefined>;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        host: { type: 'string' },
-        port: { type: 'string' },
-        clock: { type: 'string' },
-        'public-url': { type: 'string' },
-        'trust-proxy': { type: 'boolean' },
-        state: { type: 'string' },
-        faults: { type: 'string' },
-        seed: { type: 'string' },
-        json: { type: 'boolean' },
-        quiet: { type: 'boolean', short: 'q' },
-        help: { type: 'boolean', short: 'h' },
-        version: { type: 'boolean', short: 'v' },
-      },
-    }));
-  } catch (error) {
-    // parseArgs' messages name the flag ("Unknown option '--prot'"); keep them, drop Node's error code.
-    throw new UsageError((error as Error).message);
-  }
-  const port = values.port === undefined ? '4010' : String(values.port);
+  const { host, port, clock, state, seed, ...values } = parseFlags(argv);
   if (!/^\d{1,5}$/.test(port) || Number(port) > 65535) {
     throw new UsageError(`--port must be an integer from 0 to 65535, got '${port}'`);
   }
-  const clock = values.clock === undefined ? 'real' : String(values.clock);
   if (clock !== 'real' && clock !== 'manual') {
     throw new UsageError(`--clock must be 'real' or 'manual', got '${clock}'`);
   }
-  const host = values.host === undefined ? '127.0.0.1' : String(values.host);
   if (host === '') throw new UsageError('--host must not be empty');
   let publicUrl: string | undefined;
   if (values['public-url'] !== undefined) {
     try {
-      const url = new URL(String(values['public-url']));
+      const url = new URL(values['public-url']);
       if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http(s)');
       publicUrl = url.origin;
     } catch {
-      throw new UsageError(`--public-url must be an http(s) URL, got '${String(values['public-url'])}'`);
+      throw new UsageError(`--public-url must be an http(s) URL, got '${values['public-url']}'`);
     }
   }
-  if (values.state === '') throw new UsageError('--state must name a file');
-  let seed: number | undefined;
-  if (values.seed !== undefined) {
-    seed = Number(values.seed);
-    if (!/^-?\d+$/.test(String(values.seed)) || !Number.isSafeInteger(seed)) {
-      throw new UsageError(`--seed must be an integer, got '${String(values.seed)}'`);
-    }
+  if (state === '') throw new UsageError('--state must name a file');
+  if (seed !== undefined && (!/^-?\d+$/.test(seed) || !Number.isSafeInteger(Number(seed)))) {
+    throw new UsageError(`--seed must be an integer, got '${seed}'`);
   }
   return {
-    ...(values.state === undefined ? {} : { state: String(values.state) }),
+    ...(state === undefined ? {} : { state }),
     host,
     port: Number(port),
     clock,
     publicUrl,
-    trustProxy: values['trust-proxy'] === true,
-    ...(values.faults === undefined ? {} : { faults: readFaults(String(values.faults)) }),
-    ...(seed === undefined ? {} : { seed }),
-    json: values.json === true,
-    quiet: values.quiet === true,
-    help: values.help === true,
-    version: values.version === true,
+    trustProxy: values['trust-proxy'],
+    ...(values.faults === undefined ? {} : { faults: readFaults(values.faults) }),
+    ...(seed === undefined ? {} : { seed: Number(seed) }),
+    json: values.json,
+    quiet: values.quiet,
+    help: values.help,
+    version: values.version,
   };
+}
+
+function parseFlags(argv: string[]) {
+  try {
+    return parseArgs({ args: argv, strict: true, allowPositionals: false, options: OPTIONS }).values;
+  } catch (error) {
+    // parseArgs' messages name the flag ("Unknown option '--prot'"); keep them, drop Node's error code.
+    throw new UsageError((error as Error).message);
+  }
 }
 
 /** The rules of a `--faults` file, checked whole: a file that cannot be read or holds a bad rule is a UsageError. */
@@ -145,18 +138,16 @@ function readFaults(file: string): FaultRuleInput[] {
 
 /** The startup facts of the contract, in its key order. */
 export function startupJson(running: RunningReference): string {
-  const { base_url, pay_url, admin_token, merchant_id, shop_id, terminal_id, api_key, signing_secret } =
-    running;
-  return JSON.stringify({
-    base_url,
-    pay_url,
-    admin_token,
-    merchant_id,
-    shop_id,
-    terminal_id,
-    api_key,
-    signing_secret,
-  });
+  return JSON.stringify(running, [
+    'base_url',
+    'pay_url',
+    'admin_token',
+    'merchant_id',
+    'shop_id',
+    'terminal_id',
+    'api_key',
+    'signing_secret',
+  ]);
 }
 
 /** The banner a person reads when `--json` is absent. */

@@ -1,25 +1,12 @@
+import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 
-const CLIENT_ERRORS: Record<string, [number, string, string, string]> = {
-  HPE_HEADER_OVERFLOW: [
-    431,
-    'Request Header Fields Too Large',
-    'headers_too_large',
-    'The request headers are too large.',
-  ],
-  ERR_HTTP_REQUEST_TIMEOUT: [
-    408,
-    'Request Timeout',
-    'request_timeout',
-    'The request took too long to arrive.',
-  ],
-  ERR_HTTP_HEADERS_TIMEOUT: [
-    408,
-    'Request Timeout',
-    'request_timeout',
-    'The request headers took too long to arrive.',
-  ],
+const CLIENT_ERRORS: Record<string, [number, string, string]> = {
+  HPE_HEADER_OVERFLOW: [431, 'headers_too_large', 'The request headers are too large.'],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'request_timeout', 'The request took too long to arrive.'],
+  ERR_HTTP_HEADERS_TIMEOUT: [408, 'request_timeout', 'The request headers took too long to arrive.'],
 };
+const NOT_HTTP: [number, string, string] = [400, 'bad_request', 'The request is not valid HTTP/1.1.'];
 
 /**
  * Answers what node's HTTP parser refuses before any handler runs (oversized headers, a malformed request
@@ -31,16 +18,11 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket):
     socket.destroy();
     return;
   }
-  const [status, reason, code, message] = CLIENT_ERRORS[error.code ?? ''] ?? [
-    400,
-    'Bad Request',
-    'bad_request',
-    'The request is not valid HTTP/1.1.',
-  ];
+  const [status, code, message] = CLIENT_ERRORS[error.code ?? ''] ?? NOT_HTTP;
   // ASCII only (fixed messages above), so length in characters is length in bytes; no Buffer, for Deno.
   const body = JSON.stringify({ error: { code, message } });
   socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
       `content-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`,
   );
 }

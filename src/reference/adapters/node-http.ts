@@ -4,38 +4,12 @@ import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { DEFAULTS } from '../domain/defaults.js';
 import { ConnectionReset } from '../faults/index.js';
+import { errorResponse } from '../http/errors.js';
+import type { RequestInfo } from '../service.js';
 import { answerClientError } from './client-errors.js';
 
-/**
- * A Web-standard handler, as `Reference.fetch` is: the adapter hands it each request, the socket's address and,
- * for a body within the limit, the body it already read (the same bytes as `request.body`, without a stream).
- */
-export type FetchHandler = (
-  request: Request,
-  info: { remoteAddress?: string; body?: Uint8Array },
-) => Promise<Response> | Response;
-
-/** Options of {@link createNodeListener}. */
-export interface NodeListenerOptions {
-  /**
-   * Host (and port) used to build the request URL when a client sends no `Host` header (HTTP/1.0).
-   * Default: `localhost`.
-   */
-  hostname?: string;
-  /**
-   * Let @hono/node-server replace the global `Request` and `Response` with its lighter subclasses. Faster,
-   * but it changes globals for the whole process, so only a process that is nothing but the server should turn it
-   * on. Default: false.
-   */
-  overrideGlobalObjects?: boolean;
-}
-
-function jsonError(status: number, code: string, message: string): Response {
-  return new Response(JSON.stringify({ error: { code, message } }), {
-    status,
-    headers: { 'content-type': 'application/json; charset=utf-8' },
-  });
-}
+/** A Web-standard handler, as `Reference.fetch` is: the adapter hands it each request and what the socket knows. */
+export type FetchHandler = (request: Request, info: RequestInfo) => Promise<Response> | Response;
 
 /**
  * An IPv4 client of a dual-stack (`::`) listener shows up as `::ffff:a.b.c.d`; the allow-list is written in
@@ -96,31 +70,68 @@ function readBody(
   });
 }
 
+/** A running `node:http` server of {@link listenNode}. */
+export interface NodeServer {
+  readonly server: Server;
+  /** The bound address as the OS reports it (`127.0.0.1`, `::1`, `0.0.0.0`, ...). */
+  readonly host: string;
+  /** The bound port (the real one when 0 was asked for). */
+  readonly port: number;
+  /** `http://host:port`, with a wildcard host replaced by the loopback address so the URL is connectable. */
+  readonly url: string;
+  /**
+   * Stops accepting connections, destroys every open one (open SSE streams included) and resolves when the
+   * server is closed. Safe to call twice.
+   */
+  close(): Promise<void>;
+}
+
+/** Options of {@link listenNode}. */
+export interface ListenOptions {
+  /** Address to bind. Default `127.0.0.1`. */
+  host?: string;
+  /** Port to bind; 0 takes a free one. Default 0. */
+  port?: number;
+  /** As `StartReferenceOptions.overrideGlobalObjects` (process-wide globals). Default: false. */
+  overrideGlobalObjects?: boolean;
+}
+
+/** `http://host:port` for a bound address; wildcard binds become the matching loopback. */
+export function connectableUrl(host: string, port: number): string {
+  let h = host;
+  if (h === '0.0.0.0' || h === '') h = '127.0.0.1';
+  else if (h === '::') h = '::1';
+  return `http://${h.includes(':') ? `[${h}]` : h}:${port}`;
+}
+
 /**
- * A `node:http` request listener over a Web-standard handler: @hono/node-server's, which builds the `Request`
- * from the IncomingMessage, aborts `request.signal` when the client goes away, writes the `Response` body chunk by
- * chunk (so Server-Sent Events flush at once) and cancels that body when the socket closes. The handler gets
- * `{ remoteAddress }` of the socket, so an IP allow-list sees the real peer, never a forwarded header. It answers
- * nothing itself but a request @hono/node-server cannot turn into a `Request` (a malformed target or Host).
+ * Serves `handler` over `node:http` on `host:port` and resolves once the socket is bound. The listener is
+ * @hono/node-server's: it builds the `Request` from the IncomingMessage, aborts `request.signal` when the client
+ * goes away, writes the `Response` body chunk by chunk (so Server-Sent Events flush at once) and cancels that body
+ * when the socket closes. The handler gets the socket's `remoteAddress`, so an IP allow-list sees the real peer,
+ * never a forwarded header. The adapter answers nothing itself but what cannot become a `Request` (a malformed
+ * target or Host, or what node's parser refuses). Rejects with a clear message when the port is taken or the
+ * address cannot be bound.
  *
  * @example
  * ```ts
- * import { createServer } from 'node:http';
- * const server = createServer(createNodeListener((req, info) => reference.fetch(req, info)));
- * server.listen(4010, '127.0.0.1');
+ * const server = await listenNode((req, info) => reference.fetch(req, info), { port: 0 });
+ * console.log(server.url); // http://127.0.0.1:54321
+ * await server.close();
  * ```
  */
-export function createNodeListener(
-  handler: FetchHandler,
-  options: NodeListenerOptions = {},
-): (incoming: IncomingMessage, outgoing: ServerResponse) => Promise<void> {
-  return getRequestListener(
+export function listenNode(handler: FetchHandler, options: ListenOptions = {}): Promise<NodeServer> {
+  const host = options.host ?? '127.0.0.1';
+  const port = options.port ?? 0;
+  // Builds the URL of a request without a `Host` header (HTTP/1.0): the bound address once it is known.
+  let hostname = 'localhost';
+  const listener = getRequestListener(
     async (request, env) => {
       const incoming = env.incoming as IncomingMessage;
       // Nobody is left to answer, and a cut-off body must never reach a route: a refund whose body was cut off
       // would refund the whole balance.
       const body = await readBody(incoming);
-      if (body === 'gone') return jsonError(400, 'bad_request', 'The client went away.');
+      if (body === 'gone') return errorResponse(400, 'bad_request', 'The client went away.');
       const remoteAddress = normalizeRemoteAddress(incoming.socket?.remoteAddress);
       let res: Response;
       try {
@@ -139,9 +150,8 @@ export function createNodeListener(
       return res;
     },
     {
-      // Read on every request, so a caller may fill it in after the port is known.
       get hostname() {
-        return options.hostname ?? 'localhost';
+        return hostname;
       },
       overrideGlobalObjects: options.overrideGlobalObjects ?? false,
       // Only a request that cannot become a `Request` (malformed target or Host header) or a handler that throws
@@ -150,60 +160,10 @@ export function createNodeListener(
         error instanceof ConnectionReset
           ? undefined
           : error instanceof Error && error.name === 'RequestError'
-            ? jsonError(400, 'bad_request', 'The request target or Host header is malformed.')
-            : jsonError(500, 'internal_error', 'The reference failed to answer this request.'),
+            ? errorResponse(400, 'bad_request', 'The request target or Host header is malformed.')
+            : errorResponse(500, 'internal_error', 'The reference failed to answer this request.'),
     },
-  ) as (incoming: IncomingMessage, outgoing: ServerResponse) => Promise<void>;
-}
-
-/** A running `node:http` server of {@link listenNode}. */
-export interface NodeServer {
-  readonly server: Server;
-  /** The bound address as the OS reports it (`127.0.0.1`, `::1`, `0.0.0.0`, ...). */
-  readonly host: string;
-  /** The bound port (the real one when 0 was asked for). */
-  readonly port: number;
-  /** `http://host:port`, with a wildcard host replaced by the loopback address so the URL is connectable. */
-  readonly url: string;
-  /**
-   * Stops accepting connections, destroys every open one (open SSE streams included) and resolves when the
-   * server is closed. Safe to call twice.
-   */
-  close(): Promise<void>;
-}
-
-/** Options of {@link listenNode}. */
-export interface ListenOptions extends NodeListenerOptions {
-  /** Address to bind. Default `127.0.0.1`. */
-  host?: string;
-  /** Port to bind; 0 takes a free one. Default 0. */
-  port?: number;
-}
-
-/** `http://host:port` for a bound address; wildcard binds become the matching loopback. */
-export function connectableUrl(host: string, port: number): string {
-  let h = host;
-  if (h === '0.0.0.0' || h === '') h = '127.0.0.1';
-  else if (h === '::') h = '::1';
-  return `http://${h.includes(':') ? `[${h}]` : h}:${port}`;
-}
-
-/**
- * Serves `handler` over `node:http` on `host:port` and resolves once the socket is bound. Rejects with a
- * clear message when the port is taken or the address cannot be bound.
- *
- * @example
- * ```ts
- * const server = await listenNode((req, info) => reference.fetch(req, info), { port: 0 });
- * console.log(server.url); // http://127.0.0.1:54321
- * await server.close();
- * ```
- */
-export function listenNode(handler: FetchHandler, options: ListenOptions = {}): Promise<NodeServer> {
-  const host = options.host ?? '127.0.0.1';
-  const port = options.port ?? 0;
-  const listenerOptions: NodeListenerOptions = { ...options };
-  const listener = createNodeListener(handler, listenerOptions);
+  );
   const server = createServer(listener);
   // An `Expect` other than 100-continue goes to the app like any request (node would answer a bare 417).
   server.on('checkExpectation', listener);
@@ -226,7 +186,7 @@ export function listenNode(handler: FetchHandler, options: ListenOptions = {}): 
       server.off('error', onError);
       const address = server.address() as AddressInfo;
       const url = connectableUrl(address.address, address.port);
-      listenerOptions.hostname = new URL(url).host;
+      hostname = new URL(url).host;
       let closing: Promise<void> | undefined;
       resolve({
         server,

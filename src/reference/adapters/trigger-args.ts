@@ -40,10 +40,23 @@ export interface TriggerConfig {
   json: boolean;
 }
 
+/** A value the user gave, for a message: quoted, cut to `max` characters, with any secret in it masked. */
+const shown = (text: string, max: number) => JSON.stringify(redactSecrets(text).slice(0, max));
+
 /** A bad or missing parameter: exit 2. Its message never holds a secret's value. */
 export class TriggerUsageError extends Error {
   override readonly name = 'TriggerUsageError';
 }
+
+const OPTIONS = {
+  'base-url': { type: 'string' },
+  'admin-token': { type: 'string' },
+  'api-key': { type: 'string' },
+  amount: { type: 'string', default: '1000' },
+  'webhook-url': { type: 'string' },
+  json: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
 
 /**
  * Parses and checks `trigger`'s argv (after the word `trigger`) with `env` as the fallback for the connection
@@ -53,27 +66,7 @@ export function parseTriggerArgs(
   argv: string[],
   env: Record<string, string | undefined>,
 ): TriggerConfig | 'help' {
-  let values: Record<string, string | boolean | undefined>;
-  let positionals: string[];
-  try {
-    ({ values, positionals } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: true,
-      options: {
-        'base-url': { type: 'string' },
-        'admin-token': { type: 'string' },
-        'api-key': { type: 'string' },
-        amount: { type: 'string' },
-        'webhook-url': { type: 'string' },
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }));
-  } catch (error) {
-    // parseArgs names the flag, never a value of ours; a secret pasted as an unknown flag is cut to its prefix.
-    throw new TriggerUsageError(redactSecrets((error as Error).message));
-  }
+  const { values, positionals } = parseFlags(argv);
   if (values.help) return 'help';
   const valid = `valid events: ${WEBHOOK_EVENTS.join(', ')}`;
   if (positionals.length === 0) throw new TriggerUsageError(`missing the event to trigger; ${valid}`);
@@ -84,12 +77,10 @@ export function parseTriggerArgs(
   }
   const event = positionals[0]!;
   if (!(WEBHOOK_EVENTS as readonly string[]).includes(event)) {
-    throw new TriggerUsageError(
-      `unknown event ${JSON.stringify(redactSecrets(event).slice(0, 64))}; ${valid}`,
-    );
+    throw new TriggerUsageError(`unknown event ${shown(event, 64)}; ${valid}`);
   }
-  const option = (flag: string, variable: string): string => {
-    const value = (values[flag] as string | undefined) ?? env[variable];
+  const option = (flag: 'base-url' | 'admin-token' | 'api-key', variable: string): string => {
+    const value = values[flag] ?? env[variable];
     if (value === undefined || value.trim() === '') {
       throw new TriggerUsageError(`missing --${flag} (or the environment variable ${variable})`);
     }
@@ -97,10 +88,7 @@ export function parseTriggerArgs(
   };
   const base = option('base-url', 'PSP_BASE_URL');
   const baseUrl = isHttpUrl(base) ? new URL(base) : undefined;
-  if (!baseUrl)
-    throw new TriggerUsageError(
-      `--base-url must be an http(s) URL, got ${JSON.stringify(redactSecrets(base).slice(0, 200))}`,
-    );
+  if (!baseUrl) throw new TriggerUsageError(`--base-url must be an http(s) URL, got ${shown(base, 200)}`);
   const adminToken = option('admin-token', 'PSP_ADMIN_TOKEN');
   if (/\s/.test(adminToken)) throw new TriggerUsageError('--admin-token must not contain white space');
   const apiKey = option('api-key', 'PSP_API_KEY');
@@ -109,11 +97,10 @@ export function parseTriggerArgs(
       '--api-key must be an API key, sk_test_<6 chars>_<secret> (its value is not shown)',
     );
   }
-  const amountText = (values.amount as string | undefined) ?? '1000';
-  const amount = /^\d{1,15}$/.test(amountText) ? Number(amountText) : Number.NaN;
+  const amount = /^\d{1,15}$/.test(values.amount) ? Number(values.amount) : Number.NaN;
   if (!Number.isSafeInteger(amount) || amount < 1) {
     throw new TriggerUsageError(
-      `--amount must be a whole number of minor units of at least 1, got ${JSON.stringify(redactSecrets(amountText).slice(0, 32))}`,
+      `--amount must be a whole number of minor units of at least 1, got ${shown(values.amount, 32)}`,
     );
   }
   // The test-mode rule refuses these at creation: no later move, so no event, would follow.
@@ -123,19 +110,14 @@ export function parseTriggerArgs(
       `--amount ${amount} ends in 902, which test mode refuses at creation; pick another amount`,
     );
   }
-  let webhookUrl: string | undefined;
-  if (values['webhook-url'] !== undefined) {
-    const text = String(values['webhook-url']);
-    if (!event.startsWith('payment.')) {
-      throw new TriggerUsageError(
-        "--webhook-url is a payment's webhook_url: it applies to payment events only",
-      );
-    }
-    if (!isHttpUrl(text))
-      throw new TriggerUsageError(
-        `--webhook-url must be an http(s) URL, got ${JSON.stringify(redactSecrets(text).slice(0, 200))}`,
-      );
-    webhookUrl = text;
+  const webhookUrl = values['webhook-url'];
+  if (webhookUrl !== undefined && !event.startsWith('payment.')) {
+    throw new TriggerUsageError(
+      "--webhook-url is a payment's webhook_url: it applies to payment events only",
+    );
+  }
+  if (webhookUrl !== undefined && !isHttpUrl(webhookUrl)) {
+    throw new TriggerUsageError(`--webhook-url must be an http(s) URL, got ${shown(webhookUrl, 200)}`);
   }
   return {
     event: event as WebhookEventName,
@@ -144,6 +126,15 @@ export function parseTriggerArgs(
     apiKey,
     amount,
     ...(webhookUrl ? { webhookUrl } : {}),
-    json: values.json === true,
+    json: values.json,
   };
+}
+
+function parseFlags(argv: string[]) {
+  try {
+    return parseArgs({ args: argv, strict: true, allowPositionals: true, options: OPTIONS });
+  } catch (error) {
+    // parseArgs names the flag, never a value of ours; a secret pasted as an unknown flag is cut to its prefix.
+    throw new TriggerUsageError(redactSecrets((error as Error).message));
+  }
 }

@@ -55,7 +55,6 @@ function prng(seed: number): () => number {
 
 /** The fault rules of one reference: the list, the seeded draws, and the real-time waits they cause. */
 export class Faults implements FaultsApi {
-  readonly seed: number;
   readonly #draw: () => number;
   readonly #rules: FaultRule[] = [];
   // Ends every wait at close(), so a 60-second timeout does not hold the process.
@@ -68,7 +67,6 @@ export class Faults implements FaultsApi {
   constructor(options: { seed?: number; rules?: unknown } = {}) {
     const { seed = crypto.getRandomValues(new Uint32Array(1))[0]!, rules = [] } = options;
     if (!Number.isSafeInteger(seed)) throw new TypeError(`seed must be an integer, got ${String(seed)}`);
-    this.seed = seed;
     this.#draw = prng(seed);
     for (const rule of parseFaultRules(rules)) this.addFault(rule);
   }
@@ -150,11 +148,6 @@ export class Faults implements FaultsApi {
       removeFault: (id) => this.removeFault(id),
       clearFaults: () => this.clearFaults(),
     };
-  }
-
-  /** Whether there is any rule at all (the middleware's fast way out). */
-  get empty(): boolean {
-    return this.#rules.length === 0;
   }
 
   /**

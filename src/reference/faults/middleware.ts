@@ -42,7 +42,6 @@ async function discard(c: Context<AppEnv>): Promise<void> {
  */
 export function faultMiddleware(faults: Faults, domain: Domain): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    if (faults.empty) return next();
     const request = c.req.raw;
     const rule = faults.pick({
       method: request.method,

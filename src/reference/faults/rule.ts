@@ -64,19 +64,10 @@ export type FaultRuleInput = z.input<typeof RuleSchema>;
  * 1; for `error`: `status` 503, `code` `service_unavailable` or `rate_limited`, `retry_after` 1 on a 429; for
  * `latency` and `timeout`: `delay_ms` 1 000 and 60 000), and `hits`: the times it fired.
  */
-export interface FaultRule {
-  id: string;
-  kind: 'error' | 'reset' | 'latency' | 'timeout';
-  phase: 'before' | 'after';
-  match: { method?: string; path?: string; merchant_id?: string };
-  probability: number;
-  count?: number;
-  status?: number;
-  code?: string;
-  retry_after?: number;
-  delay_ms?: number;
-  hits: number;
-}
+export type FaultRule = Omit<Parsed, 'match' | 'phase' | 'probability'> &
+  Required<Pick<Parsed, 'match' | 'phase' | 'probability'>> & { id: string; hits: number };
+
+type Parsed = z.output<typeof RuleSchema>;
 
 const ONLY: Record<string, { kinds: FaultRule['kind'][]; name: string }> = {
   status: { kinds: ['error'], name: '"error"' },

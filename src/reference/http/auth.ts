@@ -1,15 +1,15 @@
 import { hmacSha256Hex, timingSafeEqualString } from '../../webhooks/hmac.js';
+import type { MerchantBlock } from '../domain/accounts.js';
 import type { Domain } from '../domain/core.js';
 import { DomainError } from '../domain/errors.js';
 import { isAllowed } from '../domain/ip-allow.js';
 import type { Caller } from '../domain/validate.js';
-import { type HeaderSource, header } from './headers.js';
 
 const SIGNATURE_RE = /^sha256=([0-9a-f]{64})$/;
 
 /** The bearer token of a request, or why there is none. Never echoes the header. */
-export function bearer(request: HeaderSource): string {
-  const value = header(request, 'authorization');
+export function bearer(request: Request): string {
+  const value = request.headers.get('authorization');
   if (value === null || value.trim() === '') {
     throw new DomainError(
       401,
@@ -29,12 +29,12 @@ export function isAdminToken(token: string, adminToken: string): boolean {
 
 /** The address the IP allow-list judges: the socket's, or with `trustProxy` the last X-Forwarded-For hop. */
 export function clientAddress(
-  request: HeaderSource,
+  request: Request,
   socketAddress: string | undefined,
   trustProxy: boolean,
 ): string | undefined {
   if (trustProxy) {
-    const xff = header(request, 'x-forwarded-for');
+    const xff = request.headers.get('x-forwarded-for');
     // The rightmost entry is the one our own proxy appended; entries left of it are the client's to forge.
     const last = xff
       ?.split(',')
@@ -52,7 +52,7 @@ export function clientAddress(
  */
 export function authenticate(
   domain: Domain,
-  request: HeaderSource,
+  request: Request,
   address: string | undefined,
   adminToken: string,
 ): Caller {
@@ -106,8 +106,8 @@ export function authenticate(
  * Section 5.4: a signature, when sent, must match (400 `invalid_signature`); when the terminal requires one, it must
  * be sent (400 `signature_required`). The HMAC covers the raw body bytes, empty for a GET.
  */
-export function checkSignature(caller: Caller, request: HeaderSource, body: Uint8Array): void {
-  const sent = header(request, 'x-psp-signature');
+export function checkSignature(caller: Caller, request: Request, body: Uint8Array): void {
+  const sent = request.headers.get('x-psp-signature');
   if (sent === null) {
     if (caller.terminal.requireSignature) {
       throw new DomainError(
@@ -132,17 +132,13 @@ export function checkSignature(caller: Caller, request: HeaderSource, body: Uint
   }
 }
 
-/** Spec 7: a blocked merchant can move no money. */
+const BLOCKED: Record<MerchantBlock, string> = {
+  aml_blocked: 'Access is forbidden: the merchant is blocked by AML checks.',
+  forbidden_purpose: 'Access is forbidden: the merchant is blocked for a forbidden purpose.',
+};
+
+/** Spec 7: a blocked merchant can move no money (403 with the block as its code). */
 export function checkBlock(caller: Caller): void {
   const block = caller.merchant.block;
-  if (block === 'aml_blocked') {
-    throw new DomainError(403, 'aml_blocked', 'Access is forbidden: the merchant is blocked by AML checks.');
-  }
-  if (block === 'forbidden_purpose') {
-    throw new DomainError(
-      403,
-      'forbidden_purpose',
-      'Access is forbidden: the merchant is blocked for a forbidden purpose.',
-    );
-  }
+  if (block !== null) throw new DomainError(403, block, BLOCKED[block]);
 }

@@ -6,14 +6,14 @@ import type { CabinetApi, SimulatorApi } from '../domain/control.js';
 import { DomainError } from '../domain/errors.js';
 import type { Caller } from '../domain/validate.js';
 import type { Faults } from '../faults/index.js';
+import type { RequestInfo } from '../service.js';
 import type { EventStreamHub } from '../sse/index.js';
 import type { StateApi } from '../state/index.js';
 import { quote } from './errors.js';
-import { type HeaderSource, header } from './headers.js';
 
-/** Hono environment of the reference app: the socket address (and a body an adapter already read) are bindings. */
+/** Hono environment of the reference app: what the adapter knows of a request is its bindings. */
 export interface AppEnv {
-  Bindings: { remoteAddress?: string; body?: Uint8Array };
+  Bindings: RequestInfo;
   Variables: { caller: Caller; raw: Uint8Array };
 }
 
@@ -32,12 +32,8 @@ export interface AppDeps {
 }
 
 /** A path id: a UUIDv4, else 404 naming the problem (no object can have that id). */
-export function pathId(c: Context, what: string, param = 'id'): string {
-  return checkPathId(c.req.param(param) ?? '', what);
-}
-
-/** {@link pathId} of an id already taken from the path. */
-export function checkPathId(id: string, what: string): string {
+export function pathId(c: Context, what: string): string {
+  const id = c.req.param('id') ?? '';
   if (!UUID_V4_RE.test(id)) {
     throw new DomainError(404, 'not_found', `No ${what} with id ${quote(id)}: ids are UUIDv4 strings.`);
   }
@@ -46,12 +42,7 @@ export function checkPathId(id: string, what: string): string {
 
 /** The Idempotency-Key header (spec 5.6), validated by the schema the client uses too. */
 export function idempotencyKey(c: Context): string | undefined {
-  return idempotencyKeyOf(c.req.raw);
-}
-
-/** {@link idempotencyKey} of a request. */
-export function idempotencyKeyOf(request: HeaderSource): string | undefined {
-  const value = header(request, 'idempotency-key') ?? undefined;
+  const value = c.req.header('idempotency-key');
   if (value === undefined) return undefined;
   const r = IdempotencyKey.safeParse(value);
   if (!r.success) throw new DomainError(400, 'bad_request', `Idempotency-Key: ${IDEMPOTENCY_KEY_RULE}.`);

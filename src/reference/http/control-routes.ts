@@ -2,11 +2,9 @@ import { type Context, Hono } from 'hono';
 import { DomainError } from '../domain/errors.js';
 import type { FaultRuleInput } from '../faults/index.js';
 import { bearer, isAdminToken } from './auth.js';
-import { parseJson, readRawBody, requireNoBody } from './body.js';
+import { bodyOf, checkExpect, parseJson, readRawBody, requireNoBody } from './body.js';
 import { type AppDeps, type AppEnv, pathId } from './context.js';
 import { json } from './errors.js';
-import { checkExpect } from './headers.js';
-import { bodyOf } from './public-routes.js';
 
 /** Largest snapshot `POST /_simulator/restore` reads: 256 MiB, about 400,000 payments. */
 const SNAPSHOT_MAX_BYTES = 256 * 1024 * 1024;
@@ -39,49 +37,46 @@ function adminGuard(adminToken: string) {
   };
 }
 
-const body = (c: Context<AppEnv>) => parseJson(c.get('raw'), c.req.header('content-type') ?? null);
-const noBody = (c: Context<AppEnv>) => requireNoBody(c.get('raw'), c.req.header('content-type') ?? null);
-
 /** `/_cabinet`: what the real service keeps in its merchant cabinet UI (reference-contract.md). */
 export function cabinetRoutes(deps: AppDeps): Hono<AppEnv> {
   const cab = deps.cabinet;
   const r = new Hono<AppEnv>();
   r.use('*', adminGuard(deps.adminToken));
 
-  r.post('/merchants', (c) => json(201, cab.createMerchant(body(c) as object | undefined)));
+  r.post('/merchants', (c) => json(201, cab.createMerchant(parseJson(c) as object | undefined)));
   r.get('/merchants/:id', (c) => json(200, cab.getMerchant(pathId(c, 'merchant'))));
   r.patch('/merchants/:id', (c) => {
     const id = pathId(c, 'merchant');
-    return json(200, cab.updateMerchant(id, (body(c) ?? {}) as object));
+    return json(200, cab.updateMerchant(id, (parseJson(c) ?? {}) as object));
   });
   r.get('/terminals/:id', (c) => json(200, cab.getTerminal(pathId(c, 'terminal'))));
   r.patch('/terminals/:id', (c) => {
     const id = pathId(c, 'terminal');
-    return json(200, cab.updateTerminal(id, (body(c) ?? {}) as { require_signature: boolean }));
+    return json(200, cab.updateTerminal(id, (parseJson(c) ?? {}) as { require_signature: boolean }));
   });
   r.get('/terminals/:id/api-keys', (c) => json(200, cab.listApiKeys(pathId(c, 'terminal'))));
   r.post('/terminals/:id/api-keys', (c) => {
     const id = pathId(c, 'terminal');
-    return json(201, cab.createApiKey(id, (body(c) ?? {}) as { mode: 'test' }));
+    return json(201, cab.createApiKey(id, (parseJson(c) ?? {}) as { mode: 'test' }));
   });
   r.delete('/api-keys/:id', (c) => {
     const id = pathId(c, 'API key');
-    noBody(c);
+    requireNoBody(c);
     cab.revokeApiKey(id);
     return c.body(null, 204);
   });
   r.post('/shops/:id/webhook-endpoints', (c) => {
     const id = pathId(c, 'shop');
-    return json(201, cab.createWebhookEndpoint(id, body(c) ?? {}));
+    return json(201, cab.createWebhookEndpoint(id, parseJson(c) ?? {}));
   });
   r.post('/webhook-endpoints/:id/rotate-secret', (c) => {
     const id = plainId(c, 'webhook endpoint', ENDPOINT_ID_RE);
-    noBody(c);
+    requireNoBody(c);
     return json(200, cab.rotateWebhookSecret(id));
   });
   r.delete('/webhook-endpoints/:id', (c) => {
     const id = plainId(c, 'webhook endpoint', ENDPOINT_ID_RE);
-    noBody(c);
+    requireNoBody(c);
     cab.deleteWebhookEndpoint(id);
     return c.body(null, 204);
   });
@@ -90,7 +85,7 @@ export function cabinetRoutes(deps: AppDeps): Hono<AppEnv> {
   );
   r.post('/events/:id/resend', (c) => {
     const id = plainId(c, 'event', EVENT_ID_RE);
-    noBody(c);
+    requireNoBody(c);
     cab.resendEvent(id);
     return c.body(null, 202);
   });
@@ -103,29 +98,26 @@ export function simulatorRoutes(deps: AppDeps): Hono<AppEnv> {
   const r = new Hono<AppEnv>();
   r.use('*', adminGuard(deps.adminToken));
 
-  const payment = {
-    succeed: sim.succeedPayment,
-    fail: sim.failPayment,
-    expire: sim.expirePayment,
-    process: sim.processPayment,
-  } as const;
-  for (const [action, fn] of Object.entries(payment)) {
-    r.post(`/payments/:id/${action}`, (c) => {
-      const id = pathId(c, 'payment');
-      noBody(c);
-      return json(200, fn(id));
-    });
-  }
-  const payout = { succeed: sim.succeedPayout, fail: sim.failPayout } as const;
-  for (const [action, fn] of Object.entries(payout)) {
-    r.post(`/payouts/:id/${action}`, (c) => {
-      const id = pathId(c, 'payout');
-      noBody(c);
-      return json(200, fn(id));
-    });
+  const moves: Record<string, Record<string, (id: string) => unknown>> = {
+    payment: {
+      succeed: sim.succeedPayment,
+      fail: sim.failPayment,
+      expire: sim.expirePayment,
+      process: sim.processPayment,
+    },
+    payout: { succeed: sim.succeedPayout, fail: sim.failPayout },
+  };
+  for (const [what, actions] of Object.entries(moves)) {
+    for (const [action, move] of Object.entries(actions)) {
+      r.post(`/${what}s/:id/${action}`, (c) => {
+        const id = pathId(c, what);
+        requireNoBody(c);
+        return json(200, move(id));
+      });
+    }
   }
   r.post('/clock/advance', async (c) => {
-    const input = body(c);
+    const input = parseJson(c);
     if (input === null || typeof input !== 'object' || Array.isArray(input)) {
       throw new DomainError(400, 'bad_request', 'A JSON body { "seconds": number } is required.');
     }
@@ -133,18 +125,18 @@ export function simulatorRoutes(deps: AppDeps): Hono<AppEnv> {
   });
   r.get('/clock', () => json(200, sim.getClock()));
   r.get('/snapshot', () => json(200, sim.snapshot()));
-  r.post('/restore', (c) => json(200, sim.restore(body(c))));
+  r.post('/restore', (c) => json(200, sim.restore(parseJson(c))));
   const faults = deps.faults;
   if (faults) {
-    r.post('/faults', (c) => json(201, faults.addFault(body(c) as FaultRuleInput)));
+    r.post('/faults', (c) => json(201, faults.addFault(parseJson(c) as FaultRuleInput)));
     r.get('/faults', () => json(200, faults.listFaults()));
     r.delete('/faults/:id', (c) => {
-      noBody(c);
+      requireNoBody(c);
       faults.removeFault(c.req.param('id'));
       return c.body(null, 204);
     });
     r.delete('/faults', (c) => {
-      noBody(c);
+      requireNoBody(c);
       faults.clearFaults();
       return c.body(null, 204);
     });

@@ -22,23 +22,14 @@ export function escapeHtml(value: string): string {
   return value.replace(/[&<>"'`]/g, (c) => HTML_ESCAPES[c] ?? c);
 }
 
-const digitsCache = new Map<string, number | null>();
-
 /** ISO 4217 minor-unit digits of `currency` (2 for RUB, 0 for JPY, 3 for KWD), or null for a code Intl rejects. */
-export function currencyDigits(currency: string): number | null {
-  const code = currency.toUpperCase();
-  let digits = digitsCache.get(code);
-  if (digits === undefined) {
-    try {
-      digits = new Intl.NumberFormat('en', { style: 'currency', currency: code }).resolvedOptions()
-        .maximumFractionDigits as number;
-    } catch {
-      digits = null;
-    }
-    // The currency is request data: bound the cache so a flood of odd codes cannot grow it.
-    if (digitsCache.size < 512) digitsCache.set(code, digits);
+function currencyDigits(code: string): number | null {
+  try {
+    return new Intl.NumberFormat('en', { style: 'currency', currency: code }).resolvedOptions()
+      .maximumFractionDigits as number;
+  } catch {
+    return null;
   }
-  return digits;
 }
 
 /** `12345` with 2 digits -> `"123.45"`, exactly (string arithmetic, so int64-sized amounts keep every digit). */
@@ -50,8 +41,6 @@ function minorToDecimal(amount: number, digits: number): string {
   const padded = raw.padStart(digits + 1, '0');
   return `${negative ? '-' : ''}${padded.slice(0, -digits)}.${padded.slice(-digits)}`;
 }
-
-const formatterCache = new Map<string, Intl.NumberFormat>();
 
 /** Russian: `1 500,00 ₽`; English: `₽1,500.00` (the narrow symbol, not `RUB 1,500.00`). */
 const LOCALES: Record<PageLang, { locale: string; display: 'symbol' | 'narrowSymbol' }> = {
@@ -77,16 +66,11 @@ export function formatMoney(amount: number, currency: string, lang: PageLang = '
     // Intl's string input keeps precision beyond 2^53; the cast covers lib typings that only declare number.
     return `${plain.format(decimal as unknown as number)}\u00a0${currency}`;
   }
-  const key = `${lang}:${code}`;
-  let formatter = formatterCache.get(key);
-  if (!formatter) {
-    formatter = new Intl.NumberFormat(locale, {
-      style: 'currency',
-      currency: code,
-      currencyDisplay: display,
-    });
-    if (formatterCache.size < 512) formatterCache.set(key, formatter);
-  }
+  const formatter = new Intl.NumberFormat(locale, {
+    style: 'currency',
+    currency: code,
+    currencyDisplay: display,
+  });
   return formatter.format(decimal as unknown as number);
 }
 

@@ -8,59 +8,44 @@
 export const PAGE_LANGS = ['ru', 'en'] as const;
 export type PageLang = (typeof PAGE_LANGS)[number];
 
-/** What the buyer reads, per language. Plain text: the page escapes each string where it puts it. */
-export interface PageText {
-  testTag: string;
-  referenceTag: string;
-  order: string;
-  description: string;
-  status: string;
-  payment: string;
-  pay: (money: string) => string;
-  decline: string;
-  /** Around the planned outcome's name: `before` + outcome + `after`. */
-  planned: [before: string, after: string];
-  waiting: string;
-  canClose: string;
-  back: string;
-  notFoundTitle: string;
-  notFoundMessage: string;
-  /** The notice when a button press was refused because the payment is no longer pending. */
-  notPending: (status: string) => string;
-  /** Heading and badge per payment status (the spec's enum). */
-  statuses: Record<string, { heading: string; badge: string }>;
-  unknownStatus: { heading: string; badge: string };
-}
+type Words = { heading: string; badge: string };
 
-export const TEXT: Record<PageLang, PageText> = {
-  ru: {
-    testTag: 'Тестовый платёж · симулятор',
-    referenceTag: 'Эталонный сервис',
-    order: 'Заказ',
-    description: 'Описание',
-    status: 'Статус',
-    payment: 'Платёж',
-    pay: (money) => `Оплатить ${money}`,
-    decline: 'Отказаться',
-    planned: ['Исход при оплате: ', '. Деньги не списываются.'],
-    waiting: 'Банк подтверждает платёж; страница обновится сама.',
-    canClose: 'Эту страницу можно закрыть.',
-    back: 'Вернуться в магазин',
-    notFoundTitle: 'Платёж не найден',
-    notFoundMessage:
-      'По этому адресу платежа нет. Проверьте ссылку или вернитесь в магазин и начните оформление заново.',
-    notPending: (status) => `Платёж уже не ожидает оплаты: ${status.toLowerCase()}. Ничего не изменилось.`,
-    statuses: {
-      pending: { heading: 'Оплатите заказ', badge: 'Ожидает оплаты' },
-      processing: { heading: 'Платёж обрабатывается', badge: 'Обрабатывается' },
-      succeeded: { heading: 'Платёж прошёл', badge: 'Оплачен' },
-      failed: { heading: 'Платёж отклонён', badge: 'Отклонён' },
-      expired: { heading: 'Срок действия ссылки истёк', badge: 'Срок истёк' },
-      cancelled: { heading: 'Платёж отменён', badge: 'Отменён' },
-      refunded: { heading: 'Платёж возвращён', badge: 'Возвращён' },
-    },
-    unknownStatus: { heading: 'Статус платежа', badge: 'Неизвестен' },
-  },
+/** What the buyer reads in Russian; English has the same fields. Plain text: the page escapes each string. */
+const ru = {
+  testTag: 'Тестовый платёж · симулятор',
+  referenceTag: 'Эталонный сервис',
+  order: 'Заказ',
+  description: 'Описание',
+  status: 'Статус',
+  payment: 'Платёж',
+  pay: (money: string) => `Оплатить ${money}`,
+  decline: 'Отказаться',
+  // Around the planned outcome's name: before + outcome + after.
+  planned: ['Исход при оплате: ', '. Деньги не списываются.'] as [before: string, after: string],
+  waiting: 'Банк подтверждает платёж; страница обновится сама.',
+  canClose: 'Эту страницу можно закрыть.',
+  back: 'Вернуться в магазин',
+  notFoundTitle: 'Платёж не найден',
+  notFoundMessage:
+    'По этому адресу платежа нет. Проверьте ссылку или вернитесь в магазин и начните оформление заново.',
+  // The notice when a button press was refused because the payment is no longer pending.
+  notPending: (status: string) =>
+    `Платёж уже не ожидает оплаты: ${status.toLowerCase()}. Ничего не изменилось.`,
+  // Heading and badge per payment status (the spec's enum).
+  statuses: {
+    pending: { heading: 'Оплатите заказ', badge: 'Ожидает оплаты' },
+    processing: { heading: 'Платёж обрабатывается', badge: 'Обрабатывается' },
+    succeeded: { heading: 'Платёж прошёл', badge: 'Оплачен' },
+    failed: { heading: 'Платёж отклонён', badge: 'Отклонён' },
+    expired: { heading: 'Срок действия ссылки истёк', badge: 'Срок истёк' },
+    cancelled: { heading: 'Платёж отменён', badge: 'Отменён' },
+    refunded: { heading: 'Платёж возвращён', badge: 'Возвращён' },
+  } as Record<string, Words>,
+  unknownStatus: { heading: 'Статус платежа', badge: 'Неизвестен' },
+};
+
+export const TEXT: Record<PageLang, typeof ru> = {
+  ru,
   en: {
     testTag: 'Test payment · simulator',
     referenceTag: 'Reference service',
@@ -93,7 +78,7 @@ export const TEXT: Record<PageLang, PageText> = {
 };
 
 /** Heading and badge of `status` in `lang`; a status outside the spec's enum gets neutral words, never its raw value. */
-export function statusWords(status: string, lang: PageLang): { heading: string; badge: string } {
+export function statusWords(status: string, lang: PageLang): Words {
   const text = TEXT[lang];
   return Object.hasOwn(text.statuses, status) ? text.statuses[status]! : text.unknownStatus;
 }

@@ -1,28 +1,14 @@
-import { type Context, Hono } from 'hono';
+import { Hono } from 'hono';
 import { SBP_BANKS } from '../domain/bank-directory.js';
-import { parseJson, readRawBody, requireJson, requireNoBody } from './body.js';
+import { bodyOf, checkExpect, parseJson, requireJson, requireNoBody } from './body.js';
 import { authenticate, checkBlock, checkSignature, clientAddress } from './auth.js';
 import { type AppDeps, type AppEnv, idempotencyKey, pathId } from './context.js';
 import { json, jsonText } from './errors.js';
-import { checkExpect, header } from './headers.js';
 import { faultMiddleware } from '../faults/middleware.js';
 
-const NO_BODY = new Uint8Array(0);
-
-/**
- * The raw body of a request: the bytes the adapter already read, else `request.body` read with the body limit. A
- * GET or HEAD has none (the Fetch standard's rule; asking its `body` would make @hono/node-server build a whole
- * second Request to say so).
- */
-export function bodyOf(c: Context<AppEnv>): Uint8Array | Promise<Uint8Array> {
-  const request = c.req.raw;
-  if (request.method === 'GET' || request.method === 'HEAD') return NO_BODY;
-  return c.env?.body ?? readRawBody(request);
-}
-
-/** `Idempotent-Replayed: true` on a replayed creation (status 200), nothing on a new one. */
-const replayHeaders = (status: number): Record<string, string> =>
-  status === 200 ? { 'idempotent-replayed': 'true' } : {};
+/** A creation's answer: 201, or 200 with `Idempotent-Replayed: true` when it replays the first one. */
+const created = ({ status, body }: { status: number; body: unknown }): Response =>
+  json(status, body, status === 200 ? { 'idempotent-replayed': 'true' } : {});
 
 /**
  * The public API of spec section 4, mounted at `/api/v1/public`. Every request passes section 5 first (key,
@@ -31,7 +17,6 @@ const replayHeaders = (status: number): Record<string, string> =>
 export function publicRoutes(deps: AppDeps): Hono<AppEnv> {
   const { domain } = deps;
   const r = new Hono<AppEnv>();
-  const ct = (c: { req: { raw: Request } }) => header(c.req.raw, 'content-type');
 
   // Faults first: they stand for the network in front of the service (src/reference/faults).
   if (deps.faults) r.use('*', faultMiddleware(deps.faults, domain));
@@ -52,10 +37,9 @@ export function publicRoutes(deps: AppDeps): Hono<AppEnv> {
     const caller = c.get('caller');
     checkBlock(caller);
     const key = idempotencyKey(c);
-    const body = requireJson(c.get('raw'), ct(c));
+    const body = requireJson(c);
     const payBase = (deps.publicUrl ?? new URL(c.req.url).origin).replace(/\/+$/, '');
-    const res = domain.payments.create(caller, body, key, payBase);
-    return json(res.status, res.body, replayHeaders(res.status));
+    return created(domain.payments.create(caller, body, key, payBase));
   });
 
   r.get('/payments/:id', (c) =>
@@ -64,7 +48,7 @@ export function publicRoutes(deps: AppDeps): Hono<AppEnv> {
 
   r.post('/payments/:id/cancel', (c) => {
     const id = pathId(c, 'payment');
-    requireNoBody(c.get('raw'), ct(c));
+    requireNoBody(c);
     return json(200, domain.payments.cancel(c.get('caller'), id));
   });
 
@@ -73,18 +57,16 @@ export function publicRoutes(deps: AppDeps): Hono<AppEnv> {
     const id = pathId(c, 'payment');
     checkBlock(caller);
     const key = idempotencyKey(c);
-    const body = parseJson(c.get('raw'), ct(c));
-    const res = domain.refunds.create(caller, id, body, key);
-    return json(res.status, res.body, replayHeaders(res.status));
+    const body = parseJson(c);
+    return created(domain.refunds.create(caller, id, body, key));
   });
 
   r.post('/payouts', (c) => {
     const caller = c.get('caller');
     checkBlock(caller);
     const key = idempotencyKey(c);
-    const body = requireJson(c.get('raw'), ct(c));
-    const res = domain.payouts.create(caller, body, key);
-    return json(res.status, res.body, replayHeaders(res.status));
+    const body = requireJson(c);
+    return created(domain.payouts.create(caller, body, key));
   });
 
   r.get('/payouts/:id', (c) => json(200, domain.payouts.read(c.get('caller'), pathId(c, 'payout'))));
