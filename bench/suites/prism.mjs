@@ -130,9 +130,15 @@ try {
       cpuRatio: summarize(runs[0].map((x, r) => x.perCpuSec / runs[1][r].perCpuSec)).median,
     };
   }
+} catch (e) {
+  // A server that does not start or refuses the requests: the report says why instead of keeping old figures.
+  console.error(`prism: ${e.message}`);
+  await emit('prism', { ok: false, reason: e.message.split('\n')[0] });
+  process.exitCode = 1;
 } finally {
   await stopAll();
 }
+if (process.exitCode) process.exit();
 
 const n0 = (x) => Math.round(x).toLocaleString('en-US');
 for (const [test, r] of Object.entries(results))
