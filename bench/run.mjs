@@ -30,6 +30,7 @@ const SUITES = [
   { name: 'sse-fanout', limitS: 120 },
   { name: 'webhook-delivery', limitS: 120 },
   { name: 'reference-restore', limitS: 120 },
+  { name: 'prism', limitS: 180 },
 ];
 const chosen = args.filter((a) => !a.startsWith('--'));
 for (const c of chosen) if (!SUITES.some((s) => s.name === c)) throw new Error(`unknown suite ${c}`);

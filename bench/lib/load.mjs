@@ -2,11 +2,23 @@
 
 import autocannon from 'autocannon';
 
-/** Runs autocannon with `connections` for `duration` seconds; resolves to 2xx req/s, counts and latencies. */
-export function load({ url, method = 'GET', headers = {}, body, duration = 4, connections = 10 }) {
+/**
+ * Runs autocannon with `connections` for `duration` seconds; resolves to 2xx req/s, counts (also per status) and
+ * latencies. With `idReplacement`, every `[<id>]` in the headers or body becomes a fresh id per request (e.g. an
+ * Idempotency-Key).
+ */
+export function load({
+  url,
+  method = 'GET',
+  headers = {},
+  body,
+  duration = 4,
+  connections = 10,
+  idReplacement = false,
+}) {
   return new Promise((resolve, reject) => {
     autocannon(
-      { url, method, headers, body, duration, connections, pipelining: 1, timeout: 10 },
+      { url, method, headers, body, duration, connections, idReplacement, pipelining: 1, timeout: 10 },
       (err, r) => {
         if (err) return reject(err);
         const ok = r['2xx'];
@@ -14,6 +26,9 @@ export function load({ url, method = 'GET', headers = {}, body, duration = 4, co
           rps: ok / r.duration,
           ok,
           non2xx: r.non2xx,
+          statuses: Object.fromEntries(
+            Object.entries(r.statusCodeStats ?? {}).map(([code, { count }]) => [code, count]),
+          ),
           errors: r.errors + r.timeouts,
           p50: r.latency.p50,
           p99: r.latency.p99,

@@ -21,6 +21,7 @@ const PEERS = [
   '@noble/hashes',
   'autocannon',
   'esbuild',
+  '@stoplight/prism-cli',
 ];
 
 function load(name) {
@@ -234,6 +235,31 @@ function summary(R) {
       ? `rate: ${mark(w.deliveriesPerSec >= 5000)}; drop: ${mark(w.dropPct < 20)}${w.dropPct < 20 ? '' : ' (2 shared cores: paced to 5,259/s it still drops 49.6 %, see bench/analysis.md)'}`
       : mark(undefined),
   ]);
+  const rs = R.restore;
+  out.push([
+    'reference restore of 10,000 payments',
+    '-',
+    rs?.restoreHttpMs !== undefined
+      ? `\`POST /_simulator/restore\` ${f1(rs.restoreHttpMs)} ms; \`restore(doc)\` ${f1(rs.restoreObjectMs)} ms`
+      : '-',
+    'reported',
+    rs?.restoreHttpMs !== undefined ? 'reported' : mark(undefined),
+  ]);
+  // Issue 15: the tool a user would pick instead, mocking the reference's own openapi.json, in the same run.
+  const p = R.prism;
+  out.push([
+    'reference against Prism mocking `openapi.json`, req/s, 10 connections (ratio reference / Prism)',
+    p?.create
+      ? `Prism ${p.prismVersion}: create ${n0(p.create.prism.rps)} req/s; get ${n0(p.get.prism.rps)} req/s`
+      : (p?.reason ?? '-'),
+    p?.create
+      ? `create ${f1(p.create.ratio)}x (${n0(p.create.reference.rps)} req/s; per server CPU-s ${f1(p.create.cpuRatio)}x); get ${f1(p.get.ratio)}x (${n0(p.get.reference.rps)} req/s; per server CPU-s ${f1(p.get.cpuRatio)}x)`
+      : '-',
+    `>= ${p?.goal ?? 10}x on both`,
+    p?.create
+      ? `create: ${mark(p.create.ratio >= p.goal)}; get: ${mark(p.get.ratio >= p.goal)}`
+      : mark(undefined),
+  ]);
   return table(['measure', 'limit / peers (same run)', 'psp-sdk', 'goal', 'status'], out);
 }
 
@@ -250,6 +276,7 @@ export async function writeReport({ started, finished, quick, outcomes }) {
     memory: load('memory'),
     delivery: load('webhook-delivery'),
     restore: load('reference-restore'),
+    prism: load('prism'),
   };
   const cpus = os.cpus();
   const npmV = (() => {
@@ -282,7 +309,7 @@ Every figure is a ratio to a limit or a peer measured **in the same run, on the 
 | peers and tools | ${PEERS.map((p) => `${p} ${version(p)}`).join(', ')} |
 | run | ${started.toISOString().slice(11, 19)}-${finished.toISOString().slice(11, 19)} UTC; ${outcomes.map((o) => `${o.name} ${o.ok ? `${o.seconds.toFixed(0)} s` : 'FAILED'}`).join(', ')} |
 
-## Figures against the goals (issues 7 and 12)
+## Figures against the goals (issues 7, 12 and 15)
 
 ${summary(R)}
 `);
@@ -397,6 +424,10 @@ The reference runs with its default settings except the merchant's rate limit, l
   if (R.memory) parts.push(`## Reference memory per stored payment\n\n${R.memory.markdown ?? ''}\n`);
   if (R.delivery) parts.push(`## Reference webhook delivery\n\n${R.delivery.markdown ?? ''}\n`);
   if (R.restore) parts.push(`## Reference restore of 10,000 payments\n\n${R.restore.markdown ?? ''}\n`);
+  if (R.prism)
+    parts.push(
+      `## The reference against Prism\n\n${R.prism.markdown ?? `Not measured: ${R.prism.reason}.`}\n\nTo reproduce: \`node bench/run.mjs prism\`.\n`,
+    );
 
   parts.push(readFileSync(join(BENCH, 'analysis.md'), 'utf8'));
   const file = join(ROOT, 'docs', 'benchmarks.md');
