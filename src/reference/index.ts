@@ -50,5 +50,6 @@ export { createReference } from './service.js';
 export type { RunningReference, StartReferenceOptions } from './start.js';
 export { startReference } from './start.js';
 export type { Restored, Snapshot, StateApi } from './state/index.js';
+export type { CreatedEndpoint, SignatureVersion } from './webhooks/endpoints.js';
 export type { WebhookService } from './webhooks/index.js';
 export type { DeliveryAttempt } from './webhooks/log.js';

@@ -25,12 +25,6 @@ export interface ReferenceOptions {
   trustProxy?: boolean;
   /** What delivers webhooks. Default `globalThis.fetch`. */
   webhookFetch?: typeof fetch;
-  /**
-   * @deprecated Ignored; to be removed in the next minor release. Webhooks are always sent with `fetch` from the
-   * thread that serves the API (a test double sends tens to hundreds of them, which needs no worker thread); the
-   * former `'worker'` mode behaves as `'thread'`.
-   */
-  webhookDelivery?: 'thread' | 'worker';
   /** One line per request and per internal error; never a secret. Default: silent. */
   logger?: (line: string) => void;
   /** The bank live keys talk to. Default: a deterministic fake bank that fills `bank` and `bank_ref`. */

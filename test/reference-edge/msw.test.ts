@@ -85,11 +85,21 @@ describe('msw handlers over an in-process reference', () => {
     const reader = res.body!.getReader();
     const decoder = new TextDecoder();
     let text = '';
-    while (!text.includes(': connected')) text += decoder.decode((await reader.read()).value);
+    // A stream that ends early fails here with what it sent, instead of spinning until the test times out.
+    const readUntil = async (needle: string) => {
+      while (!text.includes(needle)) {
+        const { done, value } = await reader.read();
+        if (done) throw new Error(`the stream ended before ${needle}: ${JSON.stringify(text)}`);
+        text += decoder.decode(value, { stream: true });
+      }
+    };
+    await readUntil(': connected');
     const { payment } = await client().payments.create({ amount: 900 });
-    while (!text.includes(payment.id)) text += decoder.decode((await reader.read()).value);
+    await readUntil(payment.id);
     expect(text).toContain('event: payment.created');
-    await reader.cancel();
+    // Not awaited: msw keeps a clone of every mocked response, and a cancel of one branch of a cloned body settles
+    // only once the other branch is cancelled too, which for msw's unread clone is when the GC collects it.
+    void reader.cancel();
     controller.abort();
   });
 

@@ -10,7 +10,7 @@ let ref: RunningReference;
 afterEach(() => ref?.close());
 
 async function serve(faults: FaultRuleInput[] = [], seed?: number) {
-  ref = await startReference({ port: 0, clock: 'manual', webhookDelivery: 'thread', faults, seed });
+  ref = await startReference({ port: 0, clock: 'manual', faults, seed });
   return ref;
 }
 

@@ -177,21 +177,4 @@ describe('webhooks end to end through reference.fetch', () => {
       data: { id: created.payment.id, shop_id: shop },
     });
   });
-
-  test("the deprecated webhookDelivery: 'worker' is accepted and delivers like the default, verifiable v2", async () => {
-    rx = await receiver((_q, res) => res.writeHead(204).end());
-    ref = createReference({ clock: 'manual', webhookDelivery: 'worker' });
-    const { admin_token: admin, api_key: key, shop_id: shop } = ref.facts;
-    const ep = await json(
-      call(ref, 'POST', `/_cabinet/shops/${shop}/webhook-endpoints`, admin, { url: rx.url }),
-      201,
-    );
-    const created = await json(call(ref, 'POST', '/api/v1/public/payments', key, { amount: 300 }), 201);
-    await json(call(ref, 'POST', `/_simulator/payments/${created.payment.id}/succeed`, admin), 200);
-    await expect.poll(() => rx!.seen.length).toBe(1);
-    const seen = rx.seen[0]!;
-    expect(verifyWebhook(seen.body, seen.headers, ep.secret, { now: ref.clock.now() }).event).toBe(
-      'payment.succeeded',
-    );
-  });
 });
