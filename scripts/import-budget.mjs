@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Guards the cold-import budgets of issue 7: the whole-process cost of importing an entry, over `node -e 0`.
+// A quick look at the cold-import budgets of issue 7, by hand (`npm run check:import-time`; not part of npm test,
+// where no check may depend on time): the whole-process cost of importing an entry, over `node -e 0`.
 // A guard, not a benchmark (bench/ measures properly). The machine is shared and noisy, so the figure that decides
 // is CPU time (user + system, as the child process reports it at exit), which other work on the machine barely
 // moves, unlike wall time, which is printed beside it for information. Variants are interleaved; the check fails
