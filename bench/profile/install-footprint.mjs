@@ -10,13 +10,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BENCH, ROOT } from '../lib/sdk.mjs';
 
-const npm = (args, cwd) => execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+const npm = (args, cwd) =>
+  execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 const pinned = JSON.parse(readFileSync(join(BENCH, 'package.json'), 'utf8'));
-const version = (name) => (pinned.dependencies?.[name] ?? pinned.devDependencies?.[name]).replace(/^[~^]/, '');
+const version = (name) =>
+  String(pinned.dependencies?.[name] ?? pinned.devDependencies?.[name]).replace(/^[~^]/, '');
 
 const work = mkdtempSync(join(tmpdir(), 'footprint-'));
 try {
-  const tarball = join(work, npm(['pack', '--silent', '--pack-destination', work], ROOT).trim().split('\n').pop());
+  const tarball = join(
+    work,
+    npm(['pack', '--silent', '--pack-destination', work], ROOT).trim().split('\n').pop(),
+  );
   const { version: ours } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
   const apps = [
     [`psp-sdk ${ours} (tarball)`, tarball],
@@ -30,7 +35,9 @@ try {
     npm(['install', '--no-audit', '--no-fund', spec], app);
     // Every installed package, the app itself excluded.
     const packages = npm(['ls', '--all', '--parseable'], app).trim().split('\n').length - 1;
-    const bytes = Number(execFileSync('du', ['-sb', 'node_modules'], { cwd: app, encoding: 'utf8' }).split('\t')[0]);
+    const bytes = Number(
+      execFileSync('du', ['-sb', 'node_modules'], { cwd: app, encoding: 'utf8' }).split('\t')[0],
+    );
     const names = npm(['ls', '--all', '--parseable'], app)
       .trim()
       .split('\n')
