@@ -1,27 +1,25 @@
 // What each dependency adds to the psp-sdk bundle (esbuild ESM min + gzip -9): the bundle with that dependency
-// left external, against the whole bundle.
-//   node bench/profile/bundle-parts.mjs [entry=psp-sdk]
+// left external, against the whole bundle. Bundled from source: dist/ inlines the client's dependencies (see
+// tsup.config.ts), so leaving one external there would change nothing.
+//   node bench/profile/bundle-parts.mjs [entry=psp-sdk|psp-sdk/webhooks]
 
 import { builtinModules } from 'node:module';
-import { gzipSync } from 'node:zlib';
-import { build } from 'esbuild';
-import { BENCH, distFile } from '../lib/sdk.mjs';
+import { bundleLikeSizeLimit, gzipSize } from '../lib/bundle.mjs';
+import { ROOT } from '../lib/sdk.mjs';
 
 const entry = process.argv[2] ?? 'psp-sdk';
+const SOURCES = { 'psp-sdk': 'src/index.ts', 'psp-sdk/webhooks': 'src/webhooks/index.ts' };
+if (!SOURCES[entry]) {
+  console.error(`entry must be one of: ${Object.keys(SOURCES).join(', ')}`);
+  process.exit(2);
+}
 const base = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
 async function size(external) {
-  const out = await build({
-    stdin: { contents: `export * from ${JSON.stringify(distFile(entry))};`, resolveDir: BENCH, loader: 'js' },
-    bundle: true,
-    write: false,
-    format: 'esm',
-    minify: true,
-    platform: 'browser',
-    target: 'es2022',
+  const out = await bundleLikeSizeLimit({
+    entryPoints: [`${ROOT}${SOURCES[entry]}`],
     external: [...base, ...external],
-    logLevel: 'silent',
   });
-  return gzipSync(out.outputFiles[0].contents, { level: 9 }).length;
+  return gzipSize(out.outputFiles[0].contents);
 }
 const whole = await size([]);
 console.log(`${entry}: ${(whole / 1024).toFixed(2)} KB gz`);

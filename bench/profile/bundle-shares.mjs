@@ -4,27 +4,19 @@
 // bytes cut out (found through the source map). Shares do not add up to the whole: gzip shares repeats.
 //   node bench/profile/bundle-shares.mjs [entry=src/index.ts]
 
-import { gzipSync } from 'node:zlib';
 import { TraceMap, eachMapping } from '@jridgewell/trace-mapping';
-import { build } from 'esbuild';
+import { bundleLikeSizeLimit, gzipSize } from '../lib/bundle.mjs';
 
 const entry = process.argv[2] ?? 'src/index.ts';
-const out = await build({
+const out = await bundleLikeSizeLimit({
   entryPoints: [entry],
-  bundle: true,
-  write: false,
-  format: 'esm',
-  minify: true,
-  platform: 'browser',
-  target: 'es2022',
   sourcemap: 'external',
   metafile: true,
   outfile: 'bundle.js',
-  logLevel: 'silent',
 });
 const js = out.outputFiles.find((f) => f.path.endsWith('.js')).contents;
 const map = new TraceMap(out.outputFiles.find((f) => f.path.endsWith('.map')).text);
-const gz = (buf) => gzipSync(buf, { level: 9 }).length;
+const gz = gzipSize;
 const whole = gz(js);
 
 // Byte ranges of the (single-line) output that each source produced: from one mapping to the next.

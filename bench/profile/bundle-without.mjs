@@ -7,8 +7,7 @@
 
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { gzipSync } from 'node:zlib';
-import { build } from 'esbuild';
+import { bundleLikeSizeLimit, gzipSize } from '../lib/bundle.mjs';
 
 const PARTS = [
   ['issue 14: OpenTelemetry recorder', ['src/client/telemetry.ts:telemetry']],
@@ -58,20 +57,13 @@ const cutPlugin = (cuts) => ({
 });
 
 async function size(cuts = [], external = []) {
-  const out = await build({
+  const out = await bundleLikeSizeLimit({
     entryPoints: ['src/index.ts'],
-    bundle: true,
-    write: false,
-    format: 'esm',
-    minify: true,
-    platform: 'browser',
-    target: 'es2022',
     external,
     plugins: [cutPlugin(cuts)],
     outfile: 'bundle.js',
-    logLevel: 'silent',
   });
-  return gzipSync(out.outputFiles[0].contents, { level: 9 }).length;
+  return gzipSize(out.outputFiles[0].contents);
 }
 
 const whole = await size();

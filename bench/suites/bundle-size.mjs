@@ -2,8 +2,7 @@
 // minified, browser platform, tree-shaken), then gzipped at level 9. Node built-ins stay external.
 
 import { builtinModules } from 'node:module';
-import { gzipSync } from 'node:zlib';
-import { build } from 'esbuild';
+import { bundleLikeSizeLimit, gzipSize } from '../lib/bundle.mjs';
 import { emit } from '../lib/harness.mjs';
 import { BENCH, distFile } from '../lib/sdk.mjs';
 import { existsSync } from 'node:fs';
@@ -35,16 +34,9 @@ for (const entry of ['psp-sdk', 'psp-sdk/webhooks', 'psp-sdk/reference']) {
 
 const rows = [];
 for (const t of targets) {
-  const out = await build({
+  const out = await bundleLikeSizeLimit({
     stdin: { contents: t.code, resolveDir: BENCH, loader: 'js' },
-    bundle: true,
-    write: false,
-    format: 'esm',
-    minify: true,
-    platform: 'browser',
-    target: 'es2022',
     external,
-    logLevel: 'silent',
     metafile: true,
   });
   const js = out.outputFiles[0].contents;
@@ -57,7 +49,7 @@ for (const t of targets) {
     name: t.name,
     group: t.group,
     minBytes: js.length,
-    gzipBytes: gzipSync(js, { level: 9 }).length,
+    gzipBytes: gzipSize(js),
     biggest,
   });
 }
