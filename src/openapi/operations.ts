@@ -67,7 +67,7 @@ export const OPERATIONS: readonly Operation[] = [
     refusals: {
       400: `${SIG}, ${BAD_BODY}.`,
       403: '`ip_not_allowed`, `live_not_enabled`, `aml_blocked` or `forbidden_purpose`.',
-      409: '`idempotent_conflict`: the Idempotency-Key was used with another body.',
+      409: '`idempotent_conflict` (the Idempotency-Key was used with another body) or `storage_limit_reached` (the bound on the objects one merchant may hold).',
     },
   },
   {
@@ -130,7 +130,7 @@ export const OPERATIONS: readonly Operation[] = [
       400: `${SIG}, ${BAD_BODY}.`,
       403: '`ip_not_allowed`, `live_not_enabled`, `aml_blocked` or `forbidden_purpose`.',
       404: '`not_found`: no payment of this merchant has this id.',
-      409: '`not_succeeded` (the payment is not succeeded), `already_refunded`, `refund_limit_reached` (the 100th refund must return the whole balance), or `idempotent_conflict`.',
+      409: '`not_succeeded` (the payment is not succeeded), `already_refunded`, `refund_limit_reached` (the 100th refund must return the whole balance), `idempotent_conflict`, or `storage_limit_reached` (the bound on the objects one merchant may hold).',
       422: '`amount_exceeds_balance`: the amount is larger than what is left to refund.',
     },
   },
@@ -153,7 +153,7 @@ export const OPERATIONS: readonly Operation[] = [
     refusals: {
       400: `${SIG}, ${BAD_BODY}.`,
       403: '`ip_not_allowed`, `live_not_enabled`, `aml_blocked` or `forbidden_purpose`.',
-      409: '`idempotent_conflict`: the Idempotency-Key was used with another body.',
+      409: '`idempotent_conflict` (the Idempotency-Key was used with another body) or `storage_limit_reached` (the bound on the objects one merchant may hold).',
       422: '`route_not_configured` (no payout route for the merchant or currency) or `bank_not_supported`.',
     },
   },

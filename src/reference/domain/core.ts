@@ -6,6 +6,7 @@ import { EventBus } from './events.js';
 import { IdempotencyStore } from './idempotency.js';
 import { Payments } from './payments.js';
 import { Payouts } from './payouts.js';
+import { StorageQuota } from './quota.js';
 import { RateLimiter } from './rate-limit.js';
 import { Refunds } from './refunds.js';
 import { Scheduler } from './scheduler.js';
@@ -18,6 +19,8 @@ export interface DomainOptions {
   bank?: BankAdapter;
   /** Where domain events go; default a new bus. */
   bus?: EventBus;
+  /** Bytes one merchant may hold (see {@link DEFAULTS}). Default `DEFAULTS.maxStoredBytesPerMerchant`. */
+  maxStoredBytesPerMerchant?: number;
 }
 
 /**
@@ -36,6 +39,7 @@ export class Domain {
   readonly accounts: Accounts;
   readonly idempotency: IdempotencyStore;
   readonly rateLimiter: RateLimiter;
+  readonly quota: StorageQuota;
   readonly payments: Payments;
   readonly refunds: Refunds;
   readonly payouts: Payouts;
@@ -49,11 +53,13 @@ export class Domain {
     this.accounts = new Accounts(now);
     this.idempotency = new IdempotencyStore(now, DEFAULTS.idempotencyTtlMs);
     this.rateLimiter = new RateLimiter(now);
+    this.quota = new StorageQuota(options.maxStoredBytesPerMerchant);
     const deps = {
       clock: this.clock,
       bus: this.bus,
       scheduler: this.scheduler,
       idempotency: this.idempotency,
+      quota: this.quota,
       bank: this.bank,
     };
     this.payments = new Payments(deps);

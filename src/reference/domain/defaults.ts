@@ -25,6 +25,15 @@ export const DEFAULTS = {
    * the longest reasons and metadata).
    */
   maxRefundsPerPayment: 100,
+  /**
+   * Most one merchant's keys can make the reference keep: each payment, refund and payout counts
+   * `storedObjectBytes` plus the length of its request's JSON, and a creation past this is 409
+   * `storage_limit_reached` (the reference keeps everything in memory and evicts nothing, so without a bound one
+   * key could exhaust it). 128 MiB holds more than 100,000 small payments.
+   */
+  maxStoredBytesPerMerchant: 128 * 1024 * 1024,
+  /** What a stored object counts beyond its request's JSON: its record, ids, indexes and deadline (measured about 1.1 KB). */
+  storedObjectBytes: 1024,
   /** Largest request body accepted. */
   maxBodyBytes: 1024 * 1024,
 } as const;

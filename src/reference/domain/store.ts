@@ -3,6 +3,7 @@ import type { Clock } from './clock.js';
 import { DomainError, found } from './errors.js';
 import type { EventBus } from './events.js';
 import type { IdempotencyStore, IdempotentRequest } from './idempotency.js';
+import { StorageQuota } from './quota.js';
 import type { Scheduler } from './scheduler.js';
 import type { Caller } from './validate.js';
 
@@ -12,6 +13,7 @@ export interface StoreDeps {
   bus: EventBus;
   scheduler: Scheduler;
   idempotency: IdempotencyStore;
+  quota: StorageQuota;
   bank: BankAdapter;
 }
 
@@ -47,7 +49,8 @@ export class RecordStore<R extends { id: string }> {
 
   /**
    * Spec 5.6: `make()` once per Idempotency-Key, remembered under it; the same key and body answer the record it
-   * made again (`replay` true, status 200), another body or route is 409 `idempotent_conflict`.
+   * made again (`replay` true, status 200), another body or route is 409 `idempotent_conflict`. A new record counts
+   * against its merchant's {@link StorageQuota}; a replay costs nothing.
    */
   protected createOnce<T>(
     caller: Caller,
@@ -55,11 +58,15 @@ export class RecordStore<R extends { id: string }> {
     answer: (record: R, replay: boolean) => T,
     make: () => R,
   ): Created<T> {
+    const merchantId = caller.merchant.id;
     return this.d.idempotency.once<Created<T>>(
-      { ...creation, merchantId: caller.merchant.id, mode: caller.key.mode },
+      { ...creation, merchantId, mode: caller.key.mode },
       (id) => ({ status: 200, body: answer(this.records.get(id)!, true) }),
       () => {
+        const cost = StorageQuota.cost(creation.body);
+        this.d.quota.admit(merchantId, cost);
         const record = make();
+        this.d.quota.add(merchantId, cost);
         return { objectId: record.id, answer: { status: 201, body: answer(record, false) } };
       },
     );

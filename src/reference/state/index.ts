@@ -96,6 +96,7 @@ function commit(parts: StateParts, built: Built): void {
   refill(domain.refunds.records, built.refunds);
   refill(domain.payouts.records, built.payouts);
   refill(domain.idempotency.records, built.idempotency);
+  domain.quota.replace(built.usage);
   // Under a manual clock the snapshot's time comes back too; a real clock is the wall clock whatever the document.
   if (clock.mode === 'manual' && 'set' in clock && typeof clock.set === 'function')
     clock.set(built.doc.clock.now);

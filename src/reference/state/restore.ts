@@ -1,6 +1,7 @@
 import type { ApiKeyRecord, MerchantRecord, ShopRecord, TerminalRecord } from '../domain/accounts.js';
 import { DomainError } from '../domain/errors.js';
 import type { IdempotentEntry } from '../domain/idempotency.js';
+import { StorageQuota } from '../domain/quota.js';
 import { PaymentRecord, PayoutRecord, RefundRecord } from '../domain/records.js';
 import type { WebhookEvent, WebhookState } from '../webhooks/index.js';
 import type { FaultRulesState } from './index.js';
@@ -109,6 +110,14 @@ export function buildState(input: unknown, faults?: FaultRulesState) {
       at: e.at,
     });
   }
+  // Each restored object counts against its merchant as a creation would, its document standing for its body.
+  const usage = new Map<string, number>();
+  for (const [entry, { merchantId }] of [
+    ...doc.payments.map((p) => [p, payments.get(p.id)!] as const),
+    ...doc.refunds.map((r) => [r, refunds.get(r.id)!] as const),
+    ...doc.payouts.map((p) => [p, payouts.get(p.id)!] as const),
+  ])
+    usage.set(merchantId, (usage.get(merchantId) ?? 0) + StorageQuota.cost(entry));
   return {
     doc,
     merchants,
@@ -119,6 +128,7 @@ export function buildState(input: unknown, faults?: FaultRulesState) {
     refunds,
     payouts,
     idempotency,
+    usage,
     ...webhooksOf(doc, shops),
     commitFaults: faults ? faults.prepare(doc.fault_rules) : () => {},
   };
