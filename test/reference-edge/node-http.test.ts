@@ -266,6 +266,21 @@ describe('what the HTTP parser refuses', () => {
     });
   });
 
+  it('answers an HTTP/1.1 request without Host with 400 and the error body, before the handler', async () => {
+    let called = false;
+    const server = await serve(() => {
+      called = true;
+      return new Response('no');
+    });
+    const answer = await raw(server.port, 'GET /x HTTP/1.1\r\nConnection: close\r\n\r\n');
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(answer).toContain('content-type: application/json');
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({
+      error: { code: 'bad_request', message: 'An HTTP/1.1 request must carry a Host header.' },
+    });
+    expect(called).toBe(false);
+  });
+
   it('answers a malformed request line with 400 and the error body', async () => {
     const server = await serve(() => new Response('no'));
     const answer = await raw(server.port, 'THIS IS NOT HTTP\r\n\r\n');

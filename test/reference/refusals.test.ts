@@ -25,6 +25,20 @@ describe('a refund body that is not an object', () => {
     expect(after.body.refunds).toEqual([]);
   });
 
+  // Whitespace is a body, and not JSON (RFC 8259 asks for a value): only zero bytes mean "refund everything".
+  it.each([' ', '\n', '\r\n\t '])(
+    'is 400 for the whitespace-only body %j and refunds nothing',
+    async (raw) => {
+      env = setup();
+      const id = await succeeded();
+      const r = await env.call(`/payments/${id}/refund`, { raw });
+      expectError(r, 400, 'bad_request');
+      const after = await env.call(`/payments/${id}`);
+      expect(after.body.amount_refunded).toBe(0);
+      expect(after.body.refunds).toEqual([]);
+    },
+  );
+
   it('an absent body still refunds the whole balance (spec 4.4)', async () => {
     env = setup();
     const id = await succeeded();

@@ -128,6 +128,9 @@ export function listenNode(handler: FetchHandler, options: ListenOptions = {}): 
   const listener = getRequestListener(
     async (request, env) => {
       const incoming = env.incoming as IncomingMessage;
+      // Node's own refusal of this (requireHostHeader) is a bare 400 without the spec's error body (RFC 9112 3.2).
+      if (incoming.httpVersion === '1.1' && incoming.headers.host === undefined)
+        return errorResponse(400, 'bad_request', 'An HTTP/1.1 request must carry a Host header.');
       // Nobody is left to answer, and a cut-off body must never reach a route: a refund whose body was cut off
       // would refund the whole balance.
       const body = await readBody(incoming);
@@ -164,7 +167,7 @@ export function listenNode(handler: FetchHandler, options: ListenOptions = {}): 
             : errorResponse(500, 'internal_error', 'The reference failed to answer this request.'),
     },
   );
-  const server = createServer(listener);
+  const server = createServer({ requireHostHeader: false }, listener);
   // An `Expect` other than 100-continue goes to the app like any request (node would answer a bare 417).
   server.on('checkExpectation', listener);
   server.on('clientError', answerClientError);

@@ -86,7 +86,8 @@ function checkContentType(header: string | undefined): void {
 
 /**
  * Parses the JSON body the guard read (`c.get('raw')`). Empty bodies give `undefined` (the route decides whether
- * that is allowed). Malformed JSON, bad UTF-8 or a non-JSON Content-Type are 400s; the parser's own message is not
+ * that is allowed); a whitespace-only body is a body and not JSON, so it is a 400 (for a refund, "empty" means
+ * "refund the whole balance"). Malformed JSON, bad UTF-8 or a non-JSON Content-Type are 400s; the parser's own message is not
  * echoed, as it quotes the input.
  */
 export function parseJson(c: Context<AppEnv>): unknown {
@@ -99,7 +100,6 @@ export function parseJson(c: Context<AppEnv>): unknown {
   } catch {
     throw new DomainError(400, 'bad_request', 'The request body is not valid UTF-8.');
   }
-  if (text.trim() === '') return undefined;
   try {
     return JSON.parse(text);
   } catch (err) {
