@@ -14,30 +14,36 @@ const B64_RUN_RE = /[A-Za-z\d+/_-]{12,}/g;
 const HEX_RUN_RE = /(?:[\da-f]{2}){6,}/gi;
 const MASK = '***';
 
-/** The secrets this process gave a PspClient: redacted wherever they show, with or without their prefix. */
+/** The secrets this process gave a PspClient, past their prefix: redacted wherever a piece of one shows. */
 const known = new Set<string>();
 let knownRe: RegExp | undefined;
 
 /**
- * Remembers a secret (the client's API key and signing secret, and their parts after the prefix) so that
- * {@link redactSecrets} also finds it without its prefix. At most 32 are kept, the oldest forgotten first.
+ * Remembers a secret (the client's API key and signing secret) so that {@link redactSecrets} also finds it without
+ * its prefix, and any piece of 8 characters or more of it (a secret split across two fields, or cut short). At most
+ * 32 are kept, the oldest forgotten first.
  *
  * @example
  * rememberSecret('sk_test_ab12cd_S3cretPart0123');
  */
 export function rememberSecret(secret: string): void {
-  // A short part would match ordinary words.
-  for (const s of [secret, secret.replace(/^(sk_(test|live)_[^_]*|thm)_/, '')]) {
-    if (s.length < 8 || known.has(s)) continue;
-    known.add(s);
-    if (known.size > 32) known.delete(known.values().next().value as string);
-    knownRe = undefined;
-  }
+  // With the prefix it is found by its form; a short part would match ordinary words. A secret given again (a
+  // client per request) only makes the pattern be built once more, on the next redaction.
+  const s = secret.replace(/^(sk_(test|live)_[^_]*|thm)_/, '');
+  if (s.length < 8) return;
+  known.add(s);
+  if (known.size > 32) known.delete(known.values().next().value as string);
+  knownRe = undefined;
 }
 
 function knownPattern(): RegExp | undefined {
   if (!known.size) return undefined;
-  knownRe ??= new RegExp([...known].map((s) => s.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&')).join('|'), 'gi');
+  // Every 8 characters in a row of a secret, then the rest of the run of secret characters: a longer piece goes
+  // whole. Only `.` and `+` of a secret's alphabet (see options.ts) need escaping.
+  knownRe ??= new RegExp(
+    `(?:${[...known].flatMap((s) => [...s.slice(7)].map((_, i) => s.slice(i, i + 8).replace(/[.+]/g, '\\$&'))).join('|')})[\\w.~+/=-]*`,
+    'gi',
+  );
   return knownRe;
 }
 
@@ -99,9 +105,9 @@ function hidesSecret(token: string): boolean {
 /**
  * Masks every secret in `text`: API keys (`sk_test_...`, `sk_live_...`), signing secrets (`thm_...`), webhook
  * secrets (`whs_...`), admin tokens (`adm_...`), bearer and basic credentials, and the secrets given to a
- * PspClient in this process even without their prefix. A secret written plainly keeps its prefix
- * (`sk_test_***`); one hidden in an encoding (percent-encoded in any case, JSON or HTML escapes, base64, hex)
- * takes its whole run of text with it (`[redacted]`).
+ * PspClient in this process even without their prefix, or any piece of 8 characters of them. A secret written
+ * plainly keeps its prefix (`sk_test_***`); one hidden in an encoding (percent-encoded in any case, JSON or HTML
+ * escapes, base64, hex) takes its whole run of text with it (`[redacted]`).
  *
  * @example
  * redactSecrets('bad key sk_test_abc123_s3cr3t'); // 'bad key sk_test_***'

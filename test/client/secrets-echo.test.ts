@@ -115,6 +115,37 @@ describe('a server echoing the secrets', () => {
     expectHidden(allForms(err), API_KEY);
   });
 
+  it('a piece of a secret without its prefix: split across code and message, cut short, or base64 of a piece', async () => {
+    const half = 20;
+    const { fetch } = stubFetch(() =>
+      json(
+        {
+          error: {
+            code: API_KEY.slice(0, 15 + half),
+            message: `rest ${KEY_SECRET.slice(half)}; cut ${KEY_SECRET.slice(0, -3)}; thm ${THM_SECRET.slice(6)}`,
+          },
+        },
+        400,
+        { 'x-request-id': b64(KEY_SECRET.slice(4, 24)), 'x-echo': SIGNING_SECRET.slice(0, 20) },
+      ),
+    );
+    const log = recordingLogger();
+    const c = new PspClient({
+      apiKey: API_KEY,
+      signingSecret: SIGNING_SECRET,
+      baseUrl: BASE_URL,
+      fetch,
+      logger: log.logger,
+      logLevel: 'debug',
+    });
+    const err = await settle(c.payments.get(PAYMENT_ID));
+    expect(err).toBeInstanceOf(PspApiError);
+    const text = `${allForms(err)}\n${log.text()}`;
+    // Any 10 characters in a row of either secret.
+    for (const s of [KEY_SECRET, THM_SECRET])
+      for (let i = 0; i + 10 <= s.length; i++) expect(text).not.toContain(s.slice(i, i + 10));
+  });
+
   it('strict: true and an unknown answer field named after the key: not in issues or message', async () => {
     for (const name of [API_KEY, KEY_SECRET, ENCODED['percent %5F'] as string]) {
       const { fetch } = stubFetch(() => json({ ...payment(), [name]: 1, nested: { [name]: 2 } }));

@@ -80,6 +80,31 @@ describe('psp-reference flags', () => {
     expect(() => parseCliArgs(argv)).toThrow(UsageError);
     expect(() => parseCliArgs(argv)).toThrow(message);
   });
+
+  // A key pasted where a flag's value goes (or shifted into a positional by a missing flag) ends up on stderr.
+  const KEY = 'sk_test_ab12cd_CliPastedKeySecret0001';
+  const THM = 'thm_CliPastedSigningSecret0002';
+  const ADM = 'adm_CliPastedAdminToken0003';
+  it.each([
+    [['--port', KEY]],
+    [['--seed', KEY]],
+    [['--clock', THM]],
+    [['--public-url', ADM]],
+    [['--json', KEY]],
+    [[`--${KEY}`]],
+    [['--port', encodeURIComponent(KEY).replaceAll('_', '%5F')]],
+  ])('refuses %j without echoing the secret', (argv) => {
+    let err: unknown;
+    try {
+      parseCliArgs(argv);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(UsageError);
+    const text = `${(err as Error).message}\n${(err as Error).stack}`;
+    for (const part of [KEY.slice(15), THM.slice(4), ADM.slice(4)])
+      expect(text).not.toContain(part.slice(0, 12));
+  });
 });
 
 const facts = {

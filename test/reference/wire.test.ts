@@ -156,6 +156,18 @@ describe('secrets in error messages', () => {
     expect(b.text).not.toContain(env.ref.facts.signing_secret);
     expect(b.body.error.message).toContain('thm_***');
   });
+
+  it('redacts a secret pasted JSON-escaped (\\u005f) into a path id: quoting must not escape it once more', async () => {
+    env = setup();
+    const secret = env.ref.facts.signing_secret;
+    const escaped = secret.replace('_', '\\u005f');
+    const r = await env.call(`/payments/${encodeURIComponent(escaped)}`);
+    expectError(r, 404, 'not_found');
+    const part = secret.slice(4, 20);
+    expect(r.text).not.toContain(part);
+    expect(r.body.error.message).not.toContain(part);
+    expect(r.body.error.message).toMatch(/No payment with id .*redacted/);
+  });
 });
 
 describe('the request log', () => {

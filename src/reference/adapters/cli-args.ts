@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 // package.json stays out of the bundle), so the bin reports the version it was built as, wherever it runs from.
 import pkg from '../../../package.json' with { type: 'json' };
 import { type FaultRuleInput, parseFaultRules } from '../faults/index.js';
+import { redactSecrets } from '../http/errors.js';
 import type { RunningReference } from '../start.js';
 
 /** The package's version, as `psp-reference --version` prints it. */
@@ -52,9 +53,15 @@ export interface CliConfig {
   version: boolean;
 }
 
-/** A command-line mistake: the CLI prints it with the usage and exits 2. */
+/**
+ * A command-line mistake: the CLI prints it with the usage and exits 2. Its message quotes what was typed (a value,
+ * an unknown option, a stray argument), so any secret in it is masked: a key pasted one place too far goes to stderr.
+ */
 export class UsageError extends Error {
   override readonly name = 'UsageError';
+  constructor(message: string) {
+    super(redactSecrets(message));
+  }
 }
 
 const OPTIONS = {

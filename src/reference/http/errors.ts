@@ -35,8 +35,12 @@ export function toResponse(err: unknown, log?: (line: string) => void): Response
   return errorResponse(500, 'internal_error', 'The reference failed to answer this request.');
 }
 
-/** Quotes a client-supplied value for an error message, bounded so a huge value is never echoed whole. */
+/**
+ * Quotes a client-supplied value for an error message, bounded so a huge value is never echoed whole. Redacted as
+ * the client wrote it, before `JSON.stringify` doubles its backslashes: a secret sent JSON-escaped (`\u005f`)
+ * would otherwise reach the message as `\\u005f`, which no decoding of the message reads back as the secret.
+ */
 export function quote(value: string, max = 64): string {
-  const cut = value.length > max ? `${value.slice(0, max)}…` : value;
-  return JSON.stringify(cut);
+  const safe = redactSecrets(value);
+  return JSON.stringify(safe.length > max ? `${safe.slice(0, max)}…` : safe);
 }

@@ -1,5 +1,6 @@
 import type { ApiKeyRecord, MerchantRecord, ShopRecord, TerminalRecord } from '../domain/accounts.js';
 import { DomainError } from '../domain/errors.js';
+import { quote } from '../http/errors.js';
 import type { IdempotentEntry } from '../domain/idempotency.js';
 import { StorageQuota } from '../domain/quota.js';
 import { PaymentRecord, PayoutRecord, RefundRecord } from '../domain/records.js';
@@ -26,7 +27,7 @@ const bad = (message: string) => new DomainError(400, 'bad_request', `Not a vali
 function byId<I, T extends { id: string }>(what: string, items: I[], make: (item: I) => T): Map<string, T> {
   const map = new Map<string, T>();
   for (const item of items.map(make)) {
-    if (map.has(item.id)) throw bad(`two ${what} have the id ${JSON.stringify(item.id.slice(0, 100))}.`);
+    if (map.has(item.id)) throw bad(`two ${what} have the id ${quote(item.id, 100)}.`);
     map.set(item.id, item);
   }
   return map;
@@ -39,8 +40,7 @@ const record = <T extends object>(Class: new (init: never) => T, fields: object)
 /** The record `id` names in `map`, or a 400 saying which reference is broken. */
 function ref<T>(map: Map<string, T>, id: string, what: string, from: string): T {
   const found = map.get(id);
-  if (found === undefined)
-    throw bad(`${from} names ${what} ${JSON.stringify(id.slice(0, 100))}, which it does not hold.`);
+  if (found === undefined) throw bad(`${from} names ${what} ${quote(id, 100)}, which it does not hold.`);
   return found;
 }
 
@@ -100,7 +100,7 @@ export function buildState(input: unknown, faults?: FaultRulesState) {
   );
   const idempotency = new Map<string, IdempotentEntry>();
   for (const e of doc.idempotency) {
-    ref(merchants, e.merchant_id, 'merchant', `idempotency key ${JSON.stringify(e.key.slice(0, 100))}`);
+    ref(merchants, e.merchant_id, 'merchant', `idempotency key ${quote(e.key, 100)}`);
     const target = payments.get(e.object_id) ?? refunds.get(e.object_id) ?? payouts.get(e.object_id);
     if (target?.merchantId !== e.merchant_id)
       throw bad(`an idempotency key names an object its merchant does not hold.`);

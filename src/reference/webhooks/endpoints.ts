@@ -3,6 +3,7 @@ import { isWebhookUrl, maxChars, oneOf } from '../../schemas/common.js';
 import { WEBHOOK_EVENTS, type WebhookEventName } from '../../schemas/events.js';
 import { LIMITS } from '../../schemas/limits.js';
 import { DomainError } from '../domain/errors.js';
+import { quote } from '../http/errors.js';
 import { parseBody } from '../domain/validate.js';
 import { type AttemptRecord, DeliveryLog } from './log.js';
 
@@ -90,9 +91,8 @@ export class EndpointRegistry {
   /** The live endpoint, or a 404 DomainError. */
   get(id: string): Endpoint {
     const endpoint = this.#byId.get(id);
-    // The id is caller input, not a secret; capped so a huge path segment does not bloat the error.
-    if (!endpoint)
-      throw new DomainError(404, 'not_found', `No webhook endpoint ${JSON.stringify(id.slice(0, 100))}.`);
+    // The id is caller input: quoted redacted and capped, so neither a pasted secret nor a huge segment shows.
+    if (!endpoint) throw new DomainError(404, 'not_found', `No webhook endpoint ${quote(id, 100)}.`);
     return endpoint;
   }
 
