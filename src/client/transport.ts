@@ -6,9 +6,10 @@ import {
   PspError,
   PspResponseError,
   parseRetryAfter,
+  readText,
   redirectMessage,
 } from './errors.js';
-import { type CallState, markCall, readText, toPspError } from './failures.js';
+import { type CallState, markCall, toPspError } from './failures.js';
 import { logFailure } from './log-level.js';
 import { log, safeHeaders } from './logger.js';
 import { bodyBytes, type Middleware, runChain, templateOf } from './middleware.js';
@@ -188,7 +189,7 @@ export class Transport {
     let text: string;
     try {
       response = await this.#ky(this.url(req.path), kyOptions);
-      text = await readText(response, call.timeout);
+      text = await readText(response, call.timeout, req.idempotencyKey);
     } catch (err) {
       throw await this.#fail(err, state, req);
     }
