@@ -314,8 +314,9 @@ export class Transport {
     state: CallState,
   ): Promise<Response> {
     const body = r === original ? (state.json ? state.body : undefined) : await bodyBytes(r);
-    // A copy: the middleware never sees the key, and may hand the same request to next again.
-    return this.#finish(new Request(r, body === undefined ? undefined : { body }), body, init, state);
+    // A copy: the middleware never sees the key, and may hand the same request to next again. `manual` again: a
+    // Request the middleware built itself would follow a redirect, taking the signature (and the key) along.
+    return this.#finish(new Request(r, { body, redirect: 'manual' }), body, init, state);
   }
 
   /** Bearer auth, the Idempotency-Key and the signature of `body` (the exact text or bytes sent), then fetch. */
