@@ -1,4 +1,5 @@
-import { hide, named, PspError } from './base-errors.js';
+import { hide, named, PspError, PspResponseError } from './base-errors.js';
+import { release } from './release.js';
 import { redactSecrets } from './redact.js';
 
 /** What {@link createApiError} and every API error constructor take. */
@@ -252,11 +253,12 @@ export function createApiError(args: ApiErrorArgs): PspApiError {
  */
 export async function apiErrorOf(
   res: Response,
-  call: { idempotencyKey?: string; attempts: number },
+  call: { idempotencyKey?: string | undefined; attempts: number; timeout?: number },
 ): Promise<PspApiError> {
   let body: unknown;
   try {
-    body = await res.text();
+    // Within the call's timeout and the size cap: a stalled or endless error body still gives its typed error.
+    body = await readText(res, call.timeout);
     body = JSON.parse(body as string);
   } catch {
     // Not JSON: the text stays the body (unread: undefined).
@@ -268,6 +270,46 @@ export async function apiErrorOf(
     idempotencyKey: call.idempotencyKey,
     attempts: Math.max(1, call.attempts),
   });
+}
+
+/** What {@link readText} throws when the body outlasts its time. */
+export const BODY_TIMEOUT = Symbol('body timeout');
+/** The longest answer read, in characters: the API's are a few KiB; a hostile or broken server must not fill the memory. */
+const MAX_BODY = 8 << 20;
+
+/**
+ * The body as text, within `ms` (ky's timeout ends when the headers arrive, and a server that stalls mid-body must
+ * not hang the call) and within 8 Mi characters (a {@link PspResponseError} beyond). Whatever ends the read early cancels the
+ * body, so the connection is freed and nothing more is buffered.
+ *
+ * @example
+ * const text = await readText(response, 60_000);
+ */
+export async function readText(response: Response, ms?: number, idempotencyKey?: string): Promise<string> {
+  const reader = response.body?.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  let late = false;
+  const timer =
+    ms &&
+    setTimeout(() => {
+      late = true;
+      void release(reader);
+    }, ms);
+  try {
+    while (reader) {
+      const { done, value } = await reader.read();
+      if (late) throw BODY_TIMEOUT;
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+      if (text.length > MAX_BODY)
+        throw new PspResponseError('The answer is over 8 MiB', response.status, [], idempotencyKey);
+    }
+    return text + decoder.decode();
+  } finally {
+    clearTimeout(timer);
+    void release(reader);
+  }
 }
 
 // An HTTP-date (RFC 9110 5.6.7): IMF-fixdate, or the obsolete RFC 850 and asctime forms; all begin with a day name.

@@ -194,7 +194,8 @@ export function streamEvents(
                 else if (c === 'replaced') replaced = true;
               },
               onRetry: (ms) => {
-                serverRetryMs = ms;
+                // Never below the 1 s default: `retry: 0` from a broken server would reconnect in a tight loop.
+                serverRetryMs = Math.max(ms, 1000);
               },
               onError: (err) => {
                 if (err.type === 'max-buffer-size-exceeded') overflow = true;
@@ -249,7 +250,8 @@ export function streamEvents(
           ...options.backoff,
           initialDelayMs: options.backoff?.initialDelayMs ?? serverRetryMs,
         };
-        const delayMs = retryAfterMs ?? backoffDelay(failures, backoff, options.random);
+        // `Retry-After: 0` (or a date past) counts as absent: honoured, it would reconnect at once, without end.
+        const delayMs = retryAfterMs || backoffDelay(failures, backoff, options.random);
         log(logger, 'warn', 'psp-sdk: event stream disconnected, reconnecting', {
           reason,
           attempt: failures,

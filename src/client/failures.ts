@@ -1,5 +1,12 @@
 import { HTTPError, TimeoutError } from 'ky';
-import { apiErrorOf, PspAbortError, PspConnectionError, PspError, PspTimeoutError } from './errors.js';
+import {
+  apiErrorOf,
+  BODY_TIMEOUT,
+  PspAbortError,
+  PspConnectionError,
+  PspError,
+  PspTimeoutError,
+} from './errors.js';
 import { redactSecrets } from './redact.js';
 
 /** Per-call state, shared by the attempts of one call. */
@@ -18,32 +25,6 @@ export interface CallState {
   wait?: number | undefined;
   /** Why the last attempt failed, for the retry log line. */
   reason?: string | undefined;
-}
-
-const BODY_TIMEOUT = Symbol('body timeout');
-
-/**
- * The body, within the attempt's timeout: ky's timeout ends when the headers arrive, and a server that stalls
- * mid-body must not hang the call. (The abandoned read ends with the connection, or with the caller's signal.)
- *
- * @example
- * const text = await readText(response, 60_000);
- */
-export function readText(response: Response, ms: number): Promise<string> {
-  // One promise and one timer, no race: this runs on every call.
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(reject, ms, BODY_TIMEOUT);
-    response.text().then(
-      (text) => {
-        clearTimeout(timer);
-        resolve(text);
-      },
-      (err: unknown) => {
-        clearTimeout(timer);
-        reject(err);
-      },
-    );
-  });
 }
 
 /** Stamps the call's attempt count and Idempotency-Key on an error. @example markCall(new PspAbortError('x'), state) */

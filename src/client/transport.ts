@@ -6,9 +6,10 @@ import {
   PspError,
   PspResponseError,
   parseRetryAfter,
+  readText,
   redirectMessage,
 } from './errors.js';
-import { type CallState, markCall, readText, toPspError } from './failures.js';
+import { type CallState, markCall, toPspError } from './failures.js';
 import { logFailure } from './log-level.js';
 import { log, safeHeaders } from './logger.js';
 import { bodyBytes, type Middleware, runChain, templateOf } from './middleware.js';
@@ -188,7 +189,7 @@ export class Transport {
     let text: string;
     try {
       response = await this.#ky(this.url(req.path), kyOptions);
-      text = await readText(response, call.timeout);
+      text = await readText(response, call.timeout, req.idempotencyKey);
     } catch (err) {
       throw await this.#fail(err, state, req);
     }
@@ -313,8 +314,9 @@ export class Transport {
     state: CallState,
   ): Promise<Response> {
     const body = r === original ? (state.json ? state.body : undefined) : await bodyBytes(r);
-    // A copy: the middleware never sees the key, and may hand the same request to next again.
-    return this.#finish(new Request(r, body === undefined ? undefined : { body }), body, init, state);
+    // A copy: the middleware never sees the key, and may hand the same request to next again. `manual` again: a
+    // Request the middleware built itself would follow a redirect, taking the signature (and the key) along.
+    return this.#finish(new Request(r, { body, redirect: 'manual' }), body, init, state);
   }
 
   /** Bearer auth, the Idempotency-Key and the signature of `body` (the exact text or bytes sent), then fetch. */

@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import util from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PspApiError, PspClient, PspResponseError } from '../../src/index.js';
+import { type Middleware, PspApiError, PspClient, PspResponseError } from '../../src/index.js';
 import { failure, PHONE } from './setup.js';
 
 // Issue 13.4: the API never redirects, so the client follows no redirect: not the transport, not the event
@@ -11,6 +11,7 @@ import { failure, PHONE } from './setup.js';
 // No word in the secrets: any 8 characters in a row of them are masked wherever they show ("Redirect" was).
 const KEY = 'sk_test_ab12cd_Rd7rctTestSecret0123456789';
 const THM = 'thm_Rd7rctSigningSecret0123';
+const PAYMENT_ID = '6f9619ff-8b86-4d11-b42d-00c04fc964ff';
 const servers: http.Server[] = [];
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))));
@@ -81,6 +82,23 @@ describe('the client follows no redirect', () => {
       307,
       host,
     );
+    expect(other.hits).toEqual([]);
+    expect(api.hits).toHaveLength(2);
+  });
+
+  it('a middleware that builds a Request of its own (redirect: follow by default): still not followed', async () => {
+    const { api, other, host } = await redirecting(307);
+    // A common middleware shape: a fresh Request from the URL and a few fields, so `redirect` is the default.
+    const rebuild: Middleware = async (req, next) =>
+      next(new Request(req.url, { method: req.method, headers: req.headers, signal: req.signal }));
+    const client = new PspClient({
+      apiKey: KEY,
+      signingSecret: THM,
+      baseUrl: api.origin,
+      middleware: [rebuild],
+    });
+    expectRefused(await failure(client.banks.list()), 307, host);
+    expectRefused(await failure(client.payments.cancel(PAYMENT_ID)), 307, host);
     expect(other.hits).toEqual([]);
     expect(api.hits).toHaveLength(2);
   });
