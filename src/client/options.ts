@@ -32,7 +32,8 @@ export interface ClientOptions {
   /** Retries after the first attempt (0 to 10), for requests safe to repeat. Default 2. */
   maxRetries?: number;
   /**
-   * Milliseconds each attempt may take. Also the longest wait for a `Retry-After` this client accepts: a 429
+   * Milliseconds each attempt may wait for the answer's headers, and again for its body (so up to twice this
+   * against a server that stalls mid-body; pass a `signal` for a hard deadline). Also the longest wait for a `Retry-After` this client accepts: a 429
    * asking for a longer wait fails at once with `RateLimitError`. Default 60 000.
    */
   timeout?: number;
