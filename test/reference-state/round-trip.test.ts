@@ -231,6 +231,13 @@ describe('a document that is not a valid snapshot is 400 and changes nothing', (
       (d) => ({ ...d, refunds: d.refunds.map((r: any) => ({ ...r, amount: 1 })) }),
     ],
     ['a pending delivery to an endpoint it does not hold', (d) => ({ ...d, webhook_endpoints: [] })],
+    // Times past what Date can show (year 275760) made every later answer with a time a 500.
+    ['a clock past year 9999', (d) => ({ ...d, clock: { ...d.clock, now: 9e15 } })],
+    ['a clock before 1970', (d) => ({ ...d, clock: { ...d.clock, now: -9e15 } })],
+    [
+      'a payment created past year 9999',
+      (d) => ({ ...d, payments: d.payments.map((p: any) => ({ ...p, created_at: 9e15 })) }),
+    ],
     ['no document', () => undefined],
     ['an array', (d) => [d]],
   ];

@@ -276,6 +276,22 @@ describe('/_simulator', () => {
     expect(env.ref.simulator.getClock().now).toBe('2026-05-06T10:02:00.500Z');
   });
 
+  it('never takes the clock past 9999-01-01: a timestamp must still render (RFC 3339 has four-digit years)', async () => {
+    // 27,000 advances of the 10-year maximum used to reach year 275760, where every answer with a time was a 500.
+    const { ManualClock } = await import('../../src/reference/domain/clock.js');
+    const limit = Date.UTC(9999, 0, 1);
+    env = setup({ clock: new ManualClock(limit - 10_000) });
+    const r = await env.admin('/_simulator/clock/advance', { body: { seconds: 10.001 } });
+    expectError(r, 400, 'bad_request');
+    expect(r.body.error.message).toContain('9999-01-01T00:00:00.000Z');
+    await expect(env.ref.simulator.advanceClock(10 * 365 * 86_400)).rejects.toMatchObject({ status: 400 });
+    expect(env.ref.simulator.getClock().now).toBe('9998-12-31T23:59:50.000Z');
+    expect((await env.admin('/_simulator/clock/advance', { body: { seconds: 10 } })).body).toEqual({
+      now: '9999-01-01T00:00:00.000Z',
+    });
+    expect((await env.call('/payments', { body: { amount: 1000 } })).status).toBe(201);
+  });
+
   it('refuses to advance a real clock with 409 clock_not_manual', async () => {
     env = setup({ clock: 'real' });
     const { createReference } = await import('../../src/reference/service.js');

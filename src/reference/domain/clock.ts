@@ -17,6 +17,15 @@ export interface Clock {
   dispose(): void;
 }
 
+/**
+ * The latest time the manual clock reaches: 9999-01-01T00:00:00.000Z. Every deadline the service sets is within a
+ * year of the clock, so every time it shows keeps RFC 3339's four-digit year (past year 275760 `toISOString`
+ * throws, and every answer with a time would be a 500).
+ */
+export const CLOCK_MAX_MS = Date.UTC(9999, 0, 1);
+/** The latest time RFC 3339 can write (four-digit year): 9999-12-31T23:59:59.999Z. */
+export const TIME_MAX_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
 export type TimerCallback = () => void | Promise<void>;
 
 export interface Timer {
@@ -83,6 +92,16 @@ export class RealClock implements Clock {
   dispose(): void {
     for (const t of this.#timers) clearTimeout(t);
     this.#timers.clear();
+  }
+}
+
+/** An advance that would take the manual clock past {@link CLOCK_MAX_MS}; the clock stays where it was. */
+export class ClockLimitError extends RangeError {
+  constructor(now: number) {
+    super(
+      `the clock may not pass ${new Date(CLOCK_MAX_MS).toISOString()} (it is ${new Date(now).toISOString()})`,
+    );
+    this.name = 'ClockLimitError';
   }
 }
 
@@ -160,6 +179,8 @@ export class ManualClock implements Clock {
     if (!Number.isFinite(ms) || ms < 0) throw new RangeError('advance takes a finite, non-negative duration');
     const run = async () => {
       const target = this.#now + ms;
+      // Checked when the advance runs, not when it is asked: advances queued together cannot pass the limit either.
+      if (target > CLOCK_MAX_MS) throw new ClockLimitError(this.#now);
       for (;;) {
         this.#pending = this.#pending.filter((p) => !p.cancelled);
         let next: Pending | undefined;

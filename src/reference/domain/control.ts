@@ -9,6 +9,7 @@ import {
   type UpdateMerchantInput,
   type UpdateTerminalInput,
 } from './cabinet-inputs.js';
+import { ClockLimitError } from './clock.js';
 import type { Domain } from './core.js';
 import { DomainError } from './errors.js';
 import { iso, isoOrNull } from './ids.js';
@@ -228,7 +229,13 @@ export function createSimulator(domain: Domain): SimulatorApi {
           'The clock is real time; start the reference with a manual clock to advance it.',
         );
       }
-      return { now: iso(await clock.advance(Math.round(seconds * 1000))) };
+      try {
+        return { now: iso(await clock.advance(Math.round(seconds * 1000))) };
+      } catch (err) {
+        if (err instanceof ClockLimitError)
+          throw new DomainError(400, 'bad_request', `seconds: ${err.message}.`);
+        throw err;
+      }
     },
     getClock: () => ({ now: iso(domain.clock.now()), mode: domain.clock.mode }),
   };

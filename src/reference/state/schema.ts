@@ -8,6 +8,7 @@ import {
   REFUND_STATUSES,
 } from '../../schemas/limits.js';
 import { MERCHANT_BLOCKS } from '../domain/accounts.js';
+import { CLOCK_MAX_MS, TIME_MAX_MS } from '../domain/clock.js';
 import { PAYMENT_OUTCOMES, PAYOUT_OUTCOMES } from '../domain/outcomes.js';
 
 // The document of GET /_simulator/snapshot (reference-contract.md, "State"). Not a wire type of the public API, so
@@ -21,7 +22,8 @@ export const SNAPSHOT_FORMAT = 'psp-reference-snapshot';
 export const SNAPSHOT_VERSION = 1;
 
 const str = z.string();
-const ms = z.int();
+// Times RFC 3339 can write (years 1970 to 9999); the clock itself stays where the manual clock may go.
+const ms = z.int().check(z.minimum(0), z.maximum(TIME_MAX_MS));
 const count = z.int().check(z.minimum(0));
 const orNull = <T extends z.ZodMiniType>(s: T) => z.nullable(s);
 // Named functions, not a destructured namespace: taking `z` apart as a value makes bundlers keep all of zod
@@ -148,7 +150,7 @@ const pending = obj({
 export const SnapshotSchema = obj({
   format: z.literal(SNAPSHOT_FORMAT),
   version: z.literal(SNAPSHOT_VERSION),
-  clock: obj({ mode: z.enum(['real', 'manual']), now: ms }),
+  clock: obj({ mode: z.enum(['real', 'manual']), now: z.int().check(z.minimum(0), z.maximum(CLOCK_MAX_MS)) }),
   admin_token: str,
   /** The startup facts' merchant (the one started first), with its test key and signing secret in clear. */
   facts: obj({ merchant_id: str, shop_id: str, terminal_id: str, api_key: str, signing_secret: str }),
