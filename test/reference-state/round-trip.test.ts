@@ -238,6 +238,23 @@ describe('a document that is not a valid snapshot is 400 and changes nothing', (
       'a payment created past year 9999',
       (d) => ({ ...d, payments: d.payments.map((p: any) => ({ ...p, created_at: 9e15 })) }),
     ],
+    // The pending delivery had no URL to go to: the restore failed half-way with a 500, part of the state swapped.
+    [
+      'a pending delivery to the webhook_url of an event that has none',
+      (d) => ({
+        ...d,
+        pending_deliveries: [
+          { event_id: d.webhook_events[0].id, endpoint_id: null, attempt: 1, due_at: null },
+        ],
+      }),
+    ],
+    [
+      "a pending delivery of one shop's event to another shop's endpoint",
+      (d) => {
+        const other = d.shops.find((s: any) => s.id !== d.webhook_endpoints[0].shop_id).id;
+        return { ...d, webhook_events: d.webhook_events.map((e: any) => ({ ...e, shop_id: other })) };
+      },
+    ],
     ['no document', () => undefined],
     ['an array', (d) => [d]],
   ];

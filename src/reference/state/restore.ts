@@ -156,7 +156,16 @@ function webhooksOf(doc: Snapshot, shops: Map<string, ShopRecord>): { webhooks: 
   const kept = doc.webhook_events.filter((e) => e.kept).map((e) => events.get(e.id)!);
   const pending = doc.pending_deliveries.map((s) => {
     const event = ref(events, s.event_id, 'webhook event', 'a pending delivery');
-    if (s.endpoint_id !== null) ref(endpoints, s.endpoint_id, 'webhook endpoint', 'a pending delivery');
+    if (s.endpoint_id === null) {
+      // A delivery to the event's own webhook_url: with none, it has nowhere to go.
+      if (event.webhookUrl === null)
+        throw bad(`a pending delivery of event ${event.id} goes to its webhook_url, which it does not have.`);
+    } else if (
+      ref(endpoints, s.endpoint_id, 'webhook endpoint', 'a pending delivery').shopId !== event.shopId
+    ) {
+      // An event goes only to its own shop's endpoints: another shop's would be told of payments it does not own.
+      throw bad(`a pending delivery sends event ${event.id} to an endpoint of another shop.`);
+    }
     return { event, endpointId: s.endpoint_id ?? undefined, attempt: s.attempt, dueAt: s.due_at };
   });
   return { webhooks: { endpoints: [...endpoints.values()], events: kept, pending } };

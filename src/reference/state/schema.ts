@@ -133,7 +133,7 @@ const webhookEvent = obj({
   id: str,
   event: z.enum(WEBHOOK_EVENTS),
   shop_id: str,
-  webhook_url: orNull(str),
+  webhook_url: orNull(z.url({ protocol: /^https?$/ })),
   /** The exact JSON text that is signed and sent. */
   body: str,
   /** Kept for `POST /_cabinet/events/{id}/resend` (otherwise only a pending delivery holds it). */
