@@ -255,6 +255,21 @@ describe('a document that is not a valid snapshot is 400 and changes nothing', (
         return { ...d, webhook_events: d.webhook_events.map((e: any) => ({ ...e, shop_id: other })) };
       },
     ],
+    [
+      'startup facts naming a merchant it does not hold',
+      (d) => ({ ...d, facts: { ...d.facts, merchant_id: '00000000-0000-4000-8000-000000000000' } }),
+    ],
+    [
+      'startup facts whose terminal is of another merchant',
+      (d) => ({ ...d, facts: { ...d.facts, terminal_id: d.terminals[1].id } }),
+    ],
+    [
+      'two fault rules with one id',
+      (d) => {
+        const rule = { id: 'flt_same', hits: 0, kind: 'reset', match: {}, phase: 'before', probability: 1 };
+        return { ...d, fault_rules: [rule, rule] };
+      },
+    ],
     ['no document', () => undefined],
     ['an array', (d) => [d]],
   ];

@@ -126,6 +126,7 @@ export class Faults implements FaultsApi {
   prepare(rules: Record<string, unknown>[]): () => void {
     if (rules.length > MAX_RULES)
       throw new DomainError(400, 'bad_request', `At most ${MAX_RULES} fault rules.`);
+    const ids = new Set<unknown>();
     const checked = rules.map(({ id, hits, ...input }, i) => {
       const rule = checkFaultRule(input, `fault_rules[${i}].`);
       if ('error' in rule) throw new DomainError(400, 'bad_request', `Not a valid snapshot: ${rule.error}`);
@@ -135,6 +136,10 @@ export class Faults implements FaultsApi {
           'bad_request',
           `Not a valid snapshot: fault_rules[${i}] needs its id and hits.`,
         );
+      // DELETE /_simulator/faults/{id} names one rule.
+      if (ids.has(id))
+        throw new DomainError(400, 'bad_request', `Not a valid snapshot: fault_rules[${i}] repeats an id.`);
+      ids.add(id);
       return { ...rule, id, hits: hits as number };
     });
     return () => this.#rules.splice(0, this.#rules.length, ...checked);

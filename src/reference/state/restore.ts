@@ -70,6 +70,13 @@ export function buildState(input: unknown, faults?: FaultRulesState) {
     return [k.digest, camel<ApiKeyRecord>(k, 'digest')];
   });
   byId('API keys', keys, ([, k]) => k);
+  // The startup facts describe a merchant the document holds: its shop, and a terminal of that shop.
+  const { facts } = doc;
+  const factsShop = ref(shops, facts.shop_id, 'shop', 'facts');
+  const factsTerminal = ref(terminals, facts.terminal_id, 'terminal', 'facts');
+  ref(merchants, facts.merchant_id, 'merchant', 'facts');
+  if (factsShop.merchantId !== facts.merchant_id || factsTerminal.shopId !== facts.shop_id)
+    throw bad('facts name a merchant, shop and terminal that do not belong together.');
   const payments = byId('payments', doc.payments, (p) =>
     record(PaymentRecord, {
       ...camel(p, 'terminal_id'),
