@@ -276,6 +276,34 @@ describe('/_simulator', () => {
     expect(env.ref.simulator.getClock().now).toBe('2026-05-06T10:02:00.500Z');
   });
 
+  it('bounds what the admin token can make it keep: merchants, keys per terminal, endpoints per shop (409)', async () => {
+    // Each merchant brings its own 128 MiB storage bound and each endpoint its own pending-delivery bound: without
+    // a count, many requests of the admin token grow memory without bound.
+    env = setup();
+    const cab = env.ref.cabinet;
+    for (let i = 1; i < 1000; i++) cab.createMerchant({});
+    const m = await env.admin('/_cabinet/merchants', { body: {} });
+    expectError(m, 409, 'too_many_merchants');
+    expect(env.ref.stats().merchants).toBe(1000);
+    for (let i = 1; i < 100; i++) cab.createApiKey(env.ref.facts.terminal_id, { mode: 'test' });
+    const k = await env.admin(`/_cabinet/terminals/${env.ref.facts.terminal_id}/api-keys`, {
+      body: { mode: 'live' },
+    });
+    expectError(k, 409, 'too_many_api_keys');
+    expect(cab.listApiKeys(env.ref.facts.terminal_id).items).toHaveLength(100);
+    const shop = env.ref.facts.shop_id;
+    for (let i = 0; i < 16; i++) cab.createWebhookEndpoint(shop, { url: `https://hooks.test/${i}` });
+    const e = await env.admin(`/_cabinet/shops/${shop}/webhook-endpoints`, {
+      body: { url: 'https://hooks.test/x' },
+    });
+    expectError(e, 409, 'too_many_webhook_endpoints');
+    // A bad body is still a 400 naming the field, and a deleted endpoint frees its place.
+    expectError(await env.admin(`/_cabinet/shops/${shop}/webhook-endpoints`, { body: { url: 1 } }), 400);
+    const first = env.ref.simulator.snapshot().webhook_endpoints[0]!.id;
+    cab.deleteWebhookEndpoint(first);
+    expect(cab.createWebhookEndpoint(shop, { url: 'https://hooks.test/x' }).secret).toMatch(/^whs_/);
+  });
+
   it('never takes the clock past 9999-01-01: a timestamp must still render (RFC 3339 has four-digit years)', async () => {
     // 27,000 advances of the 10-year maximum used to reach year 275760, where every answer with a time was a 500.
     const { ManualClock } = await import('../../src/reference/domain/clock.js');

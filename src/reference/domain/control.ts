@@ -153,12 +153,20 @@ const keyInfo = (k: ApiKeyRecord): ApiKeyInfo => ({
   revoked_at: isoOrNull(k.revokedAt),
 });
 
+// What the admin token can make the reference keep, bounded like everything a caller can add: each merchant brings
+// its own storage bound (DEFAULTS.maxStoredBytesPerMerchant), so their number must be bounded too.
+const MAX_MERCHANTS = 1_000;
+// Revoked keys are kept (a revoked key answers 401, not "unknown"), so they count.
+const MAX_KEYS_PER_TERMINAL = 100;
+
 /** Builds the cabinet over the domain and the webhook service. */
 export function createCabinet(domain: Domain, webhooks: WebhookService): CabinetApi {
   const a = domain.accounts;
   return {
     createMerchant(input) {
       const { name } = parseControl('createMerchant', input);
+      if (a.merchants.size >= MAX_MERCHANTS)
+        throw new DomainError(409, 'too_many_merchants', `At most ${MAX_MERCHANTS} merchants.`);
       const m = a.createMerchant(name);
       return {
         merchant_id: m.merchant.id,
@@ -191,7 +199,14 @@ export function createCabinet(domain: Domain, webhooks: WebhookService): Cabinet
     listApiKeys: (id) => ({ items: a.keysOfTerminal(id).map(keyInfo) }),
     createApiKey(id, input) {
       a.terminal(id);
-      const { key, apiKey } = a.createApiKey(id, parseControl('createApiKey', input).mode);
+      const { mode } = parseControl('createApiKey', input);
+      if (a.keysOfTerminal(id).length >= MAX_KEYS_PER_TERMINAL)
+        throw new DomainError(
+          409,
+          'too_many_api_keys',
+          `At most ${MAX_KEYS_PER_TERMINAL} API keys per terminal, revoked ones included.`,
+        );
+      const { key, apiKey } = a.createApiKey(id, mode);
       return { id: key.id, api_key: apiKey };
     },
     revokeApiKey: (id) => a.revokeApiKey(id),

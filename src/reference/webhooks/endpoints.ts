@@ -53,6 +53,10 @@ const endpointInput = z.strictObject(
   },
 );
 
+// Each endpoint has its own pending-delivery bound (10,000 series), and every event of the shop goes to each: their
+// number per shop is bounded so that one shop's events cannot multiply without bound.
+const MAX_ENDPOINTS_PER_SHOP = 16;
+
 /** `whs_` plus 32 bytes of CSPRNG output as hex: 256 bits, like the service's other secrets. */
 export function newWebhookSecret(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(32));
@@ -74,6 +78,12 @@ export class EndpointRegistry {
 
   create(shopId: string, input: unknown): Endpoint {
     const { url, events, signature_version } = parseBody(endpointInput, input);
+    if (this.ofShop(shopId).length >= MAX_ENDPOINTS_PER_SHOP)
+      throw new DomainError(
+        409,
+        'too_many_webhook_endpoints',
+        `At most ${MAX_ENDPOINTS_PER_SHOP} webhook endpoints per shop; delete one first.`,
+      );
     const endpoint: Endpoint = {
       id: crypto.randomUUID(),
       shopId,
