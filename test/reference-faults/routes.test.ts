@@ -129,6 +129,12 @@ describe('/_simulator/faults', () => {
       { kind: 'reset', match: { path: '/api/v1/public/payments/{payment_id}' } },
       'match.path: must be a public API',
     ],
+    // 1,000 rules of a 1 MiB path each held a gigabyte and were split on every public request.
+    [
+      'a path longer than any request path',
+      { kind: 'reset', match: { path: `/api/v1/public${'/payments'.repeat(300)}` } },
+      'match.path: must be at most 2048 characters',
+    ],
     [
       'a method with a space',
       { kind: 'reset', match: { method: 'PO ST' } },

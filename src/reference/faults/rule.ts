@@ -20,11 +20,12 @@ const RuleSchema = z.strictObject(
       z.strictObject(
         {
           method: z.optional(text(/^[A-Za-z]{1,16}$/, 'must be an HTTP method such as "POST"')),
+          // Bounded: each rule is kept and its path compared on every public request (public paths are short).
           path: z.optional(
             text(
               PATH_RE,
               `must be a public API path under ${PUBLIC_PREFIX}, exact or with {id} for one segment`,
-            ),
+            ).check(z.maxLength(2048, 'must be at most 2048 characters')),
           ),
           merchant_id: z.optional(text(/^[A-Za-z0-9_-]{1,128}$/, 'must be a merchant id')),
         },
