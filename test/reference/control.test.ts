@@ -304,6 +304,37 @@ describe('/_simulator', () => {
     expect(cab.createWebhookEndpoint(shop, { url: 'https://hooks.test/x' }).secret).toMatch(/^whs_/);
   });
 
+  it('names the broken bound, not the type, for a value of the right type out of range', async () => {
+    // zod/mini gave a type's message to every issue: a limit of 0 was refused as "must be an integer".
+    env = setup();
+    const id = env.ref.facts.merchant_id;
+    const cases: [string, unknown, string][] = [
+      [
+        `/_cabinet/merchants/${id}`,
+        { rate_limit: { limit: 0, window_seconds: 1 } },
+        'rate_limit.limit: must be at least 1',
+      ],
+      [
+        `/_cabinet/merchants/${id}`,
+        { rate_limit: { limit: 1, window_seconds: 86_401 } },
+        'rate_limit.window_seconds: must be at most 86400',
+      ],
+      [
+        `/_cabinet/merchants/${id}`,
+        { rate_limit: { limit: 1, window_seconds: 0.5 } },
+        'rate_limit.window_seconds: must be an integer',
+      ],
+      ['/_cabinet/merchants', { name: 'x'.repeat(257) }, 'name: must be at most 256 characters'],
+      ['/_cabinet/merchants', { name: '' }, 'name: must not be empty'],
+      ['/_simulator/clock/advance', { seconds: 10 * 365 * 86_400 + 1 }, 'seconds: must be at most 315360000'],
+    ];
+    for (const [path, body, message] of cases) {
+      const r = await env.admin(path, { body, method: path.includes('merchants/') ? 'PATCH' : 'POST' });
+      expectError(r, 400, 'bad_request');
+      expect(r.body.error.message).toBe(message);
+    }
+  });
+
   it('never takes the clock past 9999-01-01: a timestamp must still render (RFC 3339 has four-digit years)', async () => {
     // 27,000 advances of the 10-year maximum used to reach year 275760, where every answer with a time was a 500.
     const { ManualClock } = await import('../../src/reference/domain/clock.js');

@@ -4,10 +4,22 @@ import { isValidAllowEntry } from './ip-allow.js';
 import { parseBody } from './validate.js';
 
 const bool = () => z.boolean('must be true or false');
+// A type's own message covers every issue of it in zod/mini: these keep it for type errors only, so a value out of
+// range is refused with the bound it broke.
+const typeError = (message: string) => ({
+  error: (issue: { code: string }) => (issue.code === 'invalid_type' ? message : undefined),
+});
+const int = () => z.int(typeError('must be an integer'));
+const min = (n: number) => z.minimum(n, `must be at least ${n}`);
+const max = (n: number) => z.maximum(n, `must be at most ${n}`);
 
 const schemas = {
   createMerchant: z.strictObject({
-    name: z.optional(z.string('must be a string').check(z.minLength(1), z.maxLength(256))),
+    name: z.optional(
+      z
+        .string(typeError('must be a string'))
+        .check(z.minLength(1, 'must not be empty'), z.maxLength(256, 'must be at most 256 characters')),
+    ),
   }),
   updateMerchant: z.strictObject({
     live_enabled: z.optional(bool()),
@@ -33,8 +45,8 @@ const schemas = {
     rate_limit: z.optional(
       z.strictObject(
         {
-          limit: z.int('must be an integer').check(z.minimum(1), z.maximum(1_000_000_000)),
-          window_seconds: z.int('must be an integer').check(z.minimum(1), z.maximum(86_400)),
+          limit: int().check(min(1), max(1_000_000_000)),
+          window_seconds: int().check(min(1), max(86_400)),
         },
         'must be { limit, window_seconds }',
       ),
@@ -44,8 +56,8 @@ const schemas = {
   createApiKey: z.strictObject({ mode: z.enum(['test', 'live'], 'must be "test" or "live"') }),
   advanceClock: z.strictObject({
     seconds: z
-      .number('must be a number')
-      .check(z.minimum(0, 'must not be negative'), z.maximum(10 * 365 * 86_400)),
+      .number(typeError('must be a number'))
+      .check(z.minimum(0, 'must not be negative'), max(10 * 365 * 86_400)),
   }),
 };
 
