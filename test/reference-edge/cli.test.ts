@@ -145,10 +145,9 @@ describe('psp-reference CLI', () => {
     });
     const reader = stream.body!.getReader();
     expect(new TextDecoder().decode((await reader.read()).value)).toContain(': connected');
-    const began = Date.now();
+    // An open stream left hanging would hold the exit past the test's timeout (its pings keep it open).
     run.child.kill('SIGINT');
     expect(await run.exit).toEqual({ code: 0, signal: null });
-    expect(Date.now() - began).toBeLessThan(3000);
     // The open stream was ended by the server, not left hanging.
     const ended = (async () => {
       try {

@@ -159,9 +159,8 @@ describe('node:http adapter', () => {
     const res = await fetch(`${server.url}/events`);
     const reader = res.body!.getReader();
     await reader.read();
-    const started = Date.now();
+    // A stream left open would hold close() past the test's timeout: this one never ends by itself.
     await server.close();
-    expect(Date.now() - started).toBeLessThan(1000);
     await expect(reader.read()).rejects.toThrow();
     await server.close(); // twice is fine
   });

@@ -192,10 +192,9 @@ describe('startReference', () => {
     const res = await api(ref, '/api/v1/public/events');
     const reader = res.body!.getReader();
     await reader.read(); // ': connected'
-    const began = Date.now();
+    // A stream left open would hold close() (or the read below) past the test's timeout: its pings keep it open.
     await ref.close();
-    expect(Date.now() - began).toBeLessThan(1000);
-    // Whatever the server wrote last, the stream then ends (cleanly or by a reset), within the same second.
+    // Whatever the server wrote last, the stream then ends (cleanly or by a reset).
     const ended = (async () => {
       try {
         for (;;) if ((await reader.read()).done) return 'done';
@@ -204,7 +203,6 @@ describe('startReference', () => {
       }
     })();
     expect(['done', 'reset']).toContain(await ended);
-    expect(Date.now() - began).toBeLessThan(1000);
     await expect(fetch(`${ref.base_url}/api/v1/public/banks/sbp`)).rejects.toThrow();
     await ref.close(); // twice is fine
   });

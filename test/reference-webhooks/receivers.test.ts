@@ -213,14 +213,13 @@ describe('flow control', () => {
   test('publishing returns before any request starts, even when the receiver hangs', async () => {
     const rx = await rxFor(() => {});
     const { bus, svc } = service({ deadlineMs: 5_000 });
-    for (let i = 0; i < 20; i++) svc.createEndpoint(SHOP_A, { url: rx.url });
-    const started = performance.now();
+    // 16: the most endpoints one shop may have.
+    for (let i = 0; i < 16; i++) svc.createEndpoint(SHOP_A, { url: rx.url });
+    // publish is synchronous: had it waited for a request, one would be in flight or seen when it returns.
     bus.publish(succeeded());
-    const took = performance.now() - started;
     expect(svc.stats().inFlight).toBe(0);
     expect(rx.seen).toHaveLength(0);
-    expect(took).toBeLessThan(500); // far below the 5 s the hanging receiver would cost if publish waited
-    await vi.waitFor(() => expect(svc.stats().inFlight).toBe(20));
+    await vi.waitFor(() => expect(svc.stats().inFlight).toBe(16));
   });
 
   test('in-flight requests are bounded by maxInFlight; the rest wait their turn', async () => {
@@ -314,9 +313,8 @@ describe('flow control', () => {
     const ep = svc.createEndpoint(SHOP_A, { url: rx.url });
     bus.publish(succeeded());
     await vi.waitFor(() => expect(rx.seen).toHaveLength(1));
-    const started = performance.now();
+    // Ended by the abort, not by the 60 s deadline (which the test's own timeout would not reach).
     await svc.close();
-    expect(performance.now() - started).toBeLessThan(1_000);
     expect(svc.deliveries(ep.id)[0]).toMatchObject({ status_code: null, next_attempt_at: null });
     expect(svc.deliveries(ep.id)[0]!.error).toMatch(/^aborted/);
     expect(clock.nextDue()).toBeUndefined();
