@@ -256,6 +256,16 @@ describe('a document that is not a valid snapshot is 400 and changes nothing', (
       },
     ],
     [
+      'an event whose webhook_url is not an http(s) URL without credentials',
+      (d) => ({
+        ...d,
+        webhook_events: d.webhook_events.map((e: any) => ({
+          ...e,
+          webhook_url: 'https://user:pw@shop.example/h',
+        })),
+      }),
+    ],
+    [
       'startup facts naming a merchant it does not hold',
       (d) => ({ ...d, facts: { ...d.facts, merchant_id: '00000000-0000-4000-8000-000000000000' } }),
     ],

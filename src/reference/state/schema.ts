@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { isWebhookUrl } from '../../schemas/common.js';
 import { WEBHOOK_EVENTS } from '../../schemas/events.js';
 import {
   MODES,
@@ -133,7 +134,7 @@ const webhookEvent = obj({
   id: str,
   event: z.enum(WEBHOOK_EVENTS),
   shop_id: str,
-  webhook_url: orNull(z.url({ protocol: /^https?$/ })),
+  webhook_url: orNull(z.string().check(z.refine(isWebhookUrl, 'must be an absolute http(s) URL'))),
   /** The exact JSON text that is signed and sent. */
   body: str,
   /** Kept for `POST /_cabinet/events/{id}/resend` (otherwise only a pending delivery holds it). */
