@@ -15,19 +15,9 @@ async function succeeded(amount = 1000): Promise<string> {
 }
 
 describe('a refund body that is not an object', () => {
-  it.each(['null', '[]', '"x"', '1'])('is 400 for the JSON body %s and refunds nothing', async (raw) => {
-    env = setup();
-    const id = await succeeded();
-    const r = await env.call(`/payments/${id}/refund`, { raw });
-    expectError(r, 400, 'bad_request');
-    const after = await env.call(`/payments/${id}`);
-    expect(after.body.amount_refunded).toBe(0);
-    expect(after.body.refunds).toEqual([]);
-  });
-
-  // Whitespace is a body, and not JSON (RFC 8259 asks for a value): only zero bytes mean "refund everything".
-  it.each([' ', '\n', '\r\n\t '])(
-    'is 400 for the whitespace-only body %j and refunds nothing',
+  // Whitespace is a body too, and not JSON (RFC 8259 asks for a value): only zero bytes mean "refund everything".
+  it.each(['null', '[]', '"x"', '1', ' ', '\n', '\r\n\t '])(
+    'is 400 for the body %j and refunds nothing',
     async (raw) => {
       env = setup();
       const id = await succeeded();
