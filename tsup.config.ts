@@ -4,6 +4,7 @@ import { defineConfig, type Options } from 'tsup';
 const entry = {
   index: 'src/index.ts',
   'webhooks/index': 'src/webhooks/index.ts',
+  'replicas/index': 'src/replicas/index.ts',
   'reference/index': 'src/reference/index.ts',
   'reference/msw': 'src/reference/msw.ts',
 };

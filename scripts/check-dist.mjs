@@ -37,6 +37,7 @@ const esmOnly = /^(ky|@noble\/hashes)(\/|$)/;
 const rules = {
   index: { reference: false, zod: true, node: false },
   'webhooks/index': { reference: false, zod: false, node: false },
+  'replicas/index': { reference: false, zod: false, node: false },
   'reference/index': { reference: true, zod: true, node: true },
   'reference/msw': { reference: true, zod: true, node: true },
   // The psp-reference CLI, built with the other ESM entries, and the bin: a shebang that imports it. ESM only.
