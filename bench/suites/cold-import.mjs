@@ -8,9 +8,9 @@ import { performance } from 'node:perf_hooks';
 import { build } from 'esbuild';
 import { emit, summarize } from '../lib/harness.mjs';
 import { BENCH, distFile } from '../lib/sdk.mjs';
+import { size } from '../lib/mode.mjs';
 
-const quick = process.argv.includes('--quick');
-const rounds = quick ? 5 : 15;
+const rounds = size(15, 5, 1);
 
 // Each import runs as an ES module from the bench folder, so bare names resolve to bench/node_modules the way a
 // user's app resolves them. A use of the import keeps it honest (it must have loaded and evaluated).
