@@ -119,7 +119,12 @@ function runSuite({ name, limitS }) {
     const t0 = performance.now();
     const child = spawn(
       process.execPath,
-      ['--expose-gc', join(BENCH, 'suites', `${name}.mjs`), ...(quick ? ['--quick'] : []), ...(smoke ? ['--smoke'] : [])],
+      [
+        '--expose-gc',
+        join(BENCH, 'suites', `${name}.mjs`),
+        ...(quick ? ['--quick'] : []),
+        ...(smoke ? ['--smoke'] : []),
+      ],
       {
         cwd: BENCH,
         stdio: ['ignore', 'inherit', 'inherit'],

@@ -133,18 +133,33 @@ describe('one length rule: characters are code points, as the document and a use
       (n) => ({ amount: 1, webhook_url: `https://shop.example/${e(n - 21)}` }),
       urlMax,
     ],
-    ['a metadata key', 'CreatePaymentInput', (n) => ({ amount: 1, metadata: { [e(n)]: 'v' } }), metadataKeyMax],
-    ['a metadata value', 'CreatePaymentInput', (n) => ({ amount: 1, metadata: { k: e(n) } }), metadataValueMax],
+    [
+      'a metadata key',
+      'CreatePaymentInput',
+      (n) => ({ amount: 1, metadata: { [e(n)]: 'v' } }),
+      metadataKeyMax,
+    ],
+    [
+      'a metadata value',
+      'CreatePaymentInput',
+      (n) => ({ amount: 1, metadata: { k: e(n) } }),
+      metadataValueMax,
+    ],
   ];
-  it.each(cases)('%s: the limit in emoji passes, one more is refused, in the SDK and the reference', (_, name, body, max) => {
-    for (const strict of [false, true]) {
-      const schema = inputSchemas(strict)[name];
-      expect(schema.safeParse(body(max)).success, `${max} (strict: ${strict})`).toBe(true);
-      const over = schema.safeParse(body(max + 1));
-      expect(over.success, `${max + 1} (strict: ${strict})`).toBe(false);
-      expect(formatFieldIssues(toFieldIssues(over.error!.issues))).toMatch(new RegExp(`at most ${max} characters`));
-    }
-  });
+  it.each(cases)(
+    '%s: the limit in emoji passes, one more is refused, in the SDK and the reference',
+    (_, name, body, max) => {
+      for (const strict of [false, true]) {
+        const schema = inputSchemas(strict)[name];
+        expect(schema.safeParse(body(max)).success, `${max} (strict: ${strict})`).toBe(true);
+        const over = schema.safeParse(body(max + 1));
+        expect(over.success, `${max + 1} (strict: ${strict})`).toBe(false);
+        expect(formatFieldIssues(toFieldIssues(over.error!.issues))).toMatch(
+          new RegExp(`at most ${max} characters`),
+        );
+      }
+    },
+  );
 
   it('codePoints counts a pair once and a lone surrogate once', () => {
     expect(codePoints('a😀b')).toBe(3);
@@ -158,7 +173,9 @@ describe('currency: the one list of the service, the SDK checking only the form'
     for (const currency of PAYMENT_CURRENCIES)
       expect(inputSchemas(true).CreatePaymentInput.safeParse({ amount: 1, currency }).success).toBe(true);
     const gbp = inputSchemas(true).CreatePaymentInput.safeParse({ amount: 1, currency: 'GBP' });
-    expect(formatFieldIssues(toFieldIssues(gbp.error!.issues))).toBe('currency: must be one of RUB, USD, EUR');
+    expect(formatFieldIssues(toFieldIssues(gbp.error!.issues))).toBe(
+      'currency: must be one of RUB, USD, EUR',
+    );
     expect(inputSchemas().CreatePaymentInput.safeParse({ amount: 1, currency: 'GBP' }).success).toBe(true);
     expect(inputSchemas().CreatePaymentInput.safeParse({ amount: 1, currency: 'gbp' }).success).toBe(false);
   });

@@ -21,7 +21,18 @@ export function load({
   return new Promise((resolve, reject) => {
     autocannon(
       // `amount` (a request count) ends the run instead of `duration`: --smoke's few requests.
-      { url, method, headers, body, duration, amount, connections, idReplacement, pipelining: 1, timeout: 10 },
+      {
+        url,
+        method,
+        headers,
+        body,
+        duration,
+        amount,
+        connections,
+        idReplacement,
+        pipelining: 1,
+        timeout: 10,
+      },
       (err, r) => {
         if (err) return reject(err);
         const ok = r['2xx'];

@@ -8,7 +8,7 @@ import { performance } from 'node:perf_hooks';
 import { build } from 'esbuild';
 import { emit, summarize } from '../lib/harness.mjs';
 import { BENCH, distFile } from '../lib/sdk.mjs';
-import { size } from '../lib/mode.mjs';
+import { SMOKE, size } from '../lib/mode.mjs';
 
 const rounds = size(15, 5, 1);
 
@@ -90,7 +90,8 @@ function once(args) {
   return { ms, cpu: Number(r.stdout.toString()) };
 }
 
-for (const c of commands) once(c.args); // warm the page cache and fail early on a broken import
+// Warm the page cache and fail early on a broken import (--smoke: its one round does that).
+if (!SMOKE) for (const c of commands) once(c.args);
 const times = commands.map(() => []);
 const cpus = commands.map(() => []);
 for (let r = 0; r < rounds; r++) {

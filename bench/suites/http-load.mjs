@@ -14,7 +14,8 @@ import { SMOKE, size } from '../lib/mode.mjs';
 const rounds = size(3, 1, 1);
 const seconds = size(3, 2, 1);
 // --smoke: a few requests per run, no warm-up: that each server starts and answers is what it checks.
-const load = (o) => loadFor({ duration: seconds, ...o, ...(SMOKE ? { amount: 20, duration: undefined } : {}) });
+const load = (o) =>
+  loadFor({ duration: seconds, ...o, ...(SMOKE ? { amount: 20, duration: undefined } : {}) });
 
 const servers = [
   { name: 'bare node:http', group: 'limit', ...(await startServer('baseline.mjs', ['node-http'])) },

@@ -106,7 +106,11 @@ try {
       for (let k = 0; k < servers.length; k++) {
         const i = (k + r) % servers.length;
         const cpu0 = await ask(servers[i].child, { cmd: 'cpu' }, 'cpuMs');
-        const res = await loadFor({ duration: seconds, ...make(servers[i]), ...(SMOKE ? { amount: 20 } : {}) });
+        const res = await loadFor({
+          duration: seconds,
+          ...make(servers[i]),
+          ...(SMOKE ? { amount: 20 } : {}),
+        });
         res.perCpuSec = (res.ok * 1000) / ((await ask(servers[i].child, { cmd: 'cpu' }, 'cpuMs')) - cpu0);
         const other = Object.entries(res.statuses).filter(([code]) => code !== expected[test]);
         if (other.length || res.errors)

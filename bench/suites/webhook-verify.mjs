@@ -142,6 +142,7 @@ const rows = await compare(variants, {
   // by about as much.
   rounds: size(24, 4, 1),
   sliceMs: size(100, 60, 5),
+  warmupMs: size(400, 400, 5),
 });
 printRows('webhook verify, v2, 2 KB body', rows);
 await emit('webhook-verify', {

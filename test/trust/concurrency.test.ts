@@ -83,7 +83,12 @@ describe('concurrency', () => {
   it('1,000 concurrent creates with distinct keys make 1,000 payments, one per key', async () => {
     // 1,000 requests at once on a busy 2-core machine: an attempt may wait long for its turn. The attempt timeout is
     // no promise under test, so it is wide here; the retries and their replays are what this test is about.
-    const patient = new PspClient({ apiKey: ref.api_key, baseUrl: ref.base_url, timeout: 60_000, maxRetries: 4 });
+    const patient = new PspClient({
+      apiKey: ref.api_key,
+      baseUrl: ref.base_url,
+      timeout: 60_000,
+      maxRetries: 4,
+    });
     const before = ref.stats();
     const results = await Promise.all(
       Array.from({ length: 1_000 }, (_, i) =>
@@ -108,7 +113,11 @@ describe('concurrency', () => {
     const stored = await Promise.all(results.map((r) => patient.payments.get(r.data.payment.id)));
     results.forEach((r, i) => {
       expect(r.data.payment.amount).toBe(1_000 + i * 1_000);
-      expect(stored[i]).toMatchObject({ id: r.data.payment.id, amount: 1_000 + i * 1_000, status: 'pending' });
+      expect(stored[i]).toMatchObject({
+        id: r.data.payment.id,
+        amount: 1_000 + i * 1_000,
+        status: 'pending',
+      });
     });
   }, 600_000);
 });

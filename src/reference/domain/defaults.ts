@@ -38,6 +38,5 @@ export const DEFAULTS = {
   maxBodyBytes: 1024 * 1024,
 } as const;
 
-
 /** SBP moves roubles only. */
 export const PAYOUT_CURRENCIES = ['RUB'] as const;
