@@ -4,6 +4,9 @@
 //
 //   node bench/run.mjs                  everything (about 4 minutes on 2 cores)
 //   node bench/run.mjs --quick          fewer rounds, shorter runs: a smoke test of the harness (about 2 minutes)
+//   node bench/run.mjs --smoke          what `npm test` runs: every suite's setup and a tiny pass of each measure (a few
+//                                       seconds a suite) on the dist/ that is there; fails when a suite fails, writes
+//                                       no report and no results
 //   node bench/run.mjs client http-load only these suites; the report keeps the other suites' last results
 //   node bench/run.mjs --no-build       measure the dist/ that is there
 
@@ -14,8 +17,9 @@ import { performance } from 'node:perf_hooks';
 import { BENCH, ROOT, SNAPSHOT } from './lib/sdk.mjs';
 
 const args = process.argv.slice(2);
-const quick = args.includes('--quick');
-const noBuild = args.includes('--no-build');
+const smoke = args.includes('--smoke');
+const quick = !smoke && args.includes('--quick');
+const noBuild = smoke || args.includes('--no-build');
 
 /** Suites in run order, with a hard time limit each (a suite that overruns is killed and reported as such). */
 const SUITES = [
@@ -32,6 +36,8 @@ const SUITES = [
   { name: 'reference-restore', limitS: 120 },
   { name: 'prism', limitS: 180 },
 ];
+/** A suite's limit in --smoke mode: far above its few seconds, so only a hang (or a full-size run) meets it. */
+const SMOKE_LIMIT_S = 90;
 const chosen = args.filter((a) => !a.startsWith('--'));
 for (const c of chosen) if (!SUITES.some((s) => s.name === c)) throw new Error(`unknown suite ${c}`);
 const suites = chosen.length ? SUITES.filter((s) => chosen.includes(s.name)) : SUITES;
@@ -56,6 +62,8 @@ function oldestOf(files) {
   for (const f of files) m = Math.min(m, existsSync(f) ? statSync(f).mtimeMs : 0);
   return m;
 }
+
+const t0 = performance.now();
 
 // 1. The bench's own dependencies (peers, autocannon, esbuild), from its lockfile.
 const installed = join(BENCH, 'node_modules', '.package-lock.json');
@@ -89,7 +97,9 @@ async function settledDist() {
   return false;
 }
 
-let built = false;
+// --smoke measures nothing: it reads dist/ in place (the build npm test made), without the wait and the copy.
+let built = smoke && complete(join(ROOT, 'dist'));
+if (smoke && !built) throw new Error('--smoke needs a complete dist/: run `npm run build` first');
 for (let attempt = 1; attempt <= 3 && !built; attempt++) {
   if (!noBuild && (!complete(join(ROOT, 'dist')) || oldestOf(entryFiles) < sourcesAt())) {
     if (!sh('npm', ['run', 'build']))
@@ -109,13 +119,23 @@ function runSuite({ name, limitS }) {
     const t0 = performance.now();
     const child = spawn(
       process.execPath,
-      ['--expose-gc', join(BENCH, 'suites', `${name}.mjs`), ...(quick ? ['--quick'] : [])],
-      { cwd: BENCH, stdio: ['ignore', 'inherit', 'inherit'] },
+      [
+        '--expose-gc',
+        join(BENCH, 'suites', `${name}.mjs`),
+        ...(quick ? ['--quick'] : []),
+        ...(smoke ? ['--smoke'] : []),
+      ],
+      {
+        cwd: BENCH,
+        stdio: ['ignore', 'inherit', 'inherit'],
+        env: smoke ? { ...process.env, PSP_BENCH_DIST: join(ROOT, 'dist') } : process.env,
+      },
     );
+    const limit = smoke ? SMOKE_LIMIT_S : limitS;
     const timer = setTimeout(() => {
-      console.error(`${name}: over ${limitS} s, stopped`);
+      console.error(`${name}: over ${limit} s, stopped`);
       child.kill('SIGKILL');
-    }, limitS * 1000);
+    }, limit * 1000);
     child.on('exit', (code, signal) => {
       clearTimeout(timer);
       const seconds = (performance.now() - t0) / 1000;
@@ -131,7 +151,14 @@ const started = new Date();
 const outcomes = [];
 for (const s of suites) outcomes.push(await runSuite(s));
 
-// 4. The report.
+// 4. The report (not for --smoke, whose figures mean nothing).
+const failed = outcomes.filter((o) => !o.ok).map((o) => o.name);
+if (smoke) {
+  console.error(
+    `bench smoke: ${outcomes.length - failed.length}/${outcomes.length} suites ran in ${((performance.now() - t0) / 1000).toFixed(0)} s${failed.length ? `; FAILED: ${failed.join(', ')}` : ''}`,
+  );
+  process.exit(failed.length ? 1 : 0);
+}
 const { writeReport } = await import('./lib/report.mjs');
 const file = await writeReport({ started, finished: new Date(), quick, outcomes });
 console.error(`wrote ${file}`);

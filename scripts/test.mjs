@@ -51,6 +51,9 @@ const defaultStages = [
     { name: 'attw --pack', cmd: bin('attw'), args: ['--pack', '.', '--format', 'table-flipped'] },
     { name: 'size budgets', cmd: bin('size-limit'), args: [] },
     { name: 'typedoc (warnings fail)', cmd: bin('typedoc'), args: ['--logLevel', 'Warn'] },
+    // Every bench suite's setup and a tiny pass of its measure on the dist/ built above (a few seconds each): a
+    // suite the code outgrew fails here, not at the next full `npm run bench` (the SSE suite rotted unseen so).
+    { name: 'bench smoke (every suite, tiny sizes)', cmd: node, args: ['bench/run.mjs', '--smoke'] },
   ],
   // No timed stage: cold-import time is a goal for `npm run bench` (its cold-import suite); here what an import
   // loads is checked byte for byte instead (bundle isolation and the size budgets above). A timed stage failed

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { formatFieldIssues, inputSchemas, responseSchemas, toFieldIssues } from '../src/schemas/index.js';
+import {
+  codePoints,
+  formatFieldIssues,
+  inputSchemas,
+  LIMITS,
+  PAYMENT_CURRENCIES,
+  responseSchemas,
+  toFieldIssues,
+} from '../src/schemas/index.js';
 import { IdempotencyKey } from '../src/schemas/inputs.js';
 
 describe('schemas', () => {
@@ -109,5 +117,66 @@ describe('the rules the schemas state without zod builders', () => {
     expect(formatFieldIssues(toFieldIssues(input.error!.issues))).toBe(
       'amount: must be a whole number of minor units (a safe integer); webhook_url: must be an absolute http(s) URL without a user name or password',
     );
+  });
+});
+
+describe('one length rule: characters are code points, as the document and a user count them', () => {
+  // '😀' is one character and two UTF-16 units: under UTF-16 counting 129 of them broke a 256 limit.
+  const e = (n: number) => '😀'.repeat(n);
+  const { orderIdMax, urlMax, metadataKeyMax, metadataValueMax, reasonMax } = LIMITS;
+  const cases: Array<[string, 'CreatePaymentInput' | 'CreateRefundInput', (n: number) => unknown, number]> = [
+    ['order_id (maxChars)', 'CreatePaymentInput', (n) => ({ amount: 1, order_id: e(n) }), orderIdMax],
+    ['reason (maxChars)', 'CreateRefundInput', (n) => ({ reason: e(n) }), reasonMax],
+    [
+      'webhook_url (maxChars of a URL)',
+      'CreatePaymentInput',
+      (n) => ({ amount: 1, webhook_url: `https://shop.example/${e(n - 21)}` }),
+      urlMax,
+    ],
+    [
+      'a metadata key',
+      'CreatePaymentInput',
+      (n) => ({ amount: 1, metadata: { [e(n)]: 'v' } }),
+      metadataKeyMax,
+    ],
+    [
+      'a metadata value',
+      'CreatePaymentInput',
+      (n) => ({ amount: 1, metadata: { k: e(n) } }),
+      metadataValueMax,
+    ],
+  ];
+  it.each(cases)(
+    '%s: the limit in emoji passes, one more is refused, in the SDK and the reference',
+    (_, name, body, max) => {
+      for (const strict of [false, true]) {
+        const schema = inputSchemas(strict)[name];
+        expect(schema.safeParse(body(max)).success, `${max} (strict: ${strict})`).toBe(true);
+        const over = schema.safeParse(body(max + 1));
+        expect(over.success, `${max + 1} (strict: ${strict})`).toBe(false);
+        expect(formatFieldIssues(toFieldIssues(over.error!.issues))).toMatch(
+          new RegExp(`at most ${max} characters`),
+        );
+      }
+    },
+  );
+
+  it('codePoints counts a pair once and a lone surrogate once', () => {
+    expect(codePoints('a😀b')).toBe(3);
+    expect(codePoints('\ud800x\udc00')).toBe(3);
+    expect(codePoints('')).toBe(0);
+  });
+});
+
+describe('currency: the one list of the service, the SDK checking only the form', () => {
+  it('the reference takes RUB, USD and EUR and refuses another code; the SDK lets a new code through', () => {
+    for (const currency of PAYMENT_CURRENCIES)
+      expect(inputSchemas(true).CreatePaymentInput.safeParse({ amount: 1, currency }).success).toBe(true);
+    const gbp = inputSchemas(true).CreatePaymentInput.safeParse({ amount: 1, currency: 'GBP' });
+    expect(formatFieldIssues(toFieldIssues(gbp.error!.issues))).toBe(
+      'currency: must be one of RUB, USD, EUR',
+    );
+    expect(inputSchemas().CreatePaymentInput.safeParse({ amount: 1, currency: 'GBP' }).success).toBe(true);
+    expect(inputSchemas().CreatePaymentInput.safeParse({ amount: 1, currency: 'gbp' }).success).toBe(false);
   });
 });

@@ -11,6 +11,7 @@
 // is not the code's cost. Wall-clock ops/s are kept beside it.
 
 import { performance } from 'node:perf_hooks';
+import { SMOKE } from './mode.mjs';
 
 let sink = 0;
 /** Keeps results alive so the optimiser cannot drop the measured work. */
@@ -145,8 +146,27 @@ export function pairedRatio(rows, a, b) {
   return { median: s.median, p25: s.p25, p75: s.p75, rounds: s.n };
 }
 
-/** Writes a suite's result where run.mjs collects it, and prints a short table for a person watching. */
+let met429 = 0;
+
+/**
+ * Counts 429 answers a suite met (`n` of them with `status`, as autocannon tallies): a suite sets the rate limit
+ * it needs, and the count it prints shows whether the limiter, rather than the code measured, shaped a figure.
+ */
+export function count429(status, n = 1) {
+  if (Number(status) === 429) met429 += n;
+}
+
+/**
+ * Writes a suite's result where run.mjs collects it (not in --smoke mode, whose figures mean nothing), with the
+ * count of 429s met, and prints that count for a person watching.
+ */
 export async function emit(suite, result) {
+  console.error(`${suite}: 429 answers met: ${met429}`);
+  if (result && typeof result === 'object') result.rateLimited429 = met429;
+  if (SMOKE) {
+    if (!result?.ok && result?.ok !== undefined) throw new Error(`${suite}: ${result.reason ?? 'not ok'}`);
+    return;
+  }
   const { writeFile, mkdir } = await import('node:fs/promises');
   const dir = new URL('../results/', import.meta.url);
   await mkdir(dir, { recursive: true });

@@ -2,6 +2,7 @@
 // over a keep-alive agent.
 
 import http from 'node:http';
+import { count429 } from './harness.mjs';
 
 /** Node flags for the reference process from PSP_BENCH_SERVER_ARGV, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`. */
 export function serverExecArgv() {
@@ -24,6 +25,7 @@ export function jsonCaller(baseUrl, agent) {
           res.on('data', (c) => {
             text += c;
           });
+          count429(res.statusCode);
           res.on('end', () =>
             res.statusCode < 300
               ? resolve(text ? JSON.parse(text) : undefined)

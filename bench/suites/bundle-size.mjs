@@ -6,6 +6,7 @@ import { bundleLikeSizeLimit, gzipSize } from '../lib/bundle.mjs';
 import { emit } from '../lib/harness.mjs';
 import { BENCH, distFile } from '../lib/sdk.mjs';
 import { existsSync } from 'node:fs';
+import { SMOKE } from '../lib/mode.mjs';
 
 const external = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
 
@@ -33,7 +34,8 @@ for (const entry of ['psp-sdk', 'psp-sdk/webhooks', 'psp-sdk/reference']) {
 }
 
 const rows = [];
-for (const t of targets) {
+// --smoke: our entries and one peer (the peers' bundles take most of the suite's time).
+for (const t of SMOKE ? targets.filter((x) => x.group === 'ours' || x.name === 'ky') : targets) {
   const out = await bundleLikeSizeLimit({
     stdin: { contents: t.code, resolveDir: BENCH, loader: 'js' },
     external,

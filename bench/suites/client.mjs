@@ -10,8 +10,8 @@ import Stripe from 'stripe';
 import { CREATE_INPUT, CREATE_RESPONSE_JSON, PAYMENT_ID, PAYMENT_JSON } from '../lib/fixtures.mjs';
 import { compare, emit, pairedRatio, printRows } from '../lib/harness.mjs';
 import { importSdk } from '../lib/sdk.mjs';
+import { size } from '../lib/mode.mjs';
 
-const quick = process.argv.includes('--quick');
 const BASE = 'http://127.0.0.1:4010';
 const API_KEY = 'sk_test_abc123_4f8a1c2e9b7d6a5f3e2c1b0a9f8e7d6c';
 const SIGNING_SECRET = 'thm_9f8e7d6c5b4a39281706f5e4d3c2b1a0';
@@ -167,7 +167,7 @@ if (typeof Client === 'function') {
 
 // 20 rounds: at 10, the create goal (0.9 x ky POST), which the SDK meets by a few per cent, read 0.89-1.03 run to
 // run; the paired per-round ratios below are what the report judges.
-const opts = { rounds: quick ? 4 : 20, sliceMs: quick ? 60 : 100, warmupMs: 250 };
+const opts = { rounds: size(20, 4, 1), sliceMs: size(100, 60, 5), warmupMs: size(250, 250, 5) };
 const get = await compare(getVariants, { ...opts, baseline: 'raw fetch + res.json()' });
 printRows('payments.get, stub fetch', get);
 const create = await compare(createVariants, { ...opts, baseline: 'raw POST + res.json()' });

@@ -8,9 +8,9 @@ import { performance } from 'node:perf_hooks';
 import { build } from 'esbuild';
 import { emit, summarize } from '../lib/harness.mjs';
 import { BENCH, distFile } from '../lib/sdk.mjs';
+import { SMOKE, size } from '../lib/mode.mjs';
 
-const quick = process.argv.includes('--quick');
-const rounds = quick ? 5 : 15;
+const rounds = size(15, 5, 1);
 
 // Each import runs as an ES module from the bench folder, so bare names resolve to bench/node_modules the way a
 // user's app resolves them. A use of the import keeps it honest (it must have loaded and evaluated).
@@ -90,7 +90,8 @@ function once(args) {
   return { ms, cpu: Number(r.stdout.toString()) };
 }
 
-for (const c of commands) once(c.args); // warm the page cache and fail early on a broken import
+// Warm the page cache and fail early on a broken import (--smoke: its one round does that).
+if (!SMOKE) for (const c of commands) once(c.args);
 const times = commands.map(() => []);
 const cpus = commands.map(() => []);
 for (let r = 0; r < rounds; r++) {

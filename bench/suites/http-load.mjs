@@ -9,11 +9,13 @@ import { load as loadFor } from '../lib/load.mjs';
 import { distFile } from '../lib/sdk.mjs';
 import { ask, startServer } from '../servers/spawn.mjs';
 import { existsSync } from 'node:fs';
+import { SMOKE, size } from '../lib/mode.mjs';
 
-const quick = process.argv.includes('--quick');
-const rounds = quick ? 1 : 3;
-const seconds = quick ? 2 : 3;
-const load = (o) => loadFor({ duration: seconds, ...o });
+const rounds = size(3, 1, 1);
+const seconds = size(3, 2, 1);
+// --smoke: a few requests per run, no warm-up: that each server starts and answers is what it checks.
+const load = (o) =>
+  loadFor({ duration: seconds, ...o, ...(SMOKE ? { amount: 20, duration: undefined } : {}) });
 
 const servers = [
   { name: 'bare node:http', group: 'limit', ...(await startServer('baseline.mjs', ['node-http'])) },
@@ -29,6 +31,7 @@ if (existsSync(distFile('psp-sdk/reference'))) {
     try {
       servers.push({ name, group: 'ours', ...(await startServer('reference.mjs', [options])) });
     } catch (e) {
+      if (SMOKE) throw e;
       console.error(`${name} not measured: ${e.message}`);
     }
   }
@@ -52,7 +55,7 @@ const tests = {
 
 const results = {};
 try {
-  for (const s of servers) await load({ ...tests.get(s), duration: 1 }); // JIT warm-up
+  if (!SMOKE) for (const s of servers) await load({ ...tests.get(s), duration: 1 }); // JIT warm-up
   for (const [test, make] of Object.entries(tests)) {
     const runs = servers.map(() => []);
     for (let r = 0; r < rounds; r++) {
@@ -61,8 +64,11 @@ try {
         const cpu0 = await ask(servers[i].child, { cmd: 'cpu' }, 'cpuMs');
         const res = await load(make(servers[i]));
         res.perCpuSec = (res.ok * 1000) / ((await ask(servers[i].child, { cmd: 'cpu' }, 'cpuMs')) - cpu0);
-        if (res.non2xx > 0 || res.errors > 0)
-          console.error(`${servers[i].name} ${test}: ${res.non2xx} non-2xx, ${res.errors} errors`);
+        if (res.non2xx > 0 || res.errors > 0) {
+          const what = `${servers[i].name} ${test}: ${res.non2xx} non-2xx, ${res.errors} errors`;
+          if (SMOKE) throw new Error(what);
+          console.error(what);
+        }
         runs[i].push(res);
       }
     }

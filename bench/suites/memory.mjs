@@ -5,11 +5,11 @@
 
 import { pathToFileURL } from 'node:url';
 import { CREATE_INPUT } from '../lib/fixtures.mjs';
-import { emit } from '../lib/harness.mjs';
+import { count429, emit } from '../lib/harness.mjs';
 import { distFile } from '../lib/sdk.mjs';
+import { size } from '../lib/mode.mjs';
 
-const quick = process.argv.includes('--quick');
-const COUNT = quick ? 20_000 : 100_000;
+const COUNT = size(100_000, 20_000, 200);
 const mod = await import(pathToFileURL(distFile('psp-sdk/reference')).href).catch(() => ({}));
 if (typeof mod.createReference !== 'function') {
   await emit('memory', { ok: false, reason: 'psp-sdk/reference has no createReference yet' });
@@ -30,6 +30,7 @@ async function call(method, path, token, body, extra = {}) {
     }),
     { remoteAddress: '127.0.0.1' },
   );
+  count429(res.status);
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
   return res.json();
 }

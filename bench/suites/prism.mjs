@@ -11,14 +11,14 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { CREATE_INPUT_JSON, PAYMENT_ID } from '../lib/fixtures.mjs';
-import { emit, summarize } from '../lib/harness.mjs';
+import { count429, emit, summarize } from '../lib/harness.mjs';
 import { load as loadFor } from '../lib/load.mjs';
 import { BENCH, ROOT, distFile } from '../lib/sdk.mjs';
 import { ask, startServer } from '../servers/spawn.mjs';
+import { SMOKE, size } from '../lib/mode.mjs';
 
-const quick = process.argv.includes('--quick');
-const rounds = quick ? 1 : 3;
-const seconds = quick ? 2 : 3;
+const rounds = size(3, 1, 1);
+const seconds = size(3, 2, 1);
 const GOAL = 10;
 /** `prism mock` flags: static examples (no json-schema-faker), no per-request log lines, no CORS headers. */
 const PRISM_FLAGS = ['--dynamic=false', '--verboseLevel=error', '--cors=false', '--errors=false'];
@@ -91,19 +91,26 @@ try {
         headers: test === 'create' ? { ...headers, 'idempotency-key': 'probe' } : headers,
       });
       const text = await res.text();
+      count429(res.status);
       if (String(res.status) !== expected[test])
         throw new Error(`${s.name} ${test}: ${res.status} ${text.slice(0, 500)}`);
     }
 
-  for (const s of servers)
-    for (const make of Object.values(tests)) await loadFor({ ...make(s), duration: 1 }); // JIT warm-up
+  // --smoke: the probes above and a few requests per run, no warm-up.
+  if (!SMOKE)
+    for (const s of servers)
+      for (const make of Object.values(tests)) await loadFor({ ...make(s), duration: 1 }); // JIT warm-up
   for (const [test, make] of Object.entries(tests)) {
     const runs = servers.map(() => []);
     for (let r = 0; r < rounds; r++)
       for (let k = 0; k < servers.length; k++) {
         const i = (k + r) % servers.length;
         const cpu0 = await ask(servers[i].child, { cmd: 'cpu' }, 'cpuMs');
-        const res = await loadFor({ duration: seconds, ...make(servers[i]) });
+        const res = await loadFor({
+          duration: seconds,
+          ...make(servers[i]),
+          ...(SMOKE ? { amount: 20 } : {}),
+        });
         res.perCpuSec = (res.ok * 1000) / ((await ask(servers[i].child, { cmd: 'cpu' }, 'cpuMs')) - cpu0);
         const other = Object.entries(res.statuses).filter(([code]) => code !== expected[test]);
         if (other.length || res.errors)

@@ -6,12 +6,12 @@
 
 import { pathToFileURL } from 'node:url';
 import { CREATE_INPUT } from '../lib/fixtures.mjs';
-import { emit } from '../lib/harness.mjs';
+import { count429, emit } from '../lib/harness.mjs';
 import { distFile } from '../lib/sdk.mjs';
+import { size } from '../lib/mode.mjs';
 
-const quick = process.argv.includes('--quick');
-const COUNT = 10_000;
-const ROUNDS = quick ? 5 : 15;
+const COUNT = size(10_000, 10_000, 100);
+const ROUNDS = size(15, 5, 1);
 const mod = await import(pathToFileURL(distFile('psp-sdk/reference')).href).catch(() => ({}));
 const probe =
   typeof mod.createReference === 'function' ? mod.createReference({ clock: 'manual' }) : undefined;
@@ -33,6 +33,7 @@ async function call(method, path, token, body, extra = {}) {
       body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
     }),
   );
+  count429(res.status);
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
   return res.json();
 }

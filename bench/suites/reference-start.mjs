@@ -8,9 +8,9 @@ import { existsSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { emit, summarize } from '../lib/harness.mjs';
 import { BENCH, distFile, ROOT } from '../lib/sdk.mjs';
+import { size } from '../lib/mode.mjs';
 
-const quick = process.argv.includes('--quick');
-const rounds = quick ? 3 : 10;
+const rounds = size(10, 3, 1);
 const entry = distFile('psp-sdk/reference');
 const bin = `${ROOT}dist/reference/bin.js`;
 if (!existsSync(entry) || !existsSync(bin)) {

@@ -1,6 +1,8 @@
-// Reference SSE fan-out: 1,000 open event streams of one merchant (one API key each: the spec allows one stream
-// per key), then payments created one at a time; for each, the time from sending the create to the
-// `payment.created` frame arriving on every stream. Memory per stream is the server's heap + external growth
+// Reference SSE fan-out: 1,000 open event streams (one API key each: the spec allows one stream per key), then
+// events one at a time; for each, the time from sending the create to the `payment.created` frame arriving on
+// every stream. A terminal holds at most 100 API keys (the cabinet refuses the 101st with 409 too_many_api_keys)
+// and a merchant has one terminal, so the streams are spread over merchants of 99 streams each; an event is one
+// payment per merchant, created at once. Memory per stream is the server's heap + external growth
 // (after full GCs) from before the streams opened to when all are open.
 
 import http from 'node:http';
@@ -12,14 +14,14 @@ import { existsSync } from 'node:fs';
 import { distFile } from '../lib/sdk.mjs';
 import { ask, startServer } from '../servers/spawn.mjs';
 import { jsonCaller, serverExecArgv } from '../lib/reference-client.mjs';
+import { size } from '../lib/mode.mjs';
 
-const quick = process.argv.includes('--quick');
 // The 1,000 clients: `raw` (default) reads each stream from a plain socket and finds frames with Buffer.indexOf;
 // `http` is the first version (http.request, utf8 decoding, String.includes), whose own CPU per event was about
 // twice the reference's after the direct-write change, so it weighed on the figure it measured.
 const CLIENT = process.env.PSP_SSE_CLIENT === 'http' ? 'http' : 'raw';
-const STREAMS = quick ? 200 : 1000;
-const EVENTS = quick ? 10 : 40;
+const STREAMS = size(1000, 200, 150);
+const EVENTS = size(40, 10, 2);
 
 if (!existsSync(distFile('psp-sdk/reference'))) {
   await emit('sse-fanout', { ok: false, reason: 'no psp-sdk/reference build' });
@@ -114,18 +116,32 @@ function openHttp(key, seen) {
   });
 }
 
+/** Streams per merchant: its terminal's first key creates the payments, 99 more keys read the streams. */
+const STREAMS_PER_MERCHANT = 99;
+const merchants = [];
 const streams = [];
 let result;
 try {
   const keys = [];
-  for (let i = 0; i < STREAMS; i++) {
-    const k = await call(
-      'POST',
-      `/_cabinet/terminals/${facts.terminal_id}/api-keys`,
+  for (let i = 0; i < STREAMS; i += STREAMS_PER_MERCHANT) {
+    const m = await call('POST', '/_cabinet/merchants', facts.admin_token, '{"name":"sse-fanout"}');
+    // Each stream's opening is a request of its merchant: lift the limit so the limiter shapes nothing here.
+    await call(
+      'PATCH',
+      `/_cabinet/merchants/${m.merchant_id}`,
       facts.admin_token,
-      '{"mode":"test"}',
+      '{"rate_limit":{"limit":1000000000,"window_seconds":1}}',
     );
-    keys.push(k.api_key);
+    merchants.push(m);
+    for (let j = i; j < Math.min(STREAMS, i + STREAMS_PER_MERCHANT); j++) {
+      const k = await call(
+        'POST',
+        `/_cabinet/terminals/${m.terminal_id}/api-keys`,
+        facts.admin_token,
+        '{"mode":"test"}',
+      );
+      keys.push(k.api_key);
+    }
   }
   const memBefore = await ask(server.child, { cmd: 'memory' }, 'memory');
 
@@ -158,7 +174,9 @@ try {
       waiting = { index: e, t0: performance.now(), arrivals, remaining: streams.length, done };
     });
     const timeout = new Promise((r) => setTimeout(r, 5000, 'timeout'));
-    await call('POST', '/api/v1/public/payments', facts.api_key, CREATE_INPUT_JSON);
+    await Promise.all(
+      merchants.map((m) => call('POST', '/api/v1/public/payments', m.api_key, CREATE_INPUT_JSON)),
+    );
     const outcome = await Promise.race([finished, timeout]);
     if (outcome === 'timeout') {
       missed += streams.length - arrivals.length;
@@ -182,6 +200,7 @@ try {
     ok: true,
     client: CLIENT,
     streams: STREAMS,
+    merchants: merchants.length,
     events: EVENTS,
     missed,
     p50Ms: quantile(all, 0.5),
@@ -201,11 +220,12 @@ try {
 | ${STREAMS.toLocaleString('en-US')} | ${EVENTS} | ${f(result.p50Ms)} / ${f(result.p99Ms)} / ${f(result.maxMs)} ms | ${f(result.allP50Ms)} / ${f(result.allP99Ms)} ms | ${missed} | ${(bytesPerStream / 1024).toFixed(1)} KB | ${(rssPerStream / 1024).toFixed(1)} KB | ${f(serverCpuPerEvent)} ms | ${f(clientCpuPerEvent)} ms |
 
 The reference runs in its own process (\`startReference\`); ${STREAMS.toLocaleString('en-US')} API keys are made
-through \`POST /_cabinet/terminals/{id}/api-keys\` and each opens \`GET /api/v1/public/events\` on its own socket
-from this process (${CLIENT === 'raw' ? 'plain sockets, frames found in the bytes with `Buffer.indexOf`' : '`http.request`, decoded to strings'}). Payments are then created one at a time; a frame's latency runs from sending the create to
-the \`event: payment.created\` frame reaching a stream. The clients' own parsing of ${STREAMS.toLocaleString('en-US')}
+through \`POST /_cabinet/terminals/{id}/api-keys\`, on ${merchants.length} merchants of at most ${STREAMS_PER_MERCHANT} streams each
+(a terminal holds at most 100 keys; each merchant's rate limit lifted), and each opens \`GET /api/v1/public/events\` on its own socket
+from this process (${CLIENT === 'raw' ? 'plain sockets, frames found in the bytes with `Buffer.indexOf`' : '`http.request`, decoded to strings'}). Events then come one at a time, each one payment per merchant created at once; a frame's latency runs from
+sending the creates to the \`event: payment.created\` frame reaching a stream. The clients' own parsing of ${STREAMS.toLocaleString('en-US')}
 sockets in one process is inside the figure, so it is an upper bound. "CPU per event" is the CPU time the
-server (and this client process) used per event, creation included: on a machine whose cores are taken by other
+server (and this client process) used per event, its ${merchants.length} creations included: on a machine whose cores are taken by other
 jobs the latency stretches, the CPU time does not, so server + client CPU per event is what the fan-out would take
 with a core each.`;
   console.error(

@@ -13,14 +13,14 @@ import { existsSync, readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import { CREATE_INPUT_JSON } from '../lib/fixtures.mjs';
-import { emit } from '../lib/harness.mjs';
+import { count429, emit } from '../lib/harness.mjs';
 import { distFile } from '../lib/sdk.mjs';
 import { ask, startServer } from '../servers/spawn.mjs';
 import { jsonCaller, serverExecArgv } from '../lib/reference-client.mjs';
+import { size } from '../lib/mode.mjs';
 
-const quick = process.argv.includes('--quick');
-const N = quick ? 3000 : 8000;
-const BURSTS = quick ? 1 : 3;
+const N = size(8000, 3000, 50);
+const BURSTS = size(3, 1, 1);
 
 if (!existsSync(distFile('psp-sdk/reference'))) {
   await emit('webhook-delivery', { ok: false, reason: 'no psp-sdk/reference build' });
@@ -80,6 +80,7 @@ function readLoad(seconds) {
     duration: seconds,
   });
   inst.on('response', (_c, status) => {
+    count429(status);
     if (status !== 200) return;
     const b = Math.floor(performance.now() / 100);
     buckets.set(b, (buckets.get(b) ?? 0) + 1);
@@ -125,7 +126,7 @@ try {
     }
     const setupSeconds = (performance.now() - t0) / 1000;
 
-    const load = readLoad(quick ? 6 : 10);
+    const load = readLoad(size(10, 6, 1));
     // CPU time of the three processes (reference, receiver, this one = autocannon) over the quiet window and over
     // the burst: on 2 shared cores, what the deliveries take is what the API loses.
     const cpuAll = async () => {
@@ -141,7 +142,7 @@ try {
     };
     await new Promise((r) => setTimeout(r, 1000));
     const cpuQuiet = await cpuAll();
-    await new Promise((r) => setTimeout(r, quick ? 1000 : 2000));
+    await new Promise((r) => setTimeout(r, size(2000, 1000, 100)));
     await ask(receiver.child, { cmd: 'accept' }, 'accepting');
     const cpuBurst = await cpuAll();
     const cpu0 = cpuBurst.server;

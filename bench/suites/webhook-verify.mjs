@@ -10,8 +10,8 @@ import Stripe from 'stripe';
 import { webhookBody } from '../lib/fixtures.mjs';
 import { compare, emit, printRows } from '../lib/harness.mjs';
 import { importSdk } from '../lib/sdk.mjs';
+import { size } from '../lib/mode.mjs';
 
-const quick = process.argv.includes('--quick');
 const body = webhookBody(2048);
 const secret = 'whs_4f8a1c2e9b7d6a5f3e2c1b0a9f8e7d6c';
 const t = Math.floor(Date.now() / 1000);
@@ -140,8 +140,9 @@ const rows = await compare(variants, {
   baseline: 'node:crypto HMAC + timingSafeEqual',
   // 24 rounds: the goal (0.45) sits a few per cent under the ceiling (about 0.48), and at 12 a run's median moved
   // by about as much.
-  rounds: quick ? 4 : 24,
-  sliceMs: quick ? 60 : 100,
+  rounds: size(24, 4, 1),
+  sliceMs: size(100, 60, 5),
+  warmupMs: size(400, 400, 5),
 });
 printRows('webhook verify, v2, 2 KB body', rows);
 await emit('webhook-verify', {

@@ -4,12 +4,14 @@ import {
   CURRENCY_RE,
   LIMITS,
   MODES,
+  PAYMENT_CURRENCIES,
   PAYMENT_METHODS,
   PAYMENT_STATUSES,
   PAYOUT_METHODS,
   PAYOUT_STATUSES,
   PHONE_RE,
   REFUND_STATUSES,
+  WEBHOOK_URL_PATTERN,
 } from '../schemas/limits.js';
 
 /** A JSON Schema fragment (2020-12, as OpenAPI 3.1 uses it). */
@@ -28,15 +30,18 @@ const uuid: JsonSchema = { type: 'string', format: 'uuid' };
 const timestamp: JsonSchema = { type: 'string', format: 'date-time' };
 // Safe integers only: beyond 2^53 - 1 a JSON number loses precision, so the schemas refuse it.
 const minorUnits: JsonSchema = { type: 'integer', format: 'int64', maximum: Number.MAX_SAFE_INTEGER };
+// JSON Schema's maxLength counts code points, as the schemas' maxChars does.
 const text = (max: number): JsonSchema => ({ type: 'string', maxLength: max });
 const pattern = (re: RegExp): JsonSchema => ({ type: 'string', pattern: re.source });
 const oneOf = (values: readonly string[]): JsonSchema => ({ type: 'string', enum: [...values] });
-// Where the service POSTs: an absolute http(s) URL with no user name or password in its authority.
+// Where the service POSTs: the service's own form (isWebhookUrl asks this pattern), with no `format: uri`, which
+// would refuse what the service takes (a Cyrillic host, `%zz` in a path).
 const webhookUrl: JsonSchema = {
   type: 'string',
-  format: 'uri',
-  pattern: String.raw`^[Hh][Tt][Tt][Pp][Ss]?://[^@/?#\\]*(?:[/?#\\]|$)`,
+  pattern: WEBHOOK_URL_PATTERN,
   maxLength: LIMITS.urlMax,
+  description:
+    'An absolute http(s) URL without a user name or password: a host name (ASCII, Latin or Cyrillic letters; a punycode `xn--` label must decode), a dotted IPv4 address or a bracketed IPv6 one, an optional port, then no spaces or control characters.',
 };
 // Where the buyer's browser goes back: any absolute URI (an app's own scheme too) but a script scheme.
 const returnUrl: JsonSchema = {
@@ -113,7 +118,7 @@ export const LEAVES: Record<string, Record<string, JsonSchema>> = {
   SseEvent: { kind: oneOf(SSE_KINDS), at: timestamp },
   CreatePaymentInput: {
     amount: { ...minorUnits, minimum: 1 },
-    currency: { ...pattern(CURRENCY_RE), default: 'RUB' },
+    currency: { ...oneOf(PAYMENT_CURRENCIES), default: 'RUB' },
     method: { ...oneOf(PAYMENT_METHODS), default: 'any' },
     order_id: text(LIMITS.orderIdMax),
     customer_id: text(LIMITS.customerIdMax),

@@ -204,9 +204,12 @@ export const OPERATIONS: readonly Operation[] = [
 
 /**
  * Refusals every operation can answer, before its route runs (spec 5): the key, the allow-list, the rate limit,
- * live mode (400, the signature and the body cap, is in each operation's own list with its other 400s).
+ * live mode (400, the signature and the body cap, is in each operation's own list with its other 400s); and 431,
+ * which the node adapter answers for any request whose headers node's parser refuses as too large
+ * (src/reference/adapters/client-errors.ts), before any route.
  */
 export const SHARED_REFUSALS: Record<number, string> = {
   401: '`unauthorized`: the Authorization header is missing or malformed, the key is unknown or revoked, or it is the admin token.',
   429: '`rate_limited`: the merchant rate limit is exceeded; `Retry-After` says when to retry, in seconds.',
+  431: '`headers_too_large`: the request headers are larger than the server reads (node: 16 KiB in all).',
 };

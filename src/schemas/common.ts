@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { UUID_V4_RE } from './limits.js';
+import { UUID_V4_RE, WEBHOOK_URL_PATTERN } from './limits.js';
 
 /**
  * How a response schema treats drift from the spec.
@@ -105,6 +105,31 @@ export interface MapLimits {
   keys: number;
 }
 
+/**
+ * The length of `v` in Unicode code points, as JSON Schema's `maxLength` and a user count characters (an emoji is
+ * one, not two UTF-16 units). A lone surrogate counts one.
+ *
+ * @example
+ * codePoints('😀'.repeat(3)); // 3 ('😀'.repeat(3).length is 6)
+ */
+export function codePoints(v: string): number {
+  let n = v.length;
+  for (let i = 0; i < v.length - 1; i++) {
+    const c = v.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const d = v.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        n--;
+        i++;
+      }
+    }
+  }
+  return n;
+}
+
+/** At most `max` code points; a string of at most `max` UTF-16 units is within it without counting. */
+const within = (v: string, max: number) => v.length <= max || (v.length <= 2 * max && codePoints(v) <= max);
+
 const isPlainObject = (v: unknown): v is Record<string, unknown> => {
   if (typeof v !== 'object' || v === null) return false;
   const proto = Object.getPrototypeOf(v);
@@ -127,9 +152,9 @@ export function stringMap(limits?: MapLimits) {
         const message =
           typeof v !== 'string'
             ? 'values must be strings'
-            : limits && key.length > limits.key
+            : limits && !within(key, limits.key)
               ? `keys must be at most ${limits.key} characters`
-              : limits && v.length > limits.value
+              : limits && !within(v, limits.value)
                 ? `values must be at most ${limits.value} characters`
                 : '';
         if (message) ctx.issues.push({ code: 'custom', input: v, path: [key], message });
@@ -168,15 +193,21 @@ export function isHttpUrl(v: string): boolean {
   return HTTP.test(parseUrl(v)?.protocol ?? '');
 }
 
+let webhookUrlRe: RegExp | undefined;
+
 /**
  * An absolute http(s) URL with no user name or password in it: where the service POSTs webhooks (credentials in a
- * URL would be dropped, or logged with it).
+ * URL would be dropped, or logged with it). The form is {@link WEBHOOK_URL_PATTERN}, the text the OpenAPI document
+ * publishes, and a WHATWG URL must parse it (a punycode label must decode), so the document's pattern refuses
+ * nothing this accepts and accepts no other form (`https://`, `HTTP://?`, ` https://x` with a space).
  *
  * @example
  * isWebhookUrl('https://shop.example/psp'); // true
  * isWebhookUrl('https://user:pass@shop.example/psp'); // false
  */
 export function isWebhookUrl(v: string): boolean {
+  webhookUrlRe ??= new RegExp(WEBHOOK_URL_PATTERN, 'u');
+  if (!webhookUrlRe.test(v)) return false;
   const url = parseUrl(v);
   return !!url && HTTP.test(url.protocol) && !url.username && !url.password;
 }
@@ -201,9 +232,12 @@ export function isAbsoluteUri(v: string): boolean {
 /** A string matching `re` (a non-global regex). */
 export const matches = (re: RegExp, message: string) => z.refine<string>((v) => re.test(v), message);
 
-/** A string of at most `max` UTF-16 code units, as `z.maxLength` counts. */
+/**
+ * A string of at most `max` characters, counted in code points ({@link codePoints}) as the OpenAPI document's
+ * `maxLength` counts: the one length rule of every length-limited string of the wire.
+ */
 export const maxChars = (max: number, message = `must be at most ${max} characters`) =>
-  z.refine<string>((v) => v.length <= max, message);
+  z.refine<string>((v) => within(v, max), message);
 
 /** A number of at least `min`. */
 export const atLeast = (min: number, message: string) => z.refine<number>((v) => v >= min, message);

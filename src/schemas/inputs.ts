@@ -18,6 +18,7 @@ import {
   IDEMPOTENCY_KEY_RE,
   IDEMPOTENCY_KEY_RULE,
   LIMITS,
+  PAYMENT_CURRENCIES,
   PAYMENT_METHODS,
   PAYOUT_METHODS,
   PHONE_RE,
@@ -33,6 +34,11 @@ const url = (ok: (v: string) => boolean, message: string) =>
   str(message).check(z.refine(ok, message), maxChars(LIMITS.urlMax));
 
 const currency = () => str().check(matches(CURRENCY_RE, 'must be a 3-letter uppercase ISO 4217 code'));
+/**
+ * A payment's currency: one of {@link PAYMENT_CURRENCIES} for the reference (and the document's enum); the SDK asks
+ * only the form, so a currency the service adds later can be sent by an old client.
+ */
+const paymentCurrency = (m: SchemaMode) => (m.strict ? oneOf(PAYMENT_CURRENCIES) : currency());
 
 const metadata = () =>
   stringMap({ key: LIMITS.metadataKeyMax, value: LIMITS.metadataValueMax, keys: LIMITS.metadataMaxKeys });
@@ -45,7 +51,7 @@ const inputObj = <S extends z.core.$ZodLooseShape>(m: SchemaMode, shape: S) =>
 function build(m: SchemaMode) {
   const CreatePaymentInput = inputObj(m, {
     amount: amount(),
-    currency: z.optional(currency()),
+    currency: z.optional(paymentCurrency(m)),
     method: z.optional(oneOf(PAYMENT_METHODS)),
     order_id: z.optional(text(LIMITS.orderIdMax)),
     customer_id: z.optional(text(LIMITS.customerIdMax)),

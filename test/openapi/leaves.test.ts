@@ -18,8 +18,10 @@ const verdicts = (component: 'CreatePaymentInput' | 'CreateRefundInput' | 'Creat
 };
 
 const s = (n: number) => 'x'.repeat(n);
+// One character that is two UTF-16 units: both sides count it once (code points), as JSON Schema's maxLength does.
+const e = (n: number) => '😀'.repeat(n);
 const amounts = [1, 0, -1, 1.5, 2 ** 53 - 1, 2 ** 53, '100', null];
-const currencies = ['RUB', 'USD', 'rub', 'RU', 'RUBB', 1];
+const currencies = ['RUB', 'USD', 'EUR', 'rub', 'RU', 'RUBB', 'GBP', 'XYZ', 1];
 const urls = [
   'https://shop.example/return',
   'HTTP://shop.example',
@@ -44,7 +46,13 @@ const EDGES: Record<string, { base: Record<string, unknown>; fields: Record<stri
       amount: amounts,
       currency: currencies,
       method: ['sbp', 'cards', 'any', 'cash', ''],
-      order_id: [s(LIMITS.orderIdMax), s(LIMITS.orderIdMax + 1), 5],
+      order_id: [
+        s(LIMITS.orderIdMax),
+        s(LIMITS.orderIdMax + 1),
+        e(LIMITS.orderIdMax),
+        e(LIMITS.orderIdMax + 1),
+        5,
+      ],
       customer_id: [s(LIMITS.customerIdMax), s(LIMITS.customerIdMax + 1)],
       description: [s(LIMITS.descriptionMax), s(LIMITS.descriptionMax + 1)],
       return_url: urls,
@@ -57,6 +65,11 @@ const EDGES: Record<string, { base: Record<string, unknown>; fields: Record<stri
         { [s(LIMITS.metadataKeyMax + 1)]: 'v' },
         { k: s(LIMITS.metadataValueMax) },
         { k: s(LIMITS.metadataValueMax + 1) },
+        { [e(LIMITS.metadataKeyMax)]: 'v' },
+        { [e(LIMITS.metadataKeyMax + 1)]: 'v' },
+        { k: e(LIMITS.metadataValueMax) },
+        { k: e(LIMITS.metadataValueMax + 1) },
+        JSON.parse('{"__proto__":"a","constructor":"b","prototype":"c"}'),
         Object.fromEntries(Array.from({ length: LIMITS.metadataMaxKeys }, (_, i) => [`k${i}`, 'v'])),
         Object.fromEntries(Array.from({ length: LIMITS.metadataMaxKeys + 1 }, (_, i) => [`k${i}`, 'v'])),
         [],

@@ -89,13 +89,6 @@ describe('POST /payments', () => {
     expect(env.ref.simulator.getClock().mode).toBe('manual');
   });
 
-  it('refuses a "__proto__" metadata key rather than dropping it', async () => {
-    env = setup();
-    const r = await env.call('/payments', { raw: '{"amount":100,"metadata":{"__proto__":"x"}}' });
-    expectError(r, 400, 'bad_request');
-    expect(r.body.error.message).toContain('__proto__');
-  });
-
   it('requires a body', async () => {
     env = setup();
     expectError(await env.call('/payments', { method: 'POST' }), 400, 'bad_request');

@@ -38,8 +38,5 @@ export const DEFAULTS = {
   maxBodyBytes: 1024 * 1024,
 } as const;
 
-/** Currencies a payment may be made in; all have two decimal places of minor units. */
-export const PAYMENT_CURRENCIES = ['RUB', 'USD', 'EUR'] as const;
-
 /** SBP moves roubles only. */
 export const PAYOUT_CURRENCIES = ['RUB'] as const;
