@@ -1,7 +1,7 @@
 import { type Clock, ManualClock, RealClock } from './domain/clock.js';
 import { type CabinetApi, createCabinet, createSimulator, type SimulatorApi } from './domain/control.js';
 import { Domain } from './domain/core.js';
-import { randomToken } from './domain/ids.js';
+import { newAdminToken } from './domain/admin-token.js';
 import type { BankAdapter } from './domain/bank.js';
 import { ConnectionReset, Faults, type FaultRuleInput, type FaultsApi } from './faults/index.js';
 import { createApp } from './http/app.js';
@@ -151,7 +151,7 @@ export function createReference(options: ReferenceOptions = {}): Reference {
   });
   const hub = createEventStreamHub({ bus: domain.bus, clock });
   const cabinet = createCabinet(domain, webhooks);
-  const adminToken = initial?.doc.admin_token ?? `adm_${randomToken(40)}`;
+  const adminToken = initial?.doc.admin_token ?? newAdminToken();
   const first = initial?.doc.facts ?? cabinet.createMerchant({ name: 'Reference merchant' });
   const state = createState({ domain, webhooks, hub, adminToken, facts: first, faults });
   if (initial) state.apply(initial);

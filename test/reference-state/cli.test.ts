@@ -100,6 +100,23 @@ describe('psp-reference --state <file>', () => {
     },
     T,
   );
+
+  it(
+    'a file with a bad fault rule stops the start with exit 2 and a message naming the file',
+    async () => {
+      const file = join(await tempDir(), 'faulty.json');
+      const ref = createReference();
+      const doc = ref.simulator.snapshot();
+      await writeFile(file, JSON.stringify({ ...doc, fault_rules: [{ id: 'f1', hits: 0, kind: 'nope' }] }));
+      await ref.close();
+      const run = cli(['--port', '0', '--json', '--state', file]);
+      await expect(run.facts).rejects.toThrow();
+      expect(await run.exit).toBe(2);
+      expect(run.stderr()).toContain(file);
+      expect(run.stderr()).toContain('fault_rules[0]');
+    },
+    T,
+  );
 });
 
 describe('the state file', () => {

@@ -1,6 +1,7 @@
 // `--state <file>` of the CLI: Node-only, so only cli.ts imports it (the rest of src/reference/state is web standard).
 import { open, readFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { Faults } from '../faults/index.js';
 import { buildState } from './restore.js';
 import type { Snapshot } from './schema.js';
 
@@ -32,7 +33,9 @@ export async function readStateFile(path: string): Promise<unknown> {
     throw new StateFileError(`the state file ${path} is not JSON (a truncated or foreign file?)`);
   }
   try {
-    buildState(doc);
+    // Checked whole, fault rules included (by the faults module's own check, into rules never put in force), so
+    // nothing in the file can stop the start later without naming it.
+    buildState(doc, new Faults());
   } catch (error) {
     throw new StateFileError(`the state file ${path} is not a snapshot: ${(error as Error).message}`);
   }

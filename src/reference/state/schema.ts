@@ -9,6 +9,7 @@ import {
   REFUND_STATUSES,
 } from '../../schemas/limits.js';
 import { inputSchemas } from '../../schemas/inputs.js';
+import { adminTokenProblem } from '../domain/admin-token.js';
 import { CABINET_RULES } from '../domain/cabinet-inputs.js';
 import { CLOCK_MAX_MS, TIME_MAX_MS } from '../domain/clock.js';
 import { MAX_MERCHANTS } from '../domain/control.js';
@@ -168,7 +169,12 @@ export const SnapshotSchema = obj({
   format: z.literal(SNAPSHOT_FORMAT),
   version: z.literal(SNAPSHOT_VERSION),
   clock: obj({ mode: z.enum(['real', 'manual']), now: z.int().check(z.minimum(0), z.maximum(CLOCK_MAX_MS)) }),
-  admin_token: str,
+  admin_token: z.string().check(
+    z.superRefine((token, ctx) => {
+      const problem = adminTokenProblem(token);
+      if (problem) ctx.issues.push({ code: 'custom', input: '', message: problem });
+    }),
+  ),
   /** The startup facts' merchant (the one started first), with its test key and signing secret in clear. */
   facts: obj({ merchant_id: str, shop_id: str, terminal_id: str, api_key: str, signing_secret: str }),
   merchants: array(merchant).check(z.maxLength(MAX_MERCHANTS, `at most ${MAX_MERCHANTS} merchants`)),
