@@ -14,7 +14,9 @@ describe('one rule for an admin token', () => {
       const doc = { ...ref.simulator.snapshot(), admin_token: token };
       const r = await admin('/_simulator/restore', { body: doc });
       expectError(r, 400, 'bad_request');
-      expect(r.body.error.message).toContain(`admin_token: must be at least ${ADMIN_TOKEN_MIN_LENGTH} characters`);
+      expect(r.body.error.message).toContain(
+        `admin_token: must be at least ${ADMIN_TOKEN_MIN_LENGTH} characters`,
+      );
       expect(() => createReference({ state: doc })).toThrow(/admin_token/);
     }
     expect(JSON.stringify(ref.simulator.snapshot())).toBe(before);
@@ -24,10 +26,20 @@ describe('one rule for an admin token', () => {
   });
 
   test('psp-reference trigger refuses the same tokens from --admin-token and PSP_ADMIN_TOKEN', async () => {
-    const base = ['payment.succeeded', '--base-url', 'http://127.0.0.1:4010', '--api-key', 'sk_test_abcdef_secret'];
+    const base = [
+      'payment.succeeded',
+      '--base-url',
+      'http://127.0.0.1:4010',
+      '--api-key',
+      'sk_test_abcdef_secret',
+    ];
     for (const token of SHORT.slice(1)) {
-      expect(() => parseTriggerArgs([...base, '--admin-token', token], {})).toThrow(/--admin-token must be at least/);
-      expect(() => parseTriggerArgs(base, { PSP_ADMIN_TOKEN: token })).toThrow(/--admin-token must be at least/);
+      expect(() => parseTriggerArgs([...base, '--admin-token', token], {})).toThrow(
+        /--admin-token must be at least/,
+      );
+      expect(() => parseTriggerArgs(base, { PSP_ADMIN_TOKEN: token })).toThrow(
+        /--admin-token must be at least/,
+      );
     }
     const ref = createReference();
     expect(parseTriggerArgs([...base, '--admin-token', ref.admin_token], {})).toMatchObject({

@@ -109,7 +109,11 @@ describe('psp-reference --state <file>', () => {
       const facts = await first.facts;
       const headers = { authorization: `Bearer ${facts.api_key}`, 'content-type': 'application/json' };
       const create = async () => {
-        const r = await fetch(`${facts.base_url}/api/v1/public/payments`, { method: 'POST', headers, body: '{"amount":1000}' });
+        const r = await fetch(`${facts.base_url}/api/v1/public/payments`, {
+          method: 'POST',
+          headers,
+          body: '{"amount":1000}',
+        });
         expect(r.status).toBe(201);
         return ((await r.json()) as { payment: { id: string } }).payment.id;
       };
@@ -140,7 +144,9 @@ describe('psp-reference --state <file>', () => {
       await loop;
       const saved = await onDisk();
       for (const id of early) expect(saved.has(id)).toBe(true);
-      expect((await readdir(join(file, '..'))).filter((f) => f !== 'state.json').length).toBeLessThanOrEqual(1); // at most the temp file of a write it was killed in
+      expect((await readdir(join(file, '..'))).filter((f) => f !== 'state.json').length).toBeLessThanOrEqual(
+        1,
+      ); // at most the temp file of a write it was killed in
 
       const second = cli(['--port', '0', '--json', '--quiet', '--state', file]);
       const again = await second.facts;

@@ -29,7 +29,7 @@ describe('a restore during a clock advance', () => {
     expect(second.body.now).toBe(at);
     expect(clock.now()).toBe(snap.body.clock.now);
     expect((await admin('/_simulator/clock')).body.now).toBe(at);
-    expect((await admin("/_simulator/snapshot")).body.payments[0]).toMatchObject({
+    expect((await admin('/_simulator/snapshot')).body.payments[0]).toMatchObject({
       id: payment.id,
       status: 'pending',
     });

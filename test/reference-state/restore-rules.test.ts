@@ -8,7 +8,13 @@ async function world() {
   const t = setup();
   const { ref, admin, call, createPayment } = t;
   const second = (await admin('/_cabinet/merchants', { body: { name: 'Second' } })).body;
-  expect((await admin(`/_cabinet/shops/${ref.shop_id}/webhook-endpoints`, { body: { url: 'https://shop.example/h' } })).status).toBe(201);
+  expect(
+    (
+      await admin(`/_cabinet/shops/${ref.shop_id}/webhook-endpoints`, {
+        body: { url: 'https://shop.example/h' },
+      })
+    ).status,
+  ).toBe(201);
   const paid = await createPayment({ amount: 5000 }, { headers: { 'idempotency-key': 'k-1' } });
   ref.simulator.succeedPayment(paid.payment.id);
   const refund = await call(`/payments/${paid.payment.id}/refund`, { body: { amount: 1000 } });
@@ -52,7 +58,11 @@ describe('a restored document passes the cabinet rules', () => {
     const t = await world();
     const doc = t.doc();
     const [e] = doc.webhook_endpoints;
-    doc.webhook_endpoints = Array.from({ length: MAX_ENDPOINTS_PER_SHOP + 1 }, (_, i) => ({ ...e, id: `ep-${i}`, seq: i }));
+    doc.webhook_endpoints = Array.from({ length: MAX_ENDPOINTS_PER_SHOP + 1 }, (_, i) => ({
+      ...e,
+      id: `ep-${i}`,
+      seq: i,
+    }));
     await refused(t, doc, new RegExp(`more than ${MAX_ENDPOINTS_PER_SHOP} webhook endpoints`));
   });
 
@@ -90,7 +100,10 @@ describe('a restored document passes the cabinet rules', () => {
     // The document cannot say which route a fingerprint was made on, so the restore takes it; the replay then
     // finds no payment behind the key, which is the key used for another request.
     expect((await t.admin('/_simulator/restore', { body: doc })).status).toBe(200);
-    const replay = await t.call('/payments', { body: { amount: 5000 }, headers: { 'idempotency-key': 'k-1' } });
+    const replay = await t.call('/payments', {
+      body: { amount: 5000 },
+      headers: { 'idempotency-key': 'k-1' },
+    });
     expectError(replay, 409, 'idempotent_conflict');
   });
 });

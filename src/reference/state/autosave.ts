@@ -37,7 +37,9 @@ export function autosave(
     // The snapshot is taken in one synchronous step, so the file holds one consistent state.
     writing = snapshot()
       .then((doc) => writeStateFile(path, doc))
-      .catch((error: unknown) => log(`psp-reference: cannot write the state to ${path}: ${(error as Error).message}`))
+      .catch((error: unknown) =>
+        log(`psp-reference: cannot write the state to ${path}: ${(error as Error).message}`),
+      )
       .finally(() => {
         writing = undefined;
         if (dirty) arm();

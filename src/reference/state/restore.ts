@@ -87,7 +87,8 @@ export function buildState(input: unknown, faults?: FaultRulesState) {
   const digests = new Map<string, string>();
   for (const [digest, k] of keys) {
     const other = digests.get(digest);
-    if (other !== undefined) throw bad(`API keys ${quote(other, 100)} and ${quote(k.id, 100)} have the same digest.`);
+    if (other !== undefined)
+      throw bad(`API keys ${quote(other, 100)} and ${quote(k.id, 100)} have the same digest.`);
     digests.set(digest, k.id);
   }
   atMost(doc.api_keys, (k) => k.terminal_id, MAX_KEYS_PER_TERMINAL, 'API keys');

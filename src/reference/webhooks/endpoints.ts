@@ -39,7 +39,9 @@ export interface CreatedEndpoint {
 const URL_RULE = 'must be an absolute http(s) URL without a user name or password';
 
 /** An endpoint's URL: the rule of a payment's `webhook_url` too; a restore checks a snapshot's endpoints by it. */
-export const ENDPOINT_URL = z.string(URL_RULE).check(z.refine(isWebhookUrl, URL_RULE), maxChars(LIMITS.urlMax));
+export const ENDPOINT_URL = z
+  .string(URL_RULE)
+  .check(z.refine(isWebhookUrl, URL_RULE), maxChars(LIMITS.urlMax));
 
 // The rules of a payment's `webhook_url` (src/schemas), so both places where the service POSTs take the same URLs.
 const endpointInput = z.strictObject(
