@@ -7,7 +7,8 @@
 import process from 'node:process';
 import { banner, parseCliArgs, startupJson, USAGE, UsageError, VERSION } from './adapters/cli-args.js';
 import { triggerCommand } from './cli-trigger.js';
-import { startReference } from './start.js';
+import { type RunningReference, startReference } from './start.js';
+import { autosave } from './state/autosave.js';
 import { readStateFile, StateFileError, writeStateFile } from './state/file.js';
 
 async function main(argv: string[]): Promise<void> {
@@ -35,14 +36,28 @@ async function main(argv: string[]): Promise<void> {
   for (const method of ['log', 'info', 'debug'] as const) console[method] = console.error;
 
   const state = file === undefined ? undefined : await readStateFile(file);
+  // Written after changes too, not only at a signal: a crash (kill -9, OOM, power cut) loses about a second.
+  let started: RunningReference | undefined;
+  const saver = file
+    ? autosave(
+        file,
+        async () => {
+          if (!started) throw new Error('the reference has not started');
+          return started.control.snapshot();
+        },
+        log,
+      )
+    : undefined;
   const running = await startReference({
     ...options,
     ...(state === undefined ? {} : { state }),
+    ...(saver ? { onChange: () => saver.changed() } : {}),
     // The CLI owns its process, so it may take @hono/node-server's default for a dedicated server (in-process,
     // startReference leaves the globals alone).
     overrideGlobalObjects: true,
     ...(quiet ? {} : { logger: log }),
   });
+  started = running;
 
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
@@ -58,10 +73,10 @@ async function main(argv: string[]): Promise<void> {
       process.exit(0);
     }, 5000);
     guard.unref();
-    // The state is saved as it was at the signal, before close() cancels anything.
+    // The state is saved as it was at the signal, before close() cancels anything (after a write in flight).
     const saved = file
-      ? running.control
-          .snapshot()
+      ? Promise.resolve(saver?.close())
+          .then(() => running.control.snapshot())
           .then((doc) => writeStateFile(file, doc))
           .then(() => log(`psp-reference: state written to ${file}`))
       : Promise.resolve();

@@ -1,7 +1,7 @@
 import { type Clock, ManualClock, RealClock } from './domain/clock.js';
 import { type CabinetApi, createCabinet, createSimulator, type SimulatorApi } from './domain/control.js';
 import { Domain } from './domain/core.js';
-import { randomToken } from './domain/ids.js';
+import { newAdminToken } from './domain/admin-token.js';
 import type { BankAdapter } from './domain/bank.js';
 import { ConnectionReset, Faults, type FaultRuleInput, type FaultsApi } from './faults/index.js';
 import { createApp } from './http/app.js';
@@ -46,6 +46,14 @@ export interface ReferenceOptions {
   faults?: FaultRuleInput[];
   /** Makes the fault rules' `probability` draws repeatable (a safe integer). Default: a random seed. */
   seed?: number;
+  /**
+   * Called after anything that may have changed the state: a request other than GET/HEAD/OPTIONS was answered, or
+   * the domain published an event (a payment expired on the clock, a payout settled). Many calls come per second
+   * under load: coalesce the work (the CLI's `--state` writes at most one file per interval). Default: none.
+   *
+   * @example createReference({ onChange: () => (dirty = true) })
+   */
+  onChange?: () => void;
 }
 
 /** What the socket adapter knows about a request and a Request cannot carry. */
@@ -113,6 +121,9 @@ export interface Reference extends StartupFacts, ReferenceControl {
   close(): Promise<void>;
 }
 
+/** Methods that change nothing (a change listener is not told of them). */
+const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
 function makeClock(option: ReferenceOptions['clock']): Clock {
   if (option === undefined || option === 'real') return new RealClock();
   if (option === 'manual') return new ManualClock(Date.now());
@@ -150,8 +161,10 @@ export function createReference(options: ReferenceOptions = {}): Reference {
     ...(log ? { logger: log } : {}),
   });
   const hub = createEventStreamHub({ bus: domain.bus, clock });
+  const { onChange } = options;
+  if (onChange) domain.bus.subscribe(() => onChange());
   const cabinet = createCabinet(domain, webhooks);
-  const adminToken = initial?.doc.admin_token ?? `adm_${randomToken(40)}`;
+  const adminToken = initial?.doc.admin_token ?? newAdminToken();
   const first = initial?.doc.facts ?? cabinet.createMerchant({ name: 'Reference merchant' });
   const state = createState({ domain, webhooks, hub, adminToken, facts: first, faults });
   if (initial) state.apply(initial);
@@ -197,6 +210,7 @@ export function createReference(options: ReferenceOptions = {}): Reference {
         // A fault's reset rejects, as fetch does when the connection drops; the node adapter destroys the socket.
         if (err instanceof ConnectionReset) {
           logLine('reset');
+          if (onChange && !READS.has(request.method)) onChange(); // a reset after the route ran
           throw err;
         }
         res = toResponse(err, log);
@@ -207,6 +221,7 @@ export function createReference(options: ReferenceOptions = {}): Reference {
         // A Response with immutable headers (a passed-through fetch) keeps them as they are.
       }
       logLine(`${res.status} ${Date.now() - started}ms`);
+      if (onChange && !READS.has(request.method)) onChange();
       return res;
     },
     stats: () => ({

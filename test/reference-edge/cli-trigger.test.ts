@@ -179,7 +179,7 @@ describe('psp-reference trigger', () => {
       '--base-url',
       base,
       '--admin-token',
-      'adm_x',
+      'adm_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
       '--api-key',
       'sk_test_abcdef_secret',
     ]);
@@ -213,7 +213,7 @@ describe('psp-reference trigger', () => {
       '--base-url',
       'ftp://x',
       '--admin-token',
-      'adm_x',
+      'adm_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
       '--api-key',
       ref.api_key,
     ]);
@@ -279,7 +279,7 @@ describe('psp-reference trigger', () => {
       '--base-url',
       'http://127.0.0.1:1',
       '--admin-token',
-      'adm_x',
+      'adm_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
       '--api-key',
       ref.api_key,
     ]);

@@ -100,6 +100,82 @@ describe('psp-reference --state <file>', () => {
     },
     T,
   );
+
+  it(
+    'a SIGKILL under a create loop loses nothing written before: the file parses and holds every payment it showed',
+    async () => {
+      const file = join(await tempDir(), 'state.json');
+      const first = cli(['--port', '0', '--json', '--quiet', '--state', file]);
+      const facts = await first.facts;
+      const headers = { authorization: `Bearer ${facts.api_key}`, 'content-type': 'application/json' };
+      const create = async () => {
+        const r = await fetch(`${facts.base_url}/api/v1/public/payments`, {
+          method: 'POST',
+          headers,
+          body: '{"amount":1000}',
+        });
+        expect(r.status).toBe(201);
+        return ((await r.json()) as { payment: { id: string } }).payment.id;
+      };
+      /** The payment ids of the file on disk; every read of it must parse (it is never half written). */
+      const onDisk = async (): Promise<Set<string>> => {
+        const text = await readFile(file, 'utf8').catch((e: NodeJS.ErrnoException) => {
+          if (e.code === 'ENOENT') return undefined;
+          throw e;
+        });
+        if (text === undefined) return new Set();
+        return new Set((JSON.parse(text) as { payments: { id: string }[] }).payments.map((p) => p.id));
+      };
+      const early: string[] = [];
+      for (let i = 0; i < 20; i++) early.push(await create());
+      // No signal was sent: the writes after changes alone must bring them to disk (bounded by the test timeout).
+      for (let ids = await onDisk(); !early.every((id) => ids.has(id)); ids = await onDisk())
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      // More changes in flight, then the process dies without a chance to write.
+      let stop = false;
+      const loop = (async () => {
+        while (!stop) await create().catch(() => {});
+      })();
+      for (let ids = await onDisk(); ids.size < early.length + 10; ids = await onDisk())
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      first.child.kill('SIGKILL');
+      expect(await first.exit).toBe(null);
+      stop = true;
+      await loop;
+      const saved = await onDisk();
+      for (const id of early) expect(saved.has(id)).toBe(true);
+      expect((await readdir(join(file, '..'))).filter((f) => f !== 'state.json').length).toBeLessThanOrEqual(
+        1,
+      ); // at most the temp file of a write it was killed in
+
+      const second = cli(['--port', '0', '--json', '--quiet', '--state', file]);
+      const again = await second.facts;
+      for (const id of early) {
+        const read = await fetch(`${again.base_url}/api/v1/public/payments/${id}`, { headers });
+        expect(read.status).toBe(200);
+      }
+      second.child.kill('SIGTERM');
+      expect(await second.exit).toBe(0);
+    },
+    T,
+  );
+
+  it(
+    'a file with a bad fault rule stops the start with exit 2 and a message naming the file',
+    async () => {
+      const file = join(await tempDir(), 'faulty.json');
+      const ref = createReference();
+      const doc = ref.simulator.snapshot();
+      await writeFile(file, JSON.stringify({ ...doc, fault_rules: [{ id: 'f1', hits: 0, kind: 'nope' }] }));
+      await ref.close();
+      const run = cli(['--port', '0', '--json', '--state', file]);
+      await expect(run.facts).rejects.toThrow();
+      expect(await run.exit).toBe(2);
+      expect(run.stderr()).toContain(file);
+      expect(run.stderr()).toContain('fault_rules[0]');
+    },
+    T,
+  );
 });
 
 describe('the state file', () => {

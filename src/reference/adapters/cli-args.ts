@@ -25,7 +25,8 @@ Options:
   --public-url <url>    origin to put in payment_url (default: the origin each request used)
   --trust-proxy         take the client address from X-Forwarded-For for the IP allow-list
   --state <file>        start from this snapshot file when it exists, and write the whole state there
-                        on SIGINT/SIGTERM (owner-only: it holds the keys and secrets)
+                        within about a second of each change and on SIGINT/SIGTERM (owner-only: it
+                        holds the keys and secrets)
   --faults <file>       fault rules to play on the public API from the start (a JSON array, as
                         POST /_simulator/faults takes them)
   --seed <integer>      makes the fault rules' probability draws repeatable (default random)

@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { isHttpUrl } from '../../schemas/common.js';
 import { WEBHOOK_EVENTS, type WebhookEventName } from '../../schemas/events.js';
 import { API_KEY_RE } from '../../schemas/limits.js';
+import { adminTokenProblem } from '../domain/admin-token.js';
 import { planPaymentOutcome, planPayoutOutcome } from '../domain/outcomes.js';
 import { redactSecrets } from '../http/errors.js';
 
@@ -90,7 +91,8 @@ export function parseTriggerArgs(
   const baseUrl = isHttpUrl(base) ? new URL(base) : undefined;
   if (!baseUrl) throw new TriggerUsageError(`--base-url must be an http(s) URL, got ${shown(base, 200)}`);
   const adminToken = option('admin-token', 'PSP_ADMIN_TOKEN');
-  if (/\s/.test(adminToken)) throw new TriggerUsageError('--admin-token must not contain white space');
+  const tokenProblem = adminTokenProblem(adminToken);
+  if (tokenProblem) throw new TriggerUsageError(`--admin-token ${tokenProblem}`);
   const apiKey = option('api-key', 'PSP_API_KEY');
   if (!API_KEY_RE.test(apiKey)) {
     throw new TriggerUsageError(

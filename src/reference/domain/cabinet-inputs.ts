@@ -61,6 +61,14 @@ const schemas = {
   }),
 };
 
+/**
+ * The cabinet's input rules, field by field: a restore checks a snapshot's merchants by these same schemas
+ * (src/reference/state/schema.ts), so a document cannot hold what the cabinet would refuse.
+ *
+ * @example CABINET_RULES.updateMerchant.shape.rate_limit.def.innerType.safeParse({ limit: 1, window_seconds: 1e308 })
+ */
+export const CABINET_RULES = schemas;
+
 /** Body of `POST /_cabinet/merchants`. */
 export type CreateMerchantInput = z.input<typeof schemas.createMerchant>;
 /** Body of `PATCH /_cabinet/merchants/{id}`. */

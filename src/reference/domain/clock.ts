@@ -126,6 +126,8 @@ export class ManualClock implements Clock {
   #seq = 0;
   #pending: Pending[] = [];
   #queue: Promise<unknown> = Promise.resolve();
+  /** Bumped by {@link set}: an advance asked before it stops, so a restored time and state are what stand. */
+  #epoch = 0;
 
   constructor(start: number | Date = Date.now()) {
     this.#now = typeof start === 'number' ? start : start.getTime();
@@ -156,9 +158,12 @@ export class ManualClock implements Clock {
 
   /**
    * Sets the time (a restore under the manual clock takes the snapshot's); pending timers keep their delay from
-   * now, so a heartbeat due in 10 s is still due in 10 s.
+   * now, so a heartbeat due in 10 s is still due in 10 s. It also ends every advance asked before it: the one
+   * running stops after the timer it is awaiting (it would otherwise carry the restored state to its old target,
+   * expiring what was restored), and queued ones do not run; each resolves to the time set here.
    */
   set(ms: number): void {
+    this.#epoch++;
     const delta = ms - this.#now;
     for (const p of this.#pending) p.at += delta;
     this.#now = ms;
@@ -177,7 +182,9 @@ export class ManualClock implements Clock {
    */
   advance(ms: number): Promise<number> {
     if (!Number.isFinite(ms) || ms < 0) throw new RangeError('advance takes a finite, non-negative duration');
+    const asked = this.#epoch;
     const run = async () => {
+      if (this.#epoch !== asked) return this.#now;
       const target = this.#now + ms;
       // Checked when the advance runs, not when it is asked: advances queued together cannot pass the limit either.
       if (target > CLOCK_MAX_MS) throw new ClockLimitError(this.#now);
@@ -203,6 +210,8 @@ export class ManualClock implements Clock {
         } catch {
           // A failing timer must not stop the clock; the owner of the timer logs its own failures.
         }
+        // The clock was set (a restore) while that timer ran: what was restored stands.
+        if (this.#epoch !== asked) return this.#now;
       }
       this.#now = target;
       return this.#now;

@@ -155,9 +155,9 @@ const keyInfo = (k: ApiKeyRecord): ApiKeyInfo => ({
 
 // What the admin token can make the reference keep, bounded like everything a caller can add: each merchant brings
 // its own storage bound (DEFAULTS.maxStoredBytesPerMerchant), so their number must be bounded too.
-const MAX_MERCHANTS = 1_000;
+export const MAX_MERCHANTS = 1_000;
 // Revoked keys are kept (a revoked key answers 401, not "unknown"), so they count.
-const MAX_KEYS_PER_TERMINAL = 100;
+export const MAX_KEYS_PER_TERMINAL = 100;
 
 /** Builds the cabinet over the domain and the webhook service. */
 export function createCabinet(domain: Domain, webhooks: WebhookService): CabinetApi {

@@ -27,7 +27,7 @@ export const DEFAULTS = {
   maxRefundsPerPayment: 100,
   /**
    * Most one merchant's keys can make the reference keep: each payment, refund and payout counts
-   * `storedObjectBytes` plus the length of its request's JSON, and a creation past this is 409
+   * `storedObjectBytes` plus the UTF-8 bytes of its request's JSON, and a creation past this is 409
    * `storage_limit_reached` (the reference keeps everything in memory and evicts nothing, so without a bound one
    * key could exhaust it). 128 MiB holds more than 100,000 small payments.
    */

@@ -21,6 +21,14 @@ export interface IdempotentRequest {
   body: unknown;
 }
 
+/** 409 `idempotent_conflict`: the key was used for another request (spec 5.6). */
+export const idempotentConflict = () =>
+  new DomainError(
+    409,
+    'idempotent_conflict',
+    'This Idempotency-Key was already used with a different request body or endpoint; use a new key for a new request.',
+  );
+
 /**
  * JSON with object keys sorted at every level, so two bodies that differ only in key order or whitespace give the
  * same text. Used on parsed, validated bodies only (bounded depth).
@@ -73,11 +81,7 @@ export class IdempotencyStore {
     const hit = this.#entries.get(id);
     if (hit !== undefined) {
       if (hit.fingerprint !== fingerprint) {
-        throw new DomainError(
-          409,
-          'idempotent_conflict',
-          'This Idempotency-Key was already used with a different request body or endpoint; use a new key for a new request.',
-        );
+        throw idempotentConflict();
       }
       return replay(hit.objectId);
     }

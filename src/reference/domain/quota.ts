@@ -14,9 +14,9 @@ export class StorageQuota {
     this.#limit = limit;
   }
 
-  /** What an object created from `body` counts. */
+  /** What an object created from `body` counts: its overhead plus the UTF-8 bytes of its JSON. */
   static cost(body: unknown): number {
-    return DEFAULTS.storedObjectBytes + (JSON.stringify(body ?? null)?.length ?? 0);
+    return DEFAULTS.storedObjectBytes + utf8Length(JSON.stringify(body ?? null) ?? '');
   }
 
   /** Throws 409 `storage_limit_reached` when `bytes` more would pass the merchant's bound. */
@@ -43,4 +43,28 @@ export class StorageQuota {
     this.#used.clear();
     for (const [id, bytes] of usage) this.#used.set(id, bytes);
   }
+}
+
+const ASCII = /^[\0-\x7f]*$/;
+
+/**
+ * The UTF-8 length of `text` without encoding it (TextEncoder would copy it whole). UTF-16 code units undercount
+ * what is held: a Cyrillic letter is one unit but two bytes (and two bytes of heap in the engine's two-byte
+ * strings), an emoji two units and four bytes. A lone surrogate counts 3, as the U+FFFD it is encoded as.
+ *
+ * @example utf8Length('жж') // 4
+ */
+export function utf8Length(text: string): number {
+  if (ASCII.test(text)) return text.length;
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) bytes += 1;
+    else if (c < 0x800) bytes += 2;
+    else if (c >= 0xd800 && c < 0xdc00 && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      bytes += 4;
+      i++;
+    } else bytes += 3;
+  }
+  return bytes;
 }

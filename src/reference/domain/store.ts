@@ -2,7 +2,7 @@ import type { BankAdapter } from './bank.js';
 import type { Clock } from './clock.js';
 import { DomainError, found } from './errors.js';
 import type { EventBus } from './events.js';
-import type { IdempotencyStore, IdempotentRequest } from './idempotency.js';
+import { type IdempotencyStore, type IdempotentRequest, idempotentConflict } from './idempotency.js';
 import { StorageQuota } from './quota.js';
 import type { Scheduler } from './scheduler.js';
 import type { Caller } from './validate.js';
@@ -61,7 +61,14 @@ export class RecordStore<R extends { id: string }> {
     const merchantId = caller.merchant.id;
     return this.d.idempotency.once<Created<T>>(
       { ...creation, merchantId, mode: caller.key.mode },
-      (id) => ({ status: 200, body: answer(this.records.get(id)!, true) }),
+      (id) => {
+        // An entry names an object of this store and of the caller's mode; one that does not (a restored document
+        // can say anything) is the key used for another request, not a replay to answer with something else.
+        const record = this.records.get(id) as (R & { mode?: string }) | undefined;
+        if (record === undefined || (record.mode !== undefined && record.mode !== caller.key.mode))
+          throw idempotentConflict();
+        return { status: 200, body: answer(record, true) };
+      },
       () => {
         const cost = StorageQuota.cost(creation.body);
         this.d.quota.admit(merchantId, cost);

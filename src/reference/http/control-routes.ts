@@ -4,10 +4,8 @@ import type { FaultRuleInput } from '../faults/index.js';
 import { bearer, isAdminToken } from './auth.js';
 import { bodyOf, checkExpect, parseJson, readRawBody, requireNoBody } from './body.js';
 import { type AppDeps, type AppEnv, pathId } from './context.js';
+import { MAX_RESTORE_BYTES } from '../state/limits.js';
 import { json } from './errors.js';
-
-/** Largest snapshot `POST /_simulator/restore` reads: 256 MiB, about 400,000 payments. */
-const SNAPSHOT_MAX_BYTES = 256 * 1024 * 1024;
 
 const EVENT_ID_RE = /^evt_[A-Za-z0-9_-]{1,128}$/;
 const ENDPOINT_ID_RE = /^[A-Za-z0-9_-]{1,128}$/;
@@ -32,7 +30,7 @@ function adminGuard(adminToken: string) {
     // A snapshot of a large state is far over the API's body limit (the adapter left it unread); only the admin
     // can send one.
     const restore = c.req.path.endsWith('/_simulator/restore') && !c.env?.body;
-    c.set('raw', await (restore ? readRawBody(c.req.raw, SNAPSHOT_MAX_BYTES) : bodyOf(c)));
+    c.set('raw', await (restore ? readRawBody(c.req.raw, MAX_RESTORE_BYTES) : bodyOf(c)));
     await next();
   };
 }

@@ -1,6 +1,8 @@
 // `--state <file>` of the CLI: Node-only, so only cli.ts imports it (the rest of src/reference/state is web standard).
-import { open, readFile, rename, rm } from 'node:fs/promises';
+import { open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { Faults } from '../faults/index.js';
+import { MAX_RESTORE_BYTES } from './limits.js';
 import { buildState } from './restore.js';
 import type { Snapshot } from './schema.js';
 
@@ -19,8 +21,15 @@ export class StateFileError extends Error {
 export async function readStateFile(path: string): Promise<unknown> {
   let text: string;
   try {
+    // Past the restore cap the start would stall like an oversized restore: refused before it is read.
+    const { size } = await stat(path);
+    if (size > MAX_RESTORE_BYTES)
+      throw new StateFileError(
+        `the state file ${path} is ${size} bytes, over the ${MAX_RESTORE_BYTES / 2 ** 20} MiB a restore reads`,
+      );
     text = await readFile(path, 'utf8');
   } catch (error) {
+    if (error instanceof StateFileError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return undefined;
     throw new StateFileError(`cannot read the state file ${path} (${code ?? 'unknown error'})`);
@@ -32,7 +41,9 @@ export async function readStateFile(path: string): Promise<unknown> {
     throw new StateFileError(`the state file ${path} is not JSON (a truncated or foreign file?)`);
   }
   try {
-    buildState(doc);
+    // Checked whole, fault rules included (by the faults module's own check, into rules never put in force), so
+    // nothing in the file can stop the start later without naming it.
+    buildState(doc, new Faults());
   } catch (error) {
     throw new StateFileError(`the state file ${path} is not a snapshot: ${(error as Error).message}`);
   }

@@ -1,9 +1,11 @@
 import type { ApiKeyRecord, MerchantRecord, ShopRecord, TerminalRecord } from '../domain/accounts.js';
+import { MAX_KEYS_PER_TERMINAL } from '../domain/control.js';
 import { DomainError } from '../domain/errors.js';
 import { quote } from '../http/errors.js';
 import type { IdempotentEntry } from '../domain/idempotency.js';
 import { StorageQuota } from '../domain/quota.js';
 import { PaymentRecord, PayoutRecord, RefundRecord } from '../domain/records.js';
+import { MAX_ENDPOINTS_PER_SHOP } from '../webhooks/endpoints.js';
 import type { WebhookEvent, WebhookState } from '../webhooks/index.js';
 import type { FaultRulesState } from './index.js';
 import { SNAPSHOT_FORMAT, SNAPSHOT_VERSION, type Snapshot, SnapshotSchema } from './schema.js';
@@ -31,6 +33,17 @@ function byId<I, T extends { id: string }>(what: string, items: I[], make: (item
     map.set(item.id, item);
   }
   return map;
+}
+
+/** Refuses more than `max` items per owner: the cabinet's bound on what one owner may hold. */
+function atMost<T>(items: T[], owner: (item: T) => string, max: number, what: string): void {
+  const n = new Map<string, number>();
+  for (const item of items) {
+    const id = owner(item);
+    const count = (n.get(id) ?? 0) + 1;
+    if (count > max) throw bad(`${quote(id, 100)} has more than ${max} ${what}, which the cabinet refuses.`);
+    n.set(id, count);
+  }
 }
 
 /** A record from a document's fields: its creation fields through the constructor, then the ones that change. */
@@ -70,6 +83,15 @@ export function buildState(input: unknown, faults?: FaultRulesState) {
     return [k.digest, camel<ApiKeyRecord>(k, 'digest')];
   });
   byId('API keys', keys, ([, k]) => k);
+  // Keys are looked up by digest: two with one digest would let one merchant's key act for another's.
+  const digests = new Map<string, string>();
+  for (const [digest, k] of keys) {
+    const other = digests.get(digest);
+    if (other !== undefined)
+      throw bad(`API keys ${quote(other, 100)} and ${quote(k.id, 100)} have the same digest.`);
+    digests.set(digest, k.id);
+  }
+  atMost(doc.api_keys, (k) => k.terminal_id, MAX_KEYS_PER_TERMINAL, 'API keys');
   // The startup facts describe a merchant the document holds: its shop, and a terminal of that shop.
   const { facts } = doc;
   const factsShop = ref(shops, facts.shop_id, 'shop', 'facts');
@@ -143,6 +165,7 @@ export function buildState(input: unknown, faults?: FaultRulesState) {
 
 /** The webhook part of a document, with its references checked. */
 function webhooksOf(doc: Snapshot, shops: Map<string, ShopRecord>): { webhooks: WebhookState } {
+  atMost(doc.webhook_endpoints, (e) => e.shop_id, MAX_ENDPOINTS_PER_SHOP, 'webhook endpoints');
   const endpoints = byId('webhook endpoints', doc.webhook_endpoints, (e) => {
     ref(shops, e.shop_id, 'shop', `webhook endpoint ${e.id}`);
     type Endpoint = WebhookState['endpoints'][number];

@@ -8,14 +8,21 @@ import {
   PAYOUT_STATUSES,
   REFUND_STATUSES,
 } from '../../schemas/limits.js';
-import { MERCHANT_BLOCKS } from '../domain/accounts.js';
+import { inputSchemas } from '../../schemas/inputs.js';
+import { adminTokenProblem } from '../domain/admin-token.js';
+import { CABINET_RULES } from '../domain/cabinet-inputs.js';
 import { CLOCK_MAX_MS, TIME_MAX_MS } from '../domain/clock.js';
+import { MAX_MERCHANTS } from '../domain/control.js';
+import { PAYMENT_CURRENCIES, PAYOUT_CURRENCIES } from '../domain/defaults.js';
 import { PAYMENT_OUTCOMES, PAYOUT_OUTCOMES } from '../domain/outcomes.js';
+import { ENDPOINT_URL } from '../webhooks/endpoints.js';
 
 // The document of GET /_simulator/snapshot (reference-contract.md, "State"). Not a wire type of the public API, so
 // it lives here rather than in src/schemas. Keys are snake_case like the wire; times are epoch milliseconds of the
 // service clock (exact, and cheap to read back for 10,000 payments). Records are strict: a field this version does
-// not know is a document of another version.
+// not know is a document of another version. A field a caller once gave (a merchant's settings, a payment's
+// metadata, an endpoint's URL) is checked by the very schema of the cabinet route or public input that took it, so a
+// document cannot hold what the service would have refused.
 
 /** The `format` every snapshot carries. */
 export const SNAPSHOT_FORMAT = 'psp-reference-snapshot';
@@ -31,14 +38,20 @@ const orNull = <T extends z.ZodMiniType>(s: T) => z.nullable(s);
 // (its 64 locales included) in the chunk the client shares.
 const obj = z.strictObject;
 const array = z.array;
+/** The schema inside an optional input field: a snapshot always writes the field (null where it was not given). */
+const given = <T extends z.ZodMiniType>(field: { def: { innerType: T } }): T => field.def.innerType;
+const settings = CABINET_RULES.updateMerchant.shape;
+const inputs = inputSchemas(true);
+const payIn = inputs.CreatePaymentInput.shape;
+const payoutIn = inputs.CreatePayoutInput.shape;
 
 const merchant = obj({
   id: str,
-  name: str,
+  name: given(CABINET_RULES.createMerchant.shape.name),
   live_enabled: z.boolean(),
-  ip_allow_list: array(str),
-  block: orNull(z.enum(MERCHANT_BLOCKS)),
-  rate_limit: obj({ limit: z.int().check(z.minimum(1)), window_seconds: z.number().check(z.positive()) }),
+  ip_allow_list: given(settings.ip_allow_list),
+  block: given(settings.block),
+  rate_limit: given(settings.rate_limit),
   payouts_enabled: z.boolean(),
 });
 const shop = obj({ id: str, merchant_id: str, name: str });
@@ -63,16 +76,18 @@ const apiKey = obj({
   digest: z.string().check(z.regex(/^[0-9a-f]{64}$/)),
 });
 // What payments and payouts share, first in both.
-const onTerminal = { id: str, terminal_id: str, mode: z.enum(MODES), amount: count, currency: str };
+const onTerminal = { id: str, terminal_id: str, mode: z.enum(MODES) };
 const payment = obj({
   ...onTerminal,
+  amount: payIn.amount,
+  currency: z.enum(PAYMENT_CURRENCIES),
   method: z.enum(PAYMENT_METHODS),
-  order_id: orNull(str),
-  customer_id: orNull(str),
-  description: orNull(str),
-  return_url: orNull(str),
-  webhook_url: orNull(str),
-  metadata: orNull(z.record(str, str)),
+  order_id: orNull(given(payIn.order_id)),
+  customer_id: orNull(given(payIn.customer_id)),
+  description: orNull(given(payIn.description)),
+  return_url: orNull(given(payIn.return_url)),
+  webhook_url: orNull(given(payIn.webhook_url)),
+  metadata: orNull(given(payIn.metadata)),
   created_at: ms,
   expires_at: ms,
   outcome: z.enum(PAYMENT_OUTCOMES),
@@ -91,17 +106,19 @@ const refund = obj({
   payment_id: str,
   merchant_id: str,
   amount: count,
-  reason: orNull(str),
+  reason: orNull(given(inputs.CreateRefundInput.shape.reason)),
   created_at: ms,
   status: z.enum(REFUND_STATUSES),
   completed_at: orNull(ms),
 });
 const payout = obj({
   ...onTerminal,
-  method: str,
-  phone: str,
-  bank_id: str,
-  full_name: orNull(str),
+  amount: payoutIn.amount,
+  currency: z.enum(PAYOUT_CURRENCIES),
+  method: given(payoutIn.method),
+  phone: payoutIn.phone,
+  bank_id: payoutIn.bank_id,
+  full_name: orNull(given(payoutIn.full_name)),
   created_at: ms,
   outcome: z.enum(PAYOUT_OUTCOMES),
   bank: orNull(str),
@@ -123,7 +140,7 @@ const attempt = obj({
 const endpoint = obj({
   id: str,
   shop_id: str,
-  url: z.url({ protocol: /^https?$/ }),
+  url: ENDPOINT_URL,
   events: array(z.enum(WEBHOOK_EVENTS)),
   signature_version: z.enum(['v1', 'v2']),
   secret: str,
@@ -152,10 +169,15 @@ export const SnapshotSchema = obj({
   format: z.literal(SNAPSHOT_FORMAT),
   version: z.literal(SNAPSHOT_VERSION),
   clock: obj({ mode: z.enum(['real', 'manual']), now: z.int().check(z.minimum(0), z.maximum(CLOCK_MAX_MS)) }),
-  admin_token: str,
+  admin_token: z.string().check(
+    z.superRefine((token, ctx) => {
+      const problem = adminTokenProblem(token);
+      if (problem) ctx.issues.push({ code: 'custom', input: '', message: problem });
+    }),
+  ),
   /** The startup facts' merchant (the one started first), with its test key and signing secret in clear. */
   facts: obj({ merchant_id: str, shop_id: str, terminal_id: str, api_key: str, signing_secret: str }),
-  merchants: array(merchant),
+  merchants: array(merchant).check(z.maxLength(MAX_MERCHANTS, `at most ${MAX_MERCHANTS} merchants`)),
   shops: array(shop),
   terminals: array(terminal),
   api_keys: array(apiKey),

@@ -38,10 +38,15 @@ export interface CreatedEndpoint {
 
 const URL_RULE = 'must be an absolute http(s) URL without a user name or password';
 
+/** An endpoint's URL: the rule of a payment's `webhook_url` too; a restore checks a snapshot's endpoints by it. */
+export const ENDPOINT_URL = z
+  .string(URL_RULE)
+  .check(z.refine(isWebhookUrl, URL_RULE), maxChars(LIMITS.urlMax));
+
 // The rules of a payment's `webhook_url` (src/schemas), so both places where the service POSTs take the same URLs.
 const endpointInput = z.strictObject(
   {
-    url: z.string(URL_RULE).check(z.refine(isWebhookUrl, URL_RULE), maxChars(LIMITS.urlMax)),
+    url: ENDPOINT_URL,
     events: z.optional(z.nullable(z.array(oneOf(WEBHOOK_EVENTS), 'must be an array of webhook event names'))),
     signature_version: z.optional(z.nullable(oneOf(['v1', 'v2'], 'must be "v1" or "v2"'))),
   },
@@ -55,7 +60,7 @@ const endpointInput = z.strictObject(
 
 // Each endpoint has its own pending-delivery bound (10,000 series), and every event of the shop goes to each: their
 // number per shop is bounded so that one shop's events cannot multiply without bound.
-const MAX_ENDPOINTS_PER_SHOP = 16;
+export const MAX_ENDPOINTS_PER_SHOP = 16;
 
 /** `whs_` plus 32 bytes of CSPRNG output as hex: 256 bits, like the service's other secrets. */
 export function newWebhookSecret(): string {
