@@ -80,7 +80,7 @@ async function trigger(argv: string[], env: Record<string, string | undefined> =
 }
 
 /** A throwaway HTTP server on 127.0.0.1 that counts its requests. */
-async function serve(handle: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>) {
+async function serve(handle: (req: IncomingMessage, res: ServerResponse) => unknown) {
   let hits = 0;
   const server = createServer((req, res) => {
     hits++;

@@ -52,7 +52,10 @@ describe('buyer page: a cross-site POST', () => {
 
 describe('buyer page: its own POST still acts', () => {
   it.each([
-    ['Sec-Fetch-Site: same-origin (the page\u2019s own form)', { 'sec-fetch-site': 'same-origin', origin: 'null' }],
+    [
+      'Sec-Fetch-Site: same-origin (the page\u2019s own form)',
+      { 'sec-fetch-site': 'same-origin', origin: 'null' },
+    ],
     ['Sec-Fetch-Site: none (typed by the user)', { 'sec-fetch-site': 'none' }],
     ['our Origin, no Sec-Fetch-Site (an older browser)', { origin: BASE }],
     ['no browser headers at all (curl, a test)', {}],

@@ -41,7 +41,8 @@ describe('the buyer page speaks one language', () => {
           const text = visibleText(html);
           expect(text, `${status} / ${simulator}`).not.toMatch(FOREIGN[lang]);
           expect(text).toContain('24/7');
-          if (status === 'pending' && simulator !== null) expect(text).toContain(TEXT[lang].planned[0].trim());
+          if (status === 'pending' && simulator !== null)
+            expect(text).toContain(TEXT[lang].planned[0].trim());
         }
       }
     }

@@ -48,12 +48,15 @@ describe('kinds and phases', () => {
   it.each([
     ['sk_test_abcdef_s3cretpart01', 'sk_test_***'],
     ['adm_k4x9q2m7w1z8r5t3', 'adm_***'],
-  ])('error: a code shaped like a secret (%s) is redacted in the answer, as the message is', async (code, shown) => {
-    start({ kind: 'error', code });
-    const r = await env.call('/banks/sbp');
-    expectError(r, 503, shown);
-    expect(r.text).not.toContain(code.slice(-10));
-  });
+  ])(
+    'error: a code shaped like a secret (%s) is redacted in the answer, as the message is',
+    async (code, shown) => {
+      start({ kind: 'error', code });
+      const r = await env.call('/banks/sbp');
+      expectError(r, 503, shown);
+      expect(r.text).not.toContain(code.slice(-10));
+    },
+  );
 
   it('an after error carries none of the real answer headers (no Idempotent-Replayed on an error)', async () => {
     env = setup();

@@ -113,7 +113,10 @@ export class Faults implements FaultsApi {
    */
   pick(req: FaultRequest): FaultRule | undefined {
     let merchant: string | undefined | typeof UNASKED = UNASKED;
-    const merchantId = () => (merchant === UNASKED ? (merchant = req.merchantId()) : merchant);
+    const merchantId = () => {
+      if (merchant === UNASKED) merchant = req.merchantId();
+      return merchant;
+    };
     for (const rule of this.#rules) {
       if (rule.count !== undefined && rule.hits >= rule.count) continue;
       const m = rule.match;
