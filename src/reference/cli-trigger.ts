@@ -2,11 +2,13 @@
  * `psp-reference trigger <event>`: drives a running reference so that it emits one webhook event of spec 6.1, the
  * way a merchant checks a handler by hand (docs/reference.md, "Triggers"). The public API is driven with the
  * package's own `PspClient`, the bank's moves with the `/_simulator` routes. Every parameter is checked before
- * the first request (adapters/trigger-args.ts; exit 2); a refused request exits 1 with the service's error code.
+ * the first request (adapters/trigger-args.ts; exit 2), and the admin token before anything is created; a refused
+ * request, a redirect (never followed) or an answer that is not the moved object exits 1.
  */
-import { PspApiError } from '../client/api-errors.js';
+import { PspApiError, redirectMessage } from '../client/api-errors.js';
 import { PspClient } from '../client/client.js';
 import type { WebhookEventName } from '../schemas/events.js';
+import { responseSchemas } from '../schemas/resources.js';
 import {
   parseTriggerArgs,
   TRIGGER_USAGE,
@@ -15,13 +17,17 @@ import {
 } from './adapters/trigger-args.js';
 import { redactSecrets } from './http/errors.js';
 
-/** A request the service refused (exit 1): the message names the step, the status and the error code. */
-class TriggerRefusedError extends Error {
-  override readonly name = 'TriggerRefusedError';
-  constructor(step: string, status: number, code: string, message: string) {
-    super(`${step} refused: ${status} ${code}: ${redactSecrets(message)}`);
+/** The trigger did not happen (exit 1): a refused request, or an answer that is not what the reference says. */
+class TriggerFailedError extends Error {
+  override readonly name = 'TriggerFailedError';
+  constructor(message: string) {
+    super(redactSecrets(message));
   }
 }
+
+/** A request the service refused: the message names the step, the status and the error code. */
+const refused = (step: string, status: number, code: string, message: string) =>
+  new TriggerFailedError(`${step} refused: ${status} ${code}: ${message}`);
 
 /** One object the trigger made, as the service answered it. */
 export interface TriggeredObject {
@@ -35,33 +41,97 @@ export interface TriggerResult {
   objects: TriggeredObject[];
 }
 
-/** Runs a checked trigger against the reference. Throws {@link TriggerRefusedError} when a request is refused. */
+/** The status the first object has once its event was emitted. */
+const FINAL_STATUS: Record<WebhookEventName, string> = {
+  'payment.succeeded': 'succeeded',
+  'payment.failed': 'failed',
+  'payment.cancelled': 'cancelled',
+  'payment.expired': 'expired',
+  'payment.refunded': 'refunded',
+  'payout.succeeded': 'succeeded',
+  'payout.failed': 'failed',
+};
+
+/**
+ * One control request with the admin token. No redirect is followed (a 3xx is an error naming where it led: the
+ * token must not go elsewhere, and another server's `200 {}` is no answer of the reference).
+ */
+async function control(config: TriggerConfig, method: 'GET' | 'POST', path: string): Promise<unknown> {
+  const step = `${method} ${path}`;
+  const res = await fetch(`${config.baseUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${config.adminToken}` },
+    redirect: 'manual',
+  });
+  if (res.status >= 300 && res.status < 400) {
+    await res.body?.cancel();
+    throw refused(
+      step,
+      res.status,
+      'unexpected_redirect',
+      redirectMessage(res.status, res.headers.get('location')),
+    );
+  }
+  const body = (await res.json().catch(() => undefined)) as { error?: { code?: unknown; message?: unknown } };
+  if (!res.ok) {
+    const code = typeof body?.error?.code === 'string' ? body.error.code : 'http_error';
+    const message = typeof body?.error?.message === 'string' ? body.error.message : `status ${res.status}`;
+    throw refused(step, res.status, code, message);
+  }
+  return body;
+}
+
+/**
+ * Checks the admin token with a request that changes nothing, before anything is created: a wrong token would
+ * otherwise be found at the bank's move, with a payment already made and left pending.
+ */
+async function checkAdminToken(config: TriggerConfig): Promise<void> {
+  const clock = (await control(config, 'GET', '/_simulator/clock')) as { now?: unknown } | undefined;
+  if (typeof clock?.now !== 'string') {
+    throw new TriggerFailedError(
+      `GET /_simulator/clock did not answer as a reference does (no clock): is ${config.baseUrl} a psp-reference?`,
+    );
+  }
+}
+
+const S = responseSchemas(true);
+
+/** A bank move of the simulator: its answer must be the object, moved to `want`. */
+async function move(
+  config: TriggerConfig,
+  type: 'payment' | 'payout',
+  id: string,
+  action: string,
+  want: string,
+): Promise<TriggeredObject['data']> {
+  const path = `/_simulator/${type}s/${id}/${action}`;
+  const answer = (type === 'payment' ? S.Payment : S.Payout).safeParse(await control(config, 'POST', path));
+  if (!answer.success || answer.data.id !== id) {
+    throw new TriggerFailedError(`POST ${path} did not answer with the ${type}: no event was triggered`);
+  }
+  if (answer.data.status !== want) {
+    throw new TriggerFailedError(
+      `POST ${path} left the ${type} ${answer.data.status}, not ${want}: no ${type}.${want} event`,
+    );
+  }
+  return answer.data as unknown as TriggeredObject['data'];
+}
+
+/** Runs a checked trigger against the reference. Throws {@link TriggerFailedError} when it did not happen. */
 async function runTrigger(config: TriggerConfig): Promise<TriggerResult> {
+  await checkAdminToken(config);
   // No retries: a trigger is run by hand against a local reference, and a refusal is the answer to show.
   const client = new PspClient({ apiKey: config.apiKey, baseUrl: config.baseUrl, maxRetries: 0 });
   const api = async <T>(step: string, call: () => PromiseLike<T>): Promise<T> => {
     try {
       return await call();
     } catch (error) {
-      if (error instanceof PspApiError)
-        throw new TriggerRefusedError(step, error.status, error.code, error.message);
+      if (error instanceof PspApiError) throw refused(step, error.status, error.code, error.message);
       throw error;
     }
   };
-  const simulator = async (path: string) => {
-    const res = await fetch(`${config.baseUrl}/_simulator${path}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${config.adminToken}` },
-    });
-    const body = (await res.json().catch(() => ({}))) as Record<string, any>;
-    if (!res.ok) {
-      const code = typeof body.error?.code === 'string' ? body.error.code : 'http_error';
-      const message = typeof body.error?.message === 'string' ? body.error.message : `status ${res.status}`;
-      throw new TriggerRefusedError(`POST /_simulator${path}`, res.status, code, message);
-    }
-    return body as TriggeredObject['data'];
-  };
   const { event, amount } = config;
+  const want = FINAL_STATUS[event];
 
   if (event === 'payout.succeeded' || event === 'payout.failed') {
     const { items } = await api('GET /banks/sbp', () => client.banks.list());
@@ -73,8 +143,8 @@ async function runTrigger(config: TriggerConfig): Promise<TriggerResult> {
         full_name: 'Trigger Test',
       }),
     );
-    const move = event === 'payout.succeeded' ? 'succeed' : 'fail';
-    const payout = await simulator(`/payouts/${created.payout.id}/${move}`);
+    const action = event === 'payout.succeeded' ? 'succeed' : 'fail';
+    const payout = await move(config, 'payout', created.payout.id, action, want);
     return { event, objects: [{ type: 'payout', data: payout }] };
   }
 
@@ -87,25 +157,30 @@ async function runTrigger(config: TriggerConfig): Promise<TriggerResult> {
     }),
   );
   const id = created.payment.id;
-  const get = async () => ({
-    type: 'payment' as const,
-    data: (await api(`GET /payments/${id}`, () => client.payments.get(id))) as TriggeredObject['data'],
-  });
+  const get = async () => {
+    const data = (await api(`GET /payments/${id}`, () => client.payments.get(id))) as TriggeredObject['data'];
+    if (data.status !== want) {
+      throw new TriggerFailedError(`the payment is ${data.status}, not ${want}: no ${event} event`);
+    }
+    return { type: 'payment' as const, data };
+  };
   switch (event) {
     case 'payment.cancelled':
       await api(`POST /payments/${id}/cancel`, () => client.payments.cancel(id));
       return { event, objects: [await get()] };
     case 'payment.refunded': {
-      await simulator(`/payments/${id}/succeed`);
+      await move(config, 'payment', id, 'succeed', 'succeeded');
       // No amount: the whole remaining balance, which is the whole amount of a payment just paid.
       const refund = await api(`POST /payments/${id}/refund`, () => client.payments.refund(id, {}));
       return { event, objects: [await get(), { type: 'refund', data: refund as TriggeredObject['data'] }] };
     }
     default: {
-      const move = { 'payment.succeeded': 'succeed', 'payment.failed': 'fail', 'payment.expired': 'expire' }[
-        event
-      ];
-      await simulator(`/payments/${id}/${move}`);
+      const action = {
+        'payment.succeeded': 'succeed',
+        'payment.failed': 'fail',
+        'payment.expired': 'expire',
+      }[event];
+      await move(config, 'payment', id, action, want);
       return { event, objects: [await get()] };
     }
   }
@@ -134,7 +209,8 @@ export async function triggerCommand(
     config = parseTriggerArgs(argv, env);
   } catch (error) {
     if (!(error instanceof TriggerUsageError)) throw error;
-    io.stderr(`psp-reference trigger: ${error.message}\n\n${TRIGGER_USAGE}\n`);
+    // One line: the whole usage again would bury the one thing that was wrong.
+    io.stderr(`psp-reference trigger: ${error.message}; run with --help for usage\n`);
     return 2;
   }
   if (config === 'help') {
@@ -146,7 +222,7 @@ export async function triggerCommand(
     io.stdout(config.json ? `${JSON.stringify(result)}\n` : describeTrigger(result));
     return 0;
   } catch (error) {
-    if (error instanceof TriggerRefusedError) {
+    if (error instanceof TriggerFailedError) {
       io.stderr(`psp-reference trigger: ${error.message}\n`);
       return 1;
     }

@@ -1,5 +1,8 @@
 import { mkdir } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Inbox, startReceiver } from '../../scripts/demo/receiver.js';
 import { PspClient } from '../../src/index.js';
@@ -8,6 +11,17 @@ import { verifyWebhook, type WebhookEvent } from '../../src/webhooks/index.js';
 import { chromiumMissing, type LaunchedBrowser, launchChromium } from './chromium.js';
 
 const missing = chromiumMissing();
+
+/**
+ * The words the page itself writes: its visible text without the merchant's data (shop, order, description,
+ * payment id), evaluated in the page (a string: the project's typings have no DOM).
+ */
+const pageWords = (page: Page) =>
+  page.evaluate<string>(`(() => {
+    const body = document.body.cloneNode(true);
+    for (const el of body.querySelectorAll('[data-testid="shop"], [data-testid="order-id"], [data-testid="description"], [data-testid="payment-id"]')) el.remove();
+    return body.innerText;
+  })()`);
 const shots = join(import.meta.dirname, '..', '..', 'test-output', 'browser');
 
 // Skipped only where Debian's Chromium is not installed (the reason is printed); .ci/run installs it.
@@ -53,6 +67,18 @@ describe.skipIf(missing !== undefined)(
       await expect(page.locator('#status').getAttribute('data-status')).resolves.toBe('pending');
       await expect(page.locator('#status').textContent()).resolves.toBe('Awaiting payment');
       await expect(page.locator('#pay').textContent()).resolves.toBe('Pay ₽2,499.00');
+      // The shop being paid is named (a new merchant's shop is called after it: "<merchant name> shop").
+      await expect(page.locator('[data-testid="shop"]').textContent()).resolves.toBe(
+        'Reference merchant shop',
+      );
+      // The planned outcome in the buyer's words, the enum value only for machines.
+      await expect(page.locator('[data-testid="simulator"]').textContent()).resolves.toBe(
+        'the bank confirms the payment',
+      );
+      await expect(page.locator('[data-testid="simulator"]').getAttribute('data-outcome')).resolves.toBe(
+        'succeeded',
+      );
+      expect(await pageWords(page)).not.toMatch(/[А-Яа-яЁё]/);
       const body = await page.locator('body').innerText();
       expect(body).toContain('browser-1042');
       expect(body).toContain('Espresso machine');
@@ -106,7 +132,9 @@ describe.skipIf(missing !== undefined)(
     it('speaks Russian to a Russian browser: lang, words and amount; Pay leads to the Russian result', async () => {
       const russian = await launchChromium('ru-RU');
       try {
-        const { payment, payment_url } = await client.payments.create({
+        const merchant = await ref.control.createMerchant({ name: 'Кофейня «Зерно»' });
+        const shop = new PspClient({ apiKey: merchant.api_key, baseUrl: ref.base_url });
+        const { payment, payment_url } = await shop.payments.create({
           amount: 249_900,
           order_id: 'browser-ru',
           description: 'Кофемашина',
@@ -121,12 +149,21 @@ describe.skipIf(missing !== undefined)(
         );
         await expect(page.locator('#pay').textContent()).resolves.toBe('Оплатить 2\u00a0499,00\u00a0₽');
         await expect(page.locator('#decline').textContent()).resolves.toBe('Отказаться');
+        await expect(page.locator('[data-testid="shop"]').textContent()).resolves.toBe(
+          'Кофейня «Зерно» shop',
+        );
+        // Was "Исход при оплате: succeeded": no word of the page itself is left in English.
+        await expect(page.locator('[data-testid="simulator"]').textContent()).resolves.toBe(
+          'банк подтвердит платёж',
+        );
+        expect(await pageWords(page)).not.toMatch(/[A-Za-z]/);
         await page.screenshot({ path: join(shots, 'payment-page-ru.png'), fullPage: true });
         await Promise.all([page.waitForURL(payment_url), page.locator('#pay').click()]);
         await expect(page.locator('h1').textContent()).resolves.toBe('Платёж прошёл');
         await expect(page.locator('#status').textContent()).resolves.toBe('Оплачен');
+        expect(await pageWords(page)).not.toMatch(/[A-Za-z]/);
         await page.screenshot({ path: join(shots, 'payment-paid-ru.png'), fullPage: true });
-        await expect(client.payments.get(payment.id)).resolves.toMatchObject({ status: 'succeeded' });
+        await expect(shop.payments.get(payment.id)).resolves.toMatchObject({ status: 'succeeded' });
 
         // ?lang=en forces English in the same Russian browser, and Decline keeps it on the page that follows.
         const second = await client.payments.create({ amount: 10_000, order_id: 'browser-ru-en' });
@@ -140,6 +177,41 @@ describe.skipIf(missing !== undefined)(
         await expect(page.locator('#status').textContent()).resolves.toBe('Declined');
       } finally {
         await russian.close();
+      }
+    });
+
+    it('refuses a Pay posted by a form on another site (403, nothing changes); the page\u2019s own Pay still works', async () => {
+      const { payment, payment_url } = await client.payments.create({ amount: 10_000, order_id: 'forged' });
+      // Another site: `localhost` is not the reference's `127.0.0.1`, so Chromium sends Sec-Fetch-Site: cross-site.
+      const evil = createServer((_, res) => {
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+        res.end(
+          `<!doctype html><title>Win a prize</title><form method="post" action="${payment_url}/pay"><button id="go">Claim</button></form>`,
+        );
+      });
+      await new Promise<void>((resolve) => evil.listen(0, '127.0.0.1', resolve));
+      try {
+        const page = await browser.context.newPage();
+        await page.goto(`http://localhost:${(evil.address() as AddressInfo).port}/`);
+        const [answer] = await Promise.all([
+          page.waitForResponse((r) => r.url() === `${payment_url}/pay`),
+          page.locator('#go').click(),
+        ]);
+        expect(answer.status()).toBe(403);
+        await page.waitForURL(`${payment_url}/pay`);
+        await expect(page.locator('[data-testid="notice"]').textContent()).resolves.toContain(
+          'came from another site',
+        );
+        await expect(client.payments.get(payment.id)).resolves.toMatchObject({ status: 'pending' });
+        // The buyer's own visit: the page's form pays.
+        await page.goto(payment_url);
+        await Promise.all([page.waitForURL(payment_url), page.locator('#pay').click()]);
+        await expect(page.locator('#status').getAttribute('data-status')).resolves.toBe('succeeded');
+        await expect(client.payments.get(payment.id)).resolves.toMatchObject({ status: 'succeeded' });
+      } finally {
+        // Chromium keeps its connection open: close() alone would wait for it.
+        evil.closeAllConnections();
+        await new Promise((resolve) => evil.close(resolve));
       }
     });
 

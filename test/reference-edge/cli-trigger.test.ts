@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -77,6 +77,46 @@ async function trigger(argv: string[], env: Record<string, string | undefined> =
     },
   });
   return { code, stdout, stderr };
+}
+
+/** A throwaway HTTP server on 127.0.0.1 that counts its requests. */
+async function serve(handle: (req: IncomingMessage, res: ServerResponse) => unknown) {
+  let hits = 0;
+  const server = createServer((req, res) => {
+    hits++;
+    void handle(req, res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    get hits() {
+      return hits;
+    },
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+/** The reference behind a relay: `intercept` answers what it wants to (returning true), the rest is passed on. */
+function relay(intercept: (req: IncomingMessage, res: ServerResponse) => boolean) {
+  return serve(async (req, res) => {
+    if (intercept(req, res)) return;
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const headers = Object.fromEntries(
+      Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k)),
+    ) as Record<string, string>;
+    const answer = await fetch(`${ref.base_url}${req.url}`, {
+      method: req.method ?? 'GET',
+      headers,
+      redirect: 'manual',
+      ...(chunks.length ? { body: Buffer.concat(chunks) } : {}),
+    });
+    res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'text/plain' });
+    res.end(Buffer.from(await answer.arrayBuffer()));
+  });
 }
 
 /** A piece (8 characters) of `secret` past its public prefix (`sk_test_`, `adm_`, `thm_`) found in `text`, or ''. */
@@ -164,14 +204,25 @@ describe('psp-reference trigger', () => {
     [['payment.failed', 'payout.failed'], /one event at a time/],
     [
       ['payment.failed', '--amount', '0'],
-      /--amount must be a whole number of minor units of at least 1, got "0"/,
+      /--amount must be a positive whole number of minor units \(kopecks: 1000 is 10\.00 RUB\), got "0"/,
     ],
-    [['payment.failed', '--amount', '12.5'], /--amount must be a whole number .* got "12\.5"/],
+    [['payment.failed', '--amount', '12.5'], /--amount must be a positive whole number .* got "12\.5"/],
+    // Was node's "Option '--amount' argument is ambiguous. Did you forget to specify the option argument...".
+    [['payment.failed', '--amount', '-5'], /--amount must be a positive whole number .* got "-5"$/],
+    [['payment.failed', '--amount=-5'], /--amount must be a positive whole number .* got "-5"$/],
+    [['payment.failed', '--amount'], /--amount needs a value \(got the flag "--base-url"/],
+    [['payment.failed', '--json=yes'], /--json takes no value$/],
+    [
+      ['payment.failed', '--webhook-url', '--json'],
+      /--webhook-url needs a value \(got the flag "--json"; a value that starts with "-" is written --webhook-url=<value>\)/,
+    ],
     [['payment.failed', '--amount', '10902'], /--amount 10902 ends in 902/],
     [['payout.failed', '--webhook-url', 'http://127.0.0.1/x'], /--webhook-url .* payment events only/],
     [['payment.failed', '--webhook-url', 'not a url'], /--webhook-url must be an http\(s\) URL/],
-    [['payment.failed', '--colour'], /Unknown option '--colour'/],
-  ])('%j exits 2 naming the problem, before any request', async (args, message) => {
+    // Was node's "... as in '-- "--colour"": a suggestion whose quote never closed.
+    [['payment.failed', '--colour'], /unknown option "--colour"$/],
+    [['payment.failed', '-x'], /unknown option "-x"$/],
+  ])('%j exits 2 with one line naming the problem, before any request', async (args, message) => {
     const hits = receiverHits;
     const base = receiverUrl.replace('/hooks', '');
     const run = await trigger([
@@ -184,8 +235,13 @@ describe('psp-reference trigger', () => {
       'sk_test_abcdef_secret',
     ]);
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(message);
-    expect(run.stderr).toContain('Usage: psp-reference trigger <event>');
+    // One line, the problem then the way to the usage (which each error used to print whole, 20 lines).
+    expect(run.stderr).toMatch(/^psp-reference trigger: [^\n]+; run with --help for usage\n$/);
+    expect(run.stderr.replace(/; run with --help for usage\n$/, '')).toMatch(message);
+    expect(run.stderr).not.toContain('Usage:');
+    // Every quote it opens, it closes; none of node's parseArgs wording is left.
+    expect(run.stderr.split('"').length % 2, run.stderr).toBe(1);
+    expect(run.stderr).not.toMatch(/ambiguous|To specify|as in '/);
     expect(run.stdout).toBe('');
     expect(receiverHits).toBe(hits);
   });
@@ -231,7 +287,7 @@ describe('psp-reference trigger', () => {
     expect(badKey.stderr).toContain('--api-key must be an API key');
     const pasted = await trigger([ref.api_key, '--base-url', ref.base_url]);
     const asAmount = await trigger(['payment.failed', ...connection(), '--amount', ref.api_key]);
-    expect(asAmount.stderr).toContain('--amount must be a whole number');
+    expect(asAmount.stderr).toContain('--amount must be a positive whole number');
     const asBase = await trigger(['payment.failed', '--base-url', ref.admin_token]);
     expect(asBase.stderr).toContain('--base-url must be an http(s) URL');
     for (const run of [missing, noBase, badBase, badKey, pasted, asAmount, asBase]) {
@@ -266,11 +322,94 @@ describe('psp-reference trigger', () => {
       ref.api_key,
     ]);
     expect(simulator.code).toBe(1);
-    expect(simulator.stderr).toMatch(
-      /POST \/_simulator\/payments\/[0-9a-f-]{36}\/fail refused: 401 unauthorized: /,
-    );
+    expect(simulator.stderr).toMatch(/GET \/_simulator\/clock refused: 401 unauthorized: /);
     expect(leaks(simulator.stderr, badAdmin)).toBe('');
     expect(leaks(simulator.stderr, ref.api_key)).toBe('');
+  });
+
+  // A wrong admin token was found at the bank's move, after the payment was made: a stray pending payment.
+  it.each(WEBHOOK_EVENTS.map((e) => [e]))(
+    '%s: a wrong admin token exits 1 before anything is created',
+    async (event) => {
+      const before = ref.stats();
+      const run = await trigger([
+        event,
+        ...connection().slice(0, 2),
+        '--admin-token',
+        'adm_wrongwrongwrong',
+        '--api-key',
+        ref.api_key,
+      ]);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(
+        /^psp-reference trigger: GET \/_simulator\/clock refused: 401 unauthorized: /,
+      );
+      const after = ref.stats();
+      expect([after.payments, after.payouts]).toEqual([before.payments, before.payouts]);
+    },
+  );
+
+  it('follows no redirect: a 3xx on the control routes exits 1 naming where it led; the other server sees nothing', async () => {
+    // Was: the move followed the redirect, took the other server's 200 {} as done, exit 0, payment pending.
+    const other = await serve((_, res) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}'),
+    );
+    const redirector = await relay((req, res) => {
+      if (!req.url?.startsWith('/_simulator/')) return false;
+      res.writeHead(307, { location: `${other.url}${req.url}` }).end();
+      return true;
+    });
+    try {
+      const before = ref.stats().payments;
+      const run = await trigger([
+        'payment.succeeded',
+        '--base-url',
+        redirector.url,
+        ...connection().slice(2),
+      ]);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(
+        /GET \/_simulator\/clock refused: 307 unexpected_redirect: HTTP 307: a redirect to 127\.0\.0\.1:\d+, not followed/,
+      );
+      expect(run.stderr).toContain(new URL(other.url).host);
+      expect(other.hits).toBe(0);
+      expect(leaks(run.stderr, ref.admin_token)).toBe('');
+      expect(ref.stats().payments).toBe(before);
+    } finally {
+      await Promise.all([other.close(), redirector.close()]);
+    }
+  });
+
+  it("another server's 200 {} is not success: exit 1, nothing claimed", async () => {
+    const other = await serve((_, res) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}'),
+    );
+    try {
+      const run = await trigger(['payment.succeeded', '--base-url', other.url, ...connection().slice(2)]);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain('did not answer as a reference does');
+      expect(run.stdout).toBe('');
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('checks the move: a simulator answer that is not the moved payment exits 1, not 0', async () => {
+    const fake = await relay((req, res) => {
+      if (!/^\/_simulator\/payments\/[^/]+\/succeed$/.test(req.url ?? '')) return false;
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      return true;
+    });
+    try {
+      const run = await trigger(['payment.succeeded', '--base-url', fake.url, ...connection().slice(2)]);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(
+        /POST \/_simulator\/payments\/[0-9a-f-]{36}\/succeed did not answer with the payment/,
+      );
+      expect(run.stdout).toBe('');
+    } finally {
+      await fake.close();
+    }
   });
 
   it('an unreachable reference exits 1 naming the URL', async () => {
@@ -339,5 +478,11 @@ describe('psp-reference trigger', () => {
     expect((JSON.parse(ok.out) as TriggerResult).objects[0]!.data.status).toBe('cancelled');
     expect(bad.code).toBe(2);
     expect(bad.err).toContain('unknown event "payment.nope"');
+  });
+});
+
+describe('psp-reference trigger: flags read as this command words them', () => {
+  it('a value-taking flag last on the line needs a value', () => {
+    expect(() => parseTriggerArgs(['payment.failed', '--amount'], {})).toThrow(/^--amount needs a value$/);
   });
 });

@@ -87,7 +87,9 @@ describe('buyer page: GET /pay/{id}', () => {
   it('tags a test payment with its planned outcome, and a live one (no simulator) as the reference', async () => {
     const test = await (await setup().request(`/pay/${ID}`)).text();
     expect(test).toContain('Test payment');
-    expect(test).toMatch(/Planned outcome when paid: <strong data-testid="simulator">succeeded<\/strong>/);
+    expect(test).toMatch(
+      /Planned outcome when paid: <strong data-testid="simulator" data-outcome="succeeded">the bank confirms the payment<\/strong>/,
+    );
     const live = await (await setup({ simulator: null }).request(`/pay/${ID}`)).text();
     expect(live).not.toContain('Test payment');
     expect(live).not.toContain('Planned outcome');

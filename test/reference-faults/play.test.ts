@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { Accounts } from '../../src/reference/domain/accounts.js';
 import { ConnectionReset } from '../../src/reference/faults/index.js';
 import type { FaultRuleInput } from '../../src/reference/faults/index.js';
 import { expectError, setup } from '../reference/helpers.js';
@@ -41,6 +42,21 @@ describe('kinds and phases', () => {
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(env.ref.stats().payments).toBe(1);
   });
+
+  // The code rule (snake_case) fits a key or an admin token: the code went out, and into logs, as written.
+  // The code rule (snake_case) fits a key or an admin token: the code went out, and into logs, as written.
+  it.each([
+    ['sk_test_abcdef_s3cretpart01', 'sk_test_***'],
+    ['adm_k4x9q2m7w1z8r5t3', 'adm_***'],
+  ])(
+    'error: a code shaped like a secret (%s) is redacted in the answer, as the message is',
+    async (code, shown) => {
+      start({ kind: 'error', code });
+      const r = await env.call('/banks/sbp');
+      expectError(r, 503, shown);
+      expect(r.text).not.toContain(code.slice(-10));
+    },
+  );
 
   it('an after error carries none of the real answer headers (no Idempotent-Replayed on an error)', async () => {
     env = setup();
@@ -199,7 +215,7 @@ describe('matching', () => {
     expect(hits()).toEqual([1]);
   });
 
-  it('a before fault is in front of section 5: no rate-limit slot is taken, no key is needed', async () => {
+  it('a before fault is in front of section 5: no rate-limit slot is taken, and the allow-list is not asked', async () => {
     env = setup();
     env.ref.cabinet.updateMerchant(env.ref.facts.merchant_id, {
       rate_limit: { limit: 2, window_seconds: 60 },
@@ -214,8 +230,39 @@ describe('matching', () => {
     expect((await env.call('/banks/sbp')).status).toBe(200);
     expectError(await env.call('/banks/sbp'), 429, 'rate_limited');
 
-    env.ref.simulator.addFault({ kind: 'error', status: 502 });
+    env.ref.simulator.addFault({ kind: 'error', status: 502, match: { unauthenticated: true } });
     expectError(await env.call('/banks/sbp', { key: null }), 502);
+  });
+
+  // A rule without merchant_id was used up by keyless requests (a probe, a health check) before the merchant's
+  // own call came.
+  it('a rule matches only requests with a valid key; match.unauthenticated lets keyless ones match too', async () => {
+    start({ kind: 'error', status: 502, count: 1 });
+    for (const key of [null, 'sk_test_abcdef_nope'])
+      expectError(await env.call('/banks/sbp', { key }), 401, 'unauthorized');
+    expect(hits()).toEqual([0]);
+    expectError(await env.call('/banks/sbp'), 502);
+    expect(hits()).toEqual([1]);
+
+    env.ref.simulator.clearFaults();
+    env.ref.simulator.addFault({ kind: 'error', status: 503, match: { unauthenticated: true }, count: 2 });
+    expectError(await env.call('/banks/sbp', { key: null }), 503);
+    expectError(await env.call('/banks/sbp'), 503);
+    expect(hits()).toEqual([2]);
+  });
+
+  it("looks a request's key up once, however many rules name a merchant", async () => {
+    env = setup();
+    for (let i = 0; i < 100; i++)
+      env.ref.simulator.addFault({ kind: 'error', match: { merchant_id: `m_other_${i}` } });
+    const authenticate = vi.spyOn(Accounts.prototype, 'authenticate');
+    try {
+      expect((await env.call('/banks/sbp')).status).toBe(200);
+      // The fault middleware's lookup, then section 5's own.
+      expect(authenticate).toHaveBeenCalledTimes(2);
+    } finally {
+      authenticate.mockRestore();
+    }
   });
 
   it('rules apply in the order added: the first that matches and fires', async () => {

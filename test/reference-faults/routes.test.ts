@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { DomainError } from '../../src/reference/domain/errors.js';
+import { parseFaultRules } from '../../src/reference/faults/index.js';
 import { createReference } from '../../src/reference/service.js';
 import { expectError, setup } from '../reference/helpers.js';
 
@@ -145,6 +146,16 @@ describe('/_simulator/faults', () => {
       { kind: 'reset', match: { merchant_id: '' } },
       'match.merchant_id: must be a merchant id',
     ],
+    [
+      'unauthenticated that is no boolean',
+      { kind: 'reset', match: { unauthenticated: 'yes' } },
+      'match.unauthenticated: must be true or false',
+    ],
+    [
+      'unauthenticated with a merchant',
+      { kind: 'reset', match: { unauthenticated: true, merchant_id: 'm_1' } },
+      'match.unauthenticated: cannot be combined with match.merchant_id',
+    ],
     ['a match that is no object', { kind: 'reset', match: 'POST' }, 'match: must be an object'],
     ['an unknown match field', { kind: 'reset', match: { host: 'x' } }, 'match: unknown field "host"'],
     ['an unknown field', { kind: 'reset', ratio: 1 }, 'unknown field "ratio"'],
@@ -215,11 +226,22 @@ describe('typed methods and options', () => {
     expect(() => createReference({ seed: 1.5 })).toThrow(/seed must be an integer/);
   });
 
-  it('holds at most 1000 rules (409), so the admin token cannot grow memory without bound', () => {
+  // 1,000 rules made every public request 4-5 times slower: the bound is also what the rules may cost a request.
+  it('holds at most 100 rules (409 too_many_rules); a start list or a snapshot with more is refused whole', async () => {
     env = setup();
-    for (let i = 0; i < 1000; i++) env.ref.simulator.addFault({ kind: 'reset', probability: 0 });
+    for (let i = 0; i < 100; i++) env.ref.simulator.addFault({ kind: 'reset', probability: 0 });
     expect(() => env.ref.simulator.addFault({ kind: 'reset' })).toThrow(
       expect.objectContaining({ status: 409, code: 'too_many_rules' }),
     );
+    expectError(await env.admin('/_simulator/faults', { body: { kind: 'reset' } }), 409, 'too_many_rules');
+    expect(env.ref.simulator.listFaults().items).toHaveLength(100);
+    const many = Array.from({ length: 101 }, () => ({ kind: 'reset' as const }));
+    expect(() => parseFaultRules(many)).toThrow(new TypeError('must hold at most 100 fault rules'));
+    expect(() => createReference({ faults: many })).toThrow('must hold at most 100 fault rules');
+    const snapshot = (await env.admin('/_simulator/snapshot')).body;
+    const rules = Array.from({ length: 101 }, (_, i) => ({ id: `flt_${i}`, kind: 'reset', hits: 0 }));
+    const restored = await env.admin('/_simulator/restore', { body: { ...snapshot, fault_rules: rules } });
+    expectError(restored, 400, 'bad_request');
+    expect(env.ref.simulator.listFaults().items).toHaveLength(100);
   });
 });

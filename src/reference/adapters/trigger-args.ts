@@ -22,7 +22,7 @@ Options (each of the first three may come from the environment instead):
   --base-url <url>      the reference's base URL             (PSP_BASE_URL)
   --admin-token <token> its admin token, for /_simulator     (PSP_ADMIN_TOKEN)
   --api-key <key>       a test API key of the merchant       (PSP_API_KEY)
-  --amount <integer>    the payment's or payout's amount in minor units (default 1000)
+  --amount <integer>    the payment's or payout's amount in minor units, kopecks (default 1000: 10.00 RUB)
   --webhook-url <url>   set as the created payment's webhook_url (payment events only)
   --json                print one JSON object { event, objects: [...] }
   -h, --help            show this help
@@ -100,11 +100,7 @@ export function parseTriggerArgs(
     );
   }
   const amount = /^\d{1,15}$/.test(values.amount) ? Number(values.amount) : Number.NaN;
-  if (!Number.isSafeInteger(amount) || amount < 1) {
-    throw new TriggerUsageError(
-      `--amount must be a whole number of minor units of at least 1, got ${shown(values.amount, 32)}`,
-    );
-  }
+  if (!Number.isSafeInteger(amount) || amount < 1) throw new TriggerUsageError(amountProblem(values.amount));
   // The test-mode rule refuses these at creation: no later move, so no event, would follow.
   const plan = event.startsWith('payout.') ? planPayoutOutcome(amount) : planPaymentOutcome(amount);
   if (plan === 'refused') {
@@ -132,11 +128,45 @@ export function parseTriggerArgs(
   };
 }
 
+/** The one wording of a bad `--amount`, whichever way it was bad: the unit is the API's, minor units. */
+const amountProblem = (value: string) =>
+  `--amount must be a positive whole number of minor units (kopecks: 1000 is 10.00 RUB), got ${shown(value, 32)}`;
+
 function parseFlags(argv: string[]) {
   try {
     return parseArgs({ args: argv, strict: true, allowPositionals: true, options: OPTIONS });
   } catch (error) {
-    // parseArgs names the flag, never a value of ours; a secret pasted as an unknown flag is cut to its prefix.
-    throw new TriggerUsageError(redactSecrets((error as Error).message));
+    throw new TriggerUsageError(flagProblem(argv) ?? redactSecrets((error as Error).message));
   }
+}
+
+/**
+ * What is wrong with the flags, in our words: node's own ("argument is ambiguous", a suggestion with a quote left
+ * open) speak of parseArgs, not of this command. Read from parseArgs' lenient tokens, which keep every flag.
+ */
+function flagProblem(argv: string[]): string | undefined {
+  const { tokens } = parseArgs({
+    args: argv,
+    strict: false,
+    allowPositionals: true,
+    options: OPTIONS,
+    tokens: true,
+  });
+  for (const token of tokens) {
+    if (token.kind !== 'option') continue;
+    const flag = token.rawName;
+    const option = Object.hasOwn(OPTIONS, token.name)
+      ? OPTIONS[token.name as keyof typeof OPTIONS]
+      : undefined;
+    // A secret pasted as a flag is cut to its prefix by `shown`.
+    if (!option) return `unknown option ${shown(flag, 64)}`;
+    if (option.type === 'boolean' && token.value !== undefined) return `${flag} takes no value`;
+    if (option.type === 'boolean') continue;
+    if (token.value === undefined) return `${flag} needs a value`;
+    if (token.inlineValue || !token.value.startsWith('-')) continue;
+    // `--amount -5`: parseArgs cannot tell a negative number from a forgotten value.
+    if (token.name === 'amount' && /^-\d/.test(token.value)) return amountProblem(token.value);
+    return `${flag} needs a value (got the flag ${shown(token.value, 32)}; a value that starts with "-" is written ${flag}=<value>)`;
+  }
+  return undefined;
 }

@@ -1,14 +1,18 @@
 import { DomainError } from '../domain/errors.js';
 import { randomToken } from '../domain/ids.js';
 import { ConnectionReset } from './reset.js';
-import { checkFaultRule, type FaultRule, type FaultRuleInput, parseFaultRules, pathMatches } from './rule.js';
+import {
+  checkFaultRule,
+  type FaultRule,
+  type FaultRuleInput,
+  MAX_FAULT_RULES as MAX_RULES,
+  parseFaultRules,
+  pathMatches,
+} from './rule.js';
 
 export type { FaultRule, FaultRuleInput } from './rule.js';
 export { ConnectionReset } from './reset.js';
-export { parseFaultRules } from './rule.js';
-
-// The rules live in memory on behalf of one admin token: bounded like everything else a caller can add.
-const MAX_RULES = 1_000;
+export { MAX_FAULT_RULES, parseFaultRules } from './rule.js';
 
 /**
  * The fault rules as typed methods, one per `/_simulator/faults` route; on `ref.control` (async) beside the others.
@@ -32,12 +36,18 @@ export interface FaultsApi {
   clearFaults(): void;
 }
 
-/** What a request is matched on; `merchantId` is asked only when a rule names a merchant. */
+/**
+ * What a request is matched on. `merchantId` (the merchant of a valid key, else undefined) is asked at most once
+ * per request, and only when a rule's method and path match.
+ */
 export interface FaultRequest {
   method: string;
   path: string;
   merchantId: () => string | undefined;
 }
+
+// Not asked yet (undefined is an answer: no valid key).
+const UNASKED = Symbol('unasked');
 
 /**
  * mulberry32: a small seedable PRNG with a 2^32 period, plenty for a few coin flips per request, so the same
@@ -98,15 +108,22 @@ export class Faults implements FaultsApi {
 
   /**
    * The rule that applies to a request: the first, in the order added, that matches and fires (counted in its
-   * `hits`). A rule at its `count` is skipped; a draw is taken only for a probability strictly between 0 and 1.
+   * `hits`). A rule at its `count` is skipped; a request without a valid key matches only a rule with
+   * `match.unauthenticated`; a draw is taken only for a probability strictly between 0 and 1.
    */
   pick(req: FaultRequest): FaultRule | undefined {
+    let merchant: string | undefined | typeof UNASKED = UNASKED;
+    const merchantId = () => {
+      if (merchant === UNASKED) merchant = req.merchantId();
+      return merchant;
+    };
     for (const rule of this.#rules) {
       if (rule.count !== undefined && rule.hits >= rule.count) continue;
       const m = rule.match;
       if (m.method !== undefined && m.method !== req.method) continue;
       if (m.path !== undefined && !pathMatches(m.path, req.path)) continue;
-      if (m.merchant_id !== undefined && m.merchant_id !== req.merchantId()) continue;
+      if (!m.unauthenticated && merchantId() === undefined) continue;
+      if (m.merchant_id !== undefined && m.merchant_id !== merchantId()) continue;
       if (rule.probability < 1 && !(rule.probability > 0 && this.#draw() < rule.probability)) continue;
       rule.hits += 1;
       return rule;

@@ -1,6 +1,12 @@
 import * as z from 'zod/mini';
 import { type FieldIssue, formatFieldIssues, toFieldIssues } from '../../schemas/issues.js';
 
+/**
+ * The most rules a reference holds. Every public request is compared with each rule, so the bound is also what
+ * a rule list may cost a request; a hundred is far more than a test scenario needs.
+ */
+export const MAX_FAULT_RULES = 100;
+
 const PUBLIC_PREFIX = '/api/v1/public/';
 // Literal segments or the one placeholder `{id}`: a rule written with another placeholder would silently never fire.
 const PATH_RE = /^\/api\/v1\/public(\/([A-Za-z0-9._~-]+|\{id\}))+$/;
@@ -28,6 +34,9 @@ const RuleSchema = z.strictObject(
             ).check(z.maxLength(2048, 'must be at most 2048 characters')),
           ),
           merchant_id: z.optional(text(/^[A-Za-z0-9_-]{1,128}$/, 'must be a merchant id')),
+          // Off by default: a rule is for the merchant's own calls, and a stray keyless request (a probe, a
+          // health check) must not use up its `count` or pay for its key lookup.
+          unauthenticated: z.optional(z.boolean('must be true or false')),
         },
         typeError('must be an object'),
       ),
@@ -90,6 +99,10 @@ export function checkFaultRule(input: unknown, where = ''): Omit<FaultRule, 'id'
         issues.push({ field, message: `applies to kind ${only.name} only` });
       }
     }
+    // A merchant is known only from a valid key: the two together could never match a keyless request.
+    if (r.data.match?.unauthenticated && r.data.match.merchant_id !== undefined) {
+      issues.push({ field: 'match.unauthenticated', message: 'cannot be combined with match.merchant_id' });
+    }
   }
   if (!r.success || issues.length > 0) {
     const named = issues.map((i) => ({
@@ -124,6 +137,7 @@ export function checkFaultRule(input: unknown, where = ''): Omit<FaultRule, 'id'
  */
 export function parseFaultRules(list: unknown): FaultRuleInput[] {
   if (!Array.isArray(list)) throw new TypeError('must be a JSON array of fault rules');
+  if (list.length > MAX_FAULT_RULES) throw new TypeError(`must hold at most ${MAX_FAULT_RULES} fault rules`);
   list.forEach((input, i) => {
     const rule = checkFaultRule(input, `[${i}].`);
     if ('error' in rule) throw new TypeError(rule.error);

@@ -51,7 +51,10 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Hono<AppEnv>
   app.route('/api/v1/public', publicRoutes(deps));
   app.route('/_cabinet', cabinetRoutes(deps));
   app.route('/_simulator', simulatorRoutes(deps));
-  app.route('/pay', payPageRoutes(buyerPort(deps.domain)));
+  app.route(
+    '/pay',
+    payPageRoutes(buyerPort(deps.domain), deps.publicUrl ? { publicUrl: deps.publicUrl } : {}),
+  );
   // The API description holds no secret: no authentication, and any origin may read it (browser tools).
   app.get('/openapi.json', () => json(200, openApi, { 'access-control-allow-origin': '*' }));
   let routes: Array<[RegExp, string[]]> | undefined;

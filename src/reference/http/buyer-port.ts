@@ -21,6 +21,8 @@ export function buyerPort(domain: Domain): PayPagePort {
         status: p.status,
         return_url: p.returnUrl,
         simulator: p.mode === 'test' ? p.outcome : null,
+        // Who the buyer is paying: the shop the payment's terminal belongs to.
+        shop: domain.accounts.shops.get(p.shopId)?.name ?? null,
       };
     },
     act(paymentId, action) {

@@ -18,14 +18,17 @@ export function jsonText(status: number, text: string, headers: Record<string, s
 // encoding) is masked by the package's one redaction: error bodies end up in logs.
 export { redactSecrets };
 
-/** The spec's error body (2.9) for a status and code. Secret-shaped substrings of the message are redacted. */
+/**
+ * The spec's error body (2.9) for a status and code. Secret-shaped substrings of the message and of the code are
+ * redacted: a code can be caller input too (a fault rule's `code`, which a key fits).
+ */
 export function errorResponse(
   status: number,
   code: string,
   message: string,
   headers: Record<string, string> = {},
 ): Response {
-  return json(status, { error: { code, message: redactSecrets(message) } }, headers);
+  return json(status, { error: { code: redactSecrets(code), message: redactSecrets(message) } }, headers);
 }
 
 /** Maps a thrown value to an answer: a DomainError to its status and body, anything else to a 500 (a bug). */

@@ -1,5 +1,5 @@
 import { escapeHtml, formatMoney, safeReturnUrl } from './pay-page-format.js';
-import { type PageLang, statusWords, TEXT } from './pay-page-text.js';
+import { outcomeWords, type PageLang, statusWords, TEXT } from './pay-page-text.js';
 
 /** What the page shows of a payment: the `view` answer of the pay-page port. */
 export interface PayPageView {
@@ -11,6 +11,8 @@ export interface PayPageView {
   status: string;
   return_url: string | null;
   simulator: string | null;
+  /** The name of the shop the buyer is paying (the payment's terminal's shop). Default: not shown. */
+  shop?: string | null;
 }
 
 // One stylesheet inline: the page loads nothing else, so it renders offline and under a strict CSP.
@@ -92,6 +94,8 @@ export function paymentPage(view: PayPageView, options: PageOptions = {}): strin
   const id = encodeURIComponent(view.id);
   const status = escapeHtml(view.status);
   const rows: string[] = [];
+  if (view.shop != null)
+    rows.push(`<dt>${text.shop}</dt><dd data-testid="shop">${escapeHtml(view.shop)}</dd>`);
   if (view.order_id !== null)
     rows.push(`<dt>${text.order}</dt><dd data-testid="order-id">${escapeHtml(view.order_id)}</dd>`);
   if (view.description !== null) {
@@ -114,7 +118,8 @@ export function paymentPage(view: PayPageView, options: PageOptions = {}): strin
 </div>`;
     if (view.simulator !== null) {
       const [before, after] = text.planned;
-      tail += `\n<p class="note">${escapeHtml(before)}<strong data-testid="simulator">${escapeHtml(view.simulator)}</strong>${escapeHtml(after)}</p>`;
+      // The raw outcome for machines in data-outcome, the buyer's words as the text (as the status badge).
+      tail += `\n<p class="note">${escapeHtml(before)}<strong data-testid="simulator" data-outcome="${escapeHtml(view.simulator)}">${escapeHtml(outcomeWords(view.simulator, lang))}</strong>${escapeHtml(after)}</p>`;
     }
   } else {
     const back = safeReturnUrl(view.return_url);

@@ -14,14 +14,27 @@ type Words = { heading: string; badge: string };
 const ru = {
   testTag: 'Тестовый платёж · симулятор',
   referenceTag: 'Эталонный сервис',
+  shop: 'Магазин',
   order: 'Заказ',
   description: 'Описание',
   status: 'Статус',
   payment: 'Платёж',
   pay: (money: string) => `Оплатить ${money}`,
   decline: 'Отказаться',
-  // Around the planned outcome's name: before + outcome + after.
+  // Around the planned outcome's words: before + outcome + after.
   planned: ['Исход при оплате: ', '. Деньги не списываются.'] as [before: string, after: string],
+  // The planned outcome of a test payment (outcomes.ts), in the buyer's words: never the raw enum value.
+  outcomes: {
+    succeeded: 'банк подтвердит платёж',
+    failed: 'банк отклонит платёж',
+    refused: 'банк сразу откажет',
+    expired: 'банк не ответит, и срок платежа истечёт',
+    processing_then_succeeded: 'банк подтвердит платёж через 30 секунд',
+  } as Record<string, string>,
+  unknownOutcome: 'не указан',
+  // A pay or decline posted from another site (a forged form): refused, nothing done.
+  crossSite:
+    'Запрос пришёл с другого сайта и не выполнен: ничего не изменилось. Воспользуйтесь кнопками на этой странице.',
   waiting: 'Банк подтверждает платёж; страница обновится сама.',
   canClose: 'Эту страницу можно закрыть.',
   back: 'Вернуться в магазин',
@@ -49,6 +62,7 @@ export const TEXT: Record<PageLang, typeof ru> = {
   en: {
     testTag: 'Test payment · simulator',
     referenceTag: 'Reference service',
+    shop: 'Store',
     order: 'Order',
     description: 'Description',
     status: 'Status',
@@ -56,6 +70,16 @@ export const TEXT: Record<PageLang, typeof ru> = {
     pay: (money) => `Pay ${money}`,
     decline: 'Decline',
     planned: ['Planned outcome when paid: ', '. No money moves.'],
+    outcomes: {
+      succeeded: 'the bank confirms the payment',
+      failed: 'the bank declines the payment',
+      refused: 'the bank refuses it at once',
+      expired: 'the bank never answers and the payment expires',
+      processing_then_succeeded: 'the bank confirms the payment 30 seconds later',
+    },
+    unknownOutcome: 'not stated',
+    crossSite:
+      'This request came from another site and was not carried out: nothing changed. Use the buttons on this page.',
     waiting: 'The bank is confirming the payment; this page updates by itself.',
     canClose: 'You can close this page.',
     back: 'Return to the store',
@@ -81,6 +105,12 @@ export const TEXT: Record<PageLang, typeof ru> = {
 export function statusWords(status: string, lang: PageLang): Words {
   const text = TEXT[lang];
   return Object.hasOwn(text.statuses, status) ? text.statuses[status]! : text.unknownStatus;
+}
+
+/** The planned outcome of a test payment in `lang`; one outside outcomes.ts gets neutral words, never its raw value. */
+export function outcomeWords(outcome: string, lang: PageLang): string {
+  const text = TEXT[lang];
+  return Object.hasOwn(text.outcomes, outcome) ? text.outcomes[outcome]! : text.unknownOutcome;
 }
 
 /**

@@ -3,6 +3,7 @@ import { languageDetector } from 'hono/language';
 import { DomainError } from '../domain/errors.js';
 import { notFoundPage, type PayPageView, paymentPage } from './pay-page-html.js';
 import { safeReturnUrl } from './pay-page-format.js';
+import { isCrossSite } from './pay-page-origin.js';
 import { forcedLang, PAGE_LANGS, type PageLang, statusWords, TEXT } from './pay-page-text.js';
 
 export type { PayPageView } from './pay-page-html.js';
@@ -35,6 +36,15 @@ const HTML_HEADERS: Record<string, string> = {
   vary: 'Accept-Language',
 };
 
+/** How the routes are served. */
+export interface PayPageOptions {
+  /**
+   * The public origin the buyer's browser sees (`createReference({ publicUrl })`), accepted as the page's own in
+   * `Origin` beside the request's. Default: the request's origin only.
+   */
+  publicUrl?: string;
+}
+
 function html(c: Context<Env>, status: 200 | 404 | 409 | 400 | 403 | 422, body: string): Response {
   return c.body(body, status, HTML_HEADERS);
 }
@@ -58,7 +68,9 @@ function langQuery(c: Context<Env>): string {
  *   `#decline`) while the payment is pending. Self-contained HTML, no scripts, every request string escaped.
  * - `POST /{id}/pay`, `POST /{id}/decline`: acts, then answers 303 to the payment's `return_url` when it is an
  *   http(s) URL, else 303 back to `GET /{id}`, which then shows the result. A refused action (the payment is no
- *   longer pending) shows the page again with the reason, status 409.
+ *   longer pending) shows the page again with the reason, status 409. A form posted from another site
+ *   (`Sec-Fetch-Site`, else `Origin`: pay-page-origin.ts) changes nothing and shows the page with the reason,
+ *   status 403.
  * - Anything else, and unknown ids: a 404 page.
  *
  * Every page is in Russian or English: `?lang=ru|en` forces one (and the page's forms and redirect keep it),
@@ -70,8 +82,9 @@ function langQuery(c: Context<Env>): string {
  * app.route('/pay', payPageRoutes({ view: (id) => store.view(id), act: (id, a) => store.act(id, a) }));
  * ```
  */
-export function payPageRoutes(port: PayPagePort): Hono<Env> {
+export function payPageRoutes(port: PayPagePort, options: PayPageOptions = {}): Hono<Env> {
   const app = new Hono<Env>();
+  const publicOrigin = options.publicUrl ? new URL(options.publicUrl).origin : undefined;
   app.use(
     languageDetector({
       supportedLanguages: [...PAGE_LANGS],
@@ -93,6 +106,13 @@ export function payPageRoutes(port: PayPagePort): Hono<Env> {
   app.post('/:id/:action{pay|decline}', (c) => {
     const id = c.req.param('id');
     const action = c.req.param('action') as 'pay' | 'decline';
+    const own = [new URL(c.req.url).origin, ...(publicOrigin ? [publicOrigin] : [])];
+    if (isCrossSite(c.req.raw, own)) {
+      const view = port.view(id);
+      if (!view) return notFound(c);
+      const lang = c.get('language');
+      return html(c, 403, paymentPage(view, { lang, query: langQuery(c), notice: TEXT[lang].crossSite }));
+    }
     let result: { status: string; return_url: string | null };
     try {
       result = port.act(id, action);
