@@ -1,3 +1,4 @@
+import { originRefused } from './api-errors.js';
 import type { Operation } from './transport.js';
 
 export type { Operation } from './transport.js';
@@ -45,7 +46,9 @@ export type Middleware = (
 
 /**
  * Runs `request` through `chain` in order and then through `send`. A middleware's synchronous throw becomes a
- * rejection, like an asynchronous one.
+ * rejection, like an asynchronous one. The one gate before the key is added, for calls and the event stream alike:
+ * a request whose origin a middleware changed rejects with a `PspApiError` (`unexpected_redirect`, status 0)
+ * and never reaches `send`.
  *
  * @example
  * const res = await runChain([timing], request, context, (r) => fetch(r));
@@ -56,8 +59,17 @@ export function runChain(
   context: AttemptContext,
   send: (request: Request) => Promise<Response>,
 ): Promise<Response> {
-  const at = async (i: number, req: Request): Promise<Response> =>
-    i < chain.length ? chain[i]!(req, (r) => at(i + 1, r), context) : send(req);
+  const at = async (i: number, req: Request): Promise<Response> => {
+    if (i < chain.length) return chain[i]!(req, (r) => at(i + 1, r), context);
+    // `request` was built on baseUrl: a Request the middleware made itself may point anywhere, and `send` adds
+    // the key and the signature.
+    if (req !== request && new URL(req.url).origin !== new URL(request.url).origin)
+      throw originRefused(req.url, request.url, {
+        attempts: context.attempt,
+        idempotencyKey: context.idempotencyKey,
+      });
+    return send(req);
+  };
   return at(0, request);
 }
 
