@@ -28,8 +28,10 @@ export interface AttemptContext {
  * change the request (a header, the body), call `next` more than once, or answer by itself without calling `next`
  * (then nothing leaves the process). `next` adds the bearer header, the `Idempotency-Key` and the request
  * signature after every middleware, so the signature covers the exact bytes sent, and the middleware never sees
- * the key. A middleware that throws fails the attempt as a network error would (retried where the call is safe
- * to repeat; the error is the `cause` of the `PspConnectionError`).
+ * the key. The key goes to `baseUrl`'s origin only: a request handed to `next` for another origin is refused,
+ * unsent, with a `PspApiError` (`unexpected_redirect`, status 0), as a redirect there would be. A middleware that
+ * throws fails the attempt as a network error would (retried where the call is safe to repeat; the error is the
+ * `cause` of the `PspConnectionError`).
  *
  * @example
  * const requestId: Middleware = (req, next) => {
