@@ -86,15 +86,22 @@ export async function bodyBytes(request: Request): Promise<Uint8Array | undefine
   return request.body ? new Uint8Array(await request.clone().arrayBuffer()) : undefined;
 }
 
-const UUID_SEGMENT = /\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?=\/|$)/gi;
+// The words of the API's paths (spec section 4). Any other segment of a `client.request()` path may be an id, an
+// order number or a person's name: as a span name or a metric label it would be unbounded, or personal data.
+const API_WORDS = new Set(['payments', 'payouts', 'cancel', 'refund', 'banks', 'sbp', 'events']);
 
 /**
- * The template of a path of `client.request()`: each id (a UUID, as every id of this API is) replaced by `{id}`,
- * so that spans and metric labels never carry one.
+ * The template of a path of `client.request()`: the API's own words kept, every other segment replaced by
+ * `{id}`, so that spans, metric labels and middleware see a bounded set of names and never an id or a personal
+ * detail. A caller who knows better passes `template` to `client.request()`.
  *
  * @example
  * templateOf('/payments/6f9619ff-8b86-4d11-b42d-00c04fc964ff/cancel'); // '/payments/{id}/cancel'
+ * templateOf('/customers/ivan.petrov@example.com/cards'); // '/{id}/{id}/{id}'
  */
 export function templateOf(path: string): string {
-  return path.replace(UUID_SEGMENT, '/{id}');
+  return path
+    .split('/')
+    .map((s) => (s === '' || API_WORDS.has(s) ? s : '{id}'))
+    .join('/');
 }
