@@ -115,7 +115,12 @@ describe('OpenTelemetry through the client', () => {
     const seen: string[] = [];
     const c = client(stubFetch(() => json({})).fetch, {
       telemetry: { tracerProvider: o.tracerProvider, meterProvider: o.meterProvider },
-      middleware: [(req, next, ctx) => (seen.push(ctx.urlTemplate), next(req))],
+      middleware: [
+        (req, next, ctx) => {
+          seen.push(ctx.urlTemplate);
+          return next(req);
+        },
+      ],
     });
     await c.request('GET', '/customers/ivan.petrov@example.com/orders/A-1042');
     await c.request('GET', '/customers/olga@example.com/orders/B-7');
