@@ -1,6 +1,6 @@
 import type { FieldIssue } from '../schemas/issues.js';
 import { PspValidationError } from './errors.js';
-import { type LogLevel, leveledLogger, parseLogLevel } from './log-level.js';
+import { clientLogger, LEVEL_NAMES, type LogLevel, parseLogLevel } from './log-level.js';
 import type { Logger } from './logger.js';
 import type { Middleware } from './middleware.js';
 import { rememberSecret } from './redact.js';
@@ -43,13 +43,14 @@ export interface ClientOptions {
   fetch?: typeof fetch;
   /**
    * Where log lines go (`console`, pino, winston or any object with `debug`/`info`/`warn`/`error`): one debug line
-   * per attempt, one info line per retry, one warn (refused by the service) or error (no good answer) line per
-   * failed call. Secrets never reach it. Default `console`.
+   * per attempt, one info line per retry and per failed call, a warn line only for what no result or error shows
+   * (the event stream's disconnections, a bad `PSP_LOG`). Secrets never reach it. Default `console`.
    */
   logger?: Logger;
   /**
    * The least severe lines written; the `PSP_LOG` environment variable overrides it (where the runtime has one),
-   * so ops can turn logging up without a deploy. Default `'warn'`.
+   * so ops can turn logging up without a deploy (a value that is not a level is reported once, at warn). Default
+   * `'warn'`: a failed call prints nothing, the error it throws is the report.
    */
   logLevel?: LogLevel;
   /** Functions around every HTTP attempt, in order (see {@link Middleware}). Default none. */
@@ -258,8 +259,7 @@ export function resolveOptions(options: ClientOptions = {}): ResolvedOptions {
   if (!Array.isArray(mw) || !mw.every((m) => typeof m === 'function'))
     issues.push({ field: 'middleware', message: 'must be an array of functions' });
   const logLevel = options.logLevel ?? 'warn';
-  if (!parseLogLevel(logLevel))
-    issues.push({ field: 'logLevel', message: 'must be debug, info, warn, error or off' });
+  if (!parseLogLevel(logLevel)) issues.push({ field: 'logLevel', message: `must be ${LEVEL_NAMES}` });
   const t = options.telemetry;
   if (t !== undefined && t !== false && (typeof t !== 'object' || t === null))
     issues.push({ field: 'telemetry', message: 'must be false or { tracerProvider, meterProvider }' });
@@ -282,7 +282,7 @@ export function resolveOptions(options: ClientOptions = {}): ResolvedOptions {
     // (in a test's beforeAll) than a module-level client is made. Called on globalThis: a detached fetch throws
     // "Illegal invocation" in some runtimes.
     fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
-    logger: leveledLogger(options.logger, parseLogLevel(env('PSP_LOG')?.toLowerCase()) ?? logLevel),
+    logger: clientLogger(options.logger, logLevel, env('PSP_LOG')),
     strict: options.strict === true,
     banksCacheTtl,
     middleware: [...mw],
