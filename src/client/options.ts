@@ -132,17 +132,30 @@ const SIGNING_SECRET_RE = /^thm_[A-Za-z0-9._~+/=-]+$/;
 /** setTimeout's ceiling; ky refuses a larger timeout. */
 const MAX_TIMER = 2_147_483_647;
 
-function env(name: string): string | undefined {
-  // Deno without --allow-env throws on any read: a client given its options must still construct there.
+/**
+ * The variable, `undefined` when unset or empty. Deno without --allow-env throws on any read (NotCapable;
+ * PermissionDenied in Deno 1): a client given its options must still construct there, so the refusal is kept in
+ * `denied[name]` for the message of an option that needed the variable.
+ */
+function env(name: string, denied: Record<string, string>): string | undefined {
   try {
     // An empty variable counts as unset.
     return (
       (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[name] ||
       undefined
     );
-  } catch {
+  } catch (err) {
+    denied[name] = err instanceof Error ? `${err.name}: ${err.message}`.slice(0, 200) : 'refused';
     return undefined;
   }
+}
+
+/** The issue of a required option given neither directly nor by its variable, saying why the variable is not. */
+function required(name: string, option: string, denied: Record<string, string>): string {
+  const why = denied[name];
+  return why === undefined
+    ? `is required (or set ${name})`
+    : `${name} could not be read: the environment is not readable (${why}). Deno: run with --allow-env=${name}, or pass ${option}`;
 }
 
 function isBrowser(): boolean {
@@ -213,21 +226,22 @@ export function resolveOptions(options: ClientOptions = {}): ResolvedOptions {
     );
   }
   const issues: FieldIssue[] = [];
-  const apiKey = options.apiKey ?? env('PSP_API_KEY');
+  const denied: Record<string, string> = {};
+  const apiKey = options.apiKey ?? env('PSP_API_KEY', denied);
   const keyMatch = typeof apiKey === 'string' ? API_KEY_RE.exec(apiKey) : null;
   if (!keyMatch) {
     issues.push({
       field: 'apiKey',
       message:
         apiKey === undefined
-          ? 'is required (or set PSP_API_KEY)'
+          ? required('PSP_API_KEY', 'apiKey', denied)
           : 'must start with sk_test_ or sk_live_, then 6 letters or digits, an underscore and the secret (letters, digits, . _ ~ + / = -)',
     });
   }
-  const rawBase = options.baseUrl ?? env('PSP_BASE_URL');
+  const rawBase = options.baseUrl ?? env('PSP_BASE_URL', denied);
   let baseUrl = '';
   if (rawBase === undefined) {
-    issues.push({ field: 'baseUrl', message: 'is required (or set PSP_BASE_URL)' });
+    issues.push({ field: 'baseUrl', message: required('PSP_BASE_URL', 'baseUrl', denied) });
   } else {
     let url: URL | undefined;
     try {
@@ -241,7 +255,7 @@ export function resolveOptions(options: ClientOptions = {}): ResolvedOptions {
       baseUrl = `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
     }
   }
-  const signingSecret = options.signingSecret ?? env('PSP_SIGNING_SECRET');
+  const signingSecret = options.signingSecret ?? env('PSP_SIGNING_SECRET', denied);
   if (
     signingSecret !== undefined &&
     (typeof signingSecret !== 'string' || !SIGNING_SECRET_RE.test(signingSecret))
@@ -282,7 +296,7 @@ export function resolveOptions(options: ClientOptions = {}): ResolvedOptions {
     // (in a test's beforeAll) than a module-level client is made. Called on globalThis: a detached fetch throws
     // "Illegal invocation" in some runtimes.
     fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
-    logger: clientLogger(options.logger, logLevel, env('PSP_LOG')),
+    logger: clientLogger(options.logger, logLevel, env('PSP_LOG', denied)),
     strict: options.strict === true,
     banksCacheTtl,
     middleware: [...mw],
