@@ -39,11 +39,10 @@ export function redirectMessage(status: number, location: string | null): string
  * host is (`unexpected_redirect`), with status 0 since nothing was sent. The message names the host only.
  *
  * @example
- * throw originRefused('https://evil.example/x', 'http://127.0.0.1:4010', { attempts: 1 });
+ * throw originRefused('https://evil.example/x', { attempts: 1 });
  */
 export function originRefused(
   to: string,
-  base: string,
   call: { attempts: number; idempotencyKey?: string | undefined },
 ): PspApiError {
   return new PspApiError({
@@ -52,7 +51,7 @@ export function originRefused(
     headers: new Headers(),
     attempts: call.attempts,
     idempotencyKey: call.idempotencyKey,
-    message: `A middleware sent the request to ${new URL(to).host}, not to ${new URL(base).host}: refused, not sent (the key goes to baseUrl's origin only)`,
+    message: `A middleware sent the request to ${new URL(to).host}: refused, unsent (the key goes to baseUrl's origin only)`,
   });
 }
 

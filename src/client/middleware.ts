@@ -66,7 +66,7 @@ export function runChain(
     // `request` was built on baseUrl: a Request the middleware made itself may point anywhere, and `send` adds
     // the key and the signature.
     if (req !== request && new URL(req.url).origin !== new URL(request.url).origin)
-      throw originRefused(req.url, request.url, {
+      throw originRefused(req.url, {
         attempts: context.attempt,
         idempotencyKey: context.idempotencyKey,
       });

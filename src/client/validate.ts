@@ -80,7 +80,7 @@ export function templateIssue(template: unknown, path: string): FieldIssue[] {
     : [
         {
           field: 'template',
-          message: 'must be the path with {name} in place of each variable segment, e.g. /customers/{id}',
+          message: 'must be the path with {name} for each segment that varies',
         },
       ];
 }

@@ -164,7 +164,7 @@ describe('OpenTelemetry through the client', () => {
     ]) {
       await expect(
         c.request('GET', '/customers/c-1/orders/o-2', { template: template as string }),
-      ).rejects.toThrow(/template: must be the path with \{name\}/);
+      ).rejects.toThrow(/template: must be the path with \{name\} for each segment that varies/);
     }
     expect(seen).toHaveLength(0);
   });
