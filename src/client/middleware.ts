@@ -19,7 +19,10 @@ export interface AttemptContext {
   readonly attempt: number;
   /** The call's `Idempotency-Key`, when it has one (the three creates, a keyed `client.request()`). */
   readonly idempotencyKey?: string | undefined;
-  /** The path with placeholders in place of ids, e.g. `'/api/v1/public/payments/{id}'`. */
+  /**
+   * The path with placeholders in place of ids, e.g. `'/api/v1/public/payments/{id}'`; for `client.request()`,
+   * its `template`, else every segment that is not a word of the API's paths as `{id}`.
+   */
   readonly urlTemplate: string;
 }
 
