@@ -10,6 +10,8 @@ export interface ApiErrorArgs {
   headers: Headers;
   idempotencyKey?: string;
   attempts: number;
+  /** @internal The SDK's own message, for a refusal it made itself (status 0: nothing was sent). */
+  message?: string;
 }
 
 /**
@@ -31,11 +33,38 @@ export function redirectMessage(status: number, location: string | null): string
   return `HTTP ${status}: a redirect to ${host}, not followed (the API never redirects: check baseUrl)`;
 }
 
-function readBody(status: number, body: unknown, headers: Headers): { code: string; message: string } {
+/**
+ * The refusal of a request that a middleware pointed at another origin than `baseUrl`'s: the key, the signature
+ * and the body go to `baseUrl`'s origin only, so it is refused before they are added, as a redirect to another
+ * host is (`unexpected_redirect`), with status 0 since nothing was sent. The message names the host only.
+ *
+ * @example
+ * throw originRefused('https://evil.example/x', { attempts: 1 });
+ */
+export function originRefused(
+  to: string,
+  call: { attempts: number; idempotencyKey?: string | undefined },
+): PspApiError {
+  return new PspApiError({
+    status: 0,
+    body: undefined,
+    headers: new Headers(),
+    attempts: call.attempts,
+    idempotencyKey: call.idempotencyKey,
+    message: `A middleware sent the request to ${new URL(to).host}: refused, unsent (the key goes to baseUrl's origin only)`,
+  });
+}
+
+function readBody(
+  status: number,
+  body: unknown,
+  headers: Headers,
+  own?: string,
+): { code: string; message: string } {
   // A 3xx (or the browser's opaque redirect, status 0) comes from a proxy or a wrong baseUrl, not from the API:
   // its body is not the API's.
   if (status < 200 || (status >= 300 && status < 400))
-    return { code: 'unexpected_redirect', message: redirectMessage(status, headers.get('location')) };
+    return { code: 'unexpected_redirect', message: own ?? redirectMessage(status, headers.get('location')) };
   const err = (body as { error?: { code?: unknown; message?: unknown } } | null)?.error;
   const text = typeof body === 'string' ? body.trim().slice(0, 200) : '';
   return {
@@ -75,7 +104,7 @@ export class PspApiError extends PspError {
   declare readonly requestId?: string;
 
   constructor(args: ApiErrorArgs) {
-    const { code, message } = readBody(args.status, args.body, args.headers);
+    const { code, message } = readBody(args.status, args.body, args.headers, args.message);
     super(message);
     this.status = args.status;
     // The server chooses the code and the request id: an echo of the Authorization header must not survive.

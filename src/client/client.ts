@@ -6,7 +6,7 @@ import { ApiPromise } from './api-promise.js';
 import { INSPECT } from './base-errors.js';
 import { type ClientOptions, type RequestOptions, resolveOptions } from './options.js';
 import { Transport } from './transport.js';
-import { assertNoIssues, idempotencyKeyIssue, jsonBody, pathIssue } from './validate.js';
+import { assertNoIssues, idempotencyKeyIssue, jsonBody, pathIssue, templateIssue } from './validate.js';
 
 /**
  * Options of {@link PspClient.request}.
@@ -17,6 +17,13 @@ import { assertNoIssues, idempotencyKeyIssue, jsonBody, pathIssue } from './vali
 export interface RawRequestOptions extends RequestOptions {
   /** A JSON-serialisable body. */
   body?: unknown;
+  /**
+   * The path as spans, metric labels and middleware name it: `path` with `{name}` in place of each segment that
+   * varies, e.g. `'/customers/{customer}/cards'`. Default: the path with every segment that is not a word of the
+   * API's own paths (`payments`, `refund`, `banks`, ...) replaced by `{id}`, so that no id or personal detail
+   * becomes a span name or a label.
+   */
+  template?: string;
 }
 
 /**
@@ -77,17 +84,23 @@ export class PspClient {
    *
    * @example
    * const raw = await client.request<{ items: unknown[] }>('GET', '/banks/sbp');
+   * await client.request('GET', `/customers/${customerId}`, { template: '/customers/{customer}' });
    */
   request<T = unknown>(method: 'GET' | 'POST', path: string, options: RawRequestOptions = {}): ApiPromise<T> {
     return new ApiPromise(
       (async () => {
-        const issues = [...idempotencyKeyIssue(options.idempotencyKey), ...pathIssue(path)];
+        const issues = [
+          ...idempotencyKeyIssue(options.idempotencyKey),
+          ...pathIssue(path),
+          ...templateIssue(options.template, String(path)),
+        ];
         if (method !== 'GET' && method !== 'POST')
           issues.push({ field: 'method', message: 'must be GET or POST' });
         assertNoIssues(issues);
         return this.#t.request(
           {
             operation: 'request',
+            template: options.template,
             method,
             path,
             body: options.body === undefined ? undefined : jsonBody(options.body),

@@ -1,9 +1,11 @@
-import { PspAbortError, PspApiError, type PspError } from './errors.js';
+import { PspAbortError, type PspError } from './errors.js';
 import { type Logger, log } from './logger.js';
 
 /**
- * How much the client logs: `debug` one line per attempt, `info` one per retry, `warn` and `error` one per failed
- * call (and the event stream's warnings), `off` nothing.
+ * How much the client logs: `debug` one line per attempt (and per aborted call), `info` one per retry and one per
+ * failed call, `warn` only what the caller cannot see in a result or an error (the event stream's disconnections,
+ * a `PSP_LOG` that is not a level), `off` nothing. A failed call is reported by the error the caller gets, so the
+ * default, `warn`, prints nothing for it.
  *
  * @example
  * new PspClient({ apiKey, baseUrl, logLevel: 'info' }); // or PSP_LOG=debug in the environment
@@ -11,9 +13,11 @@ import { type Logger, log } from './logger.js';
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'off';
 
 const LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+/** The levels, as an error message or a log line names them. */
+export const LEVEL_NAMES = 'debug, info, warn, error or off';
 
 /**
- * Is `value` a log level? `undefined` when it is not one (an unknown `PSP_LOG` is ignored, not fatal).
+ * Is `value` a log level? `undefined` when it is not one (an unknown `PSP_LOG` is reported, not fatal).
  *
  * @example
  * parseLogLevel(process.env.PSP_LOG); // 'debug' | ... | undefined
@@ -50,18 +54,42 @@ export function leveledLogger(logger: Logger | undefined, level: LogLevel): Logg
 }
 
 /**
- * The one line of a failed call: `warn` when the service refused the request (a 4xx), `error` when no good answer
- * came (5xx, timeout, no connection, an unreadable answer), `debug` when the caller aborted.
+ * The one line of a failed call: `info`, since the caller has the error in hand (an expected 404 must not fill a
+ * test's output), and `debug` when the caller aborted it.
  *
  * @example
  * logFailure(options.logger, err, 'GET /payments/...');
  */
 export function logFailure(logger: Logger | undefined, err: PspError, what: string): void {
-  const level =
-    err instanceof PspAbortError
-      ? 'debug'
-      : err instanceof PspApiError && err.status < 500
-        ? 'warn'
-        : 'error';
+  const level = err instanceof PspAbortError ? 'debug' : 'info';
   if (logger?.[level]) log(logger, level, 'psp-sdk: failed', { call: what, error: err.toJSON() });
+}
+
+/** The last bad `PSP_LOG` reported: each value is reported once per process, not once per client. */
+let reported: string | undefined;
+
+/**
+ * The client's logger at the level in force: `PSP_LOG` (case aside) when it is a level, else `level`. A `PSP_LOG`
+ * that is not a level is reported once, at `warn` (an ops typo would otherwise pass unseen), where the level in
+ * force lets a warning through.
+ *
+ * @example
+ * const logger = clientLogger(console, 'warn', process.env.PSP_LOG);
+ */
+export function clientLogger(
+  logger: Logger | undefined,
+  level: LogLevel,
+  fromEnv: string | undefined,
+): Logger | undefined {
+  const envLevel = parseLogLevel(fromEnv?.toLowerCase());
+  const out = leveledLogger(logger, envLevel ?? level);
+  if (fromEnv !== undefined && !envLevel && fromEnv !== reported && out?.warn) {
+    reported = fromEnv;
+    log(
+      out,
+      'warn',
+      `psp-sdk: PSP_LOG=${JSON.stringify(fromEnv.slice(0, 40))} is not a log level (${LEVEL_NAMES}); using ${level}`,
+    );
+  }
+  return out;
 }

@@ -1,3 +1,4 @@
+import { originRefused } from './api-errors.js';
 import type { Operation } from './transport.js';
 
 export type { Operation } from './transport.js';
@@ -18,7 +19,10 @@ export interface AttemptContext {
   readonly attempt: number;
   /** The call's `Idempotency-Key`, when it has one (the three creates, a keyed `client.request()`). */
   readonly idempotencyKey?: string | undefined;
-  /** The path with placeholders in place of ids, e.g. `'/api/v1/public/payments/{id}'`. */
+  /**
+   * The path with placeholders in place of ids, e.g. `'/api/v1/public/payments/{id}'`; for `client.request()`,
+   * its `template`, else every segment that is not a word of the API's paths as `{id}`.
+   */
   readonly urlTemplate: string;
 }
 
@@ -27,8 +31,10 @@ export interface AttemptContext {
  * change the request (a header, the body), call `next` more than once, or answer by itself without calling `next`
  * (then nothing leaves the process). `next` adds the bearer header, the `Idempotency-Key` and the request
  * signature after every middleware, so the signature covers the exact bytes sent, and the middleware never sees
- * the key. A middleware that throws fails the attempt as a network error would (retried where the call is safe
- * to repeat; the error is the `cause` of the `PspConnectionError`).
+ * the key. The key goes to `baseUrl`'s origin only: a request handed to `next` for another origin is refused,
+ * unsent, with a `PspApiError` (`unexpected_redirect`, status 0), as a redirect there would be. A middleware that
+ * throws fails the attempt as a network error would (retried where the call is safe to repeat; the error is the
+ * `cause` of the `PspConnectionError`).
  *
  * @example
  * const requestId: Middleware = (req, next) => {
@@ -45,7 +51,9 @@ export type Middleware = (
 
 /**
  * Runs `request` through `chain` in order and then through `send`. A middleware's synchronous throw becomes a
- * rejection, like an asynchronous one.
+ * rejection, like an asynchronous one. The one gate before the key is added, for calls and the event stream alike:
+ * a request whose origin a middleware changed rejects with a `PspApiError` (`unexpected_redirect`, status 0)
+ * and never reaches `send`.
  *
  * @example
  * const res = await runChain([timing], request, context, (r) => fetch(r));
@@ -56,8 +64,17 @@ export function runChain(
   context: AttemptContext,
   send: (request: Request) => Promise<Response>,
 ): Promise<Response> {
-  const at = async (i: number, req: Request): Promise<Response> =>
-    i < chain.length ? chain[i]!(req, (r) => at(i + 1, r), context) : send(req);
+  const at = async (i: number, req: Request): Promise<Response> => {
+    if (i < chain.length) return chain[i]!(req, (r) => at(i + 1, r), context);
+    // `request` was built on baseUrl: a Request the middleware made itself may point anywhere, and `send` adds
+    // the key and the signature.
+    if (req !== request && new URL(req.url).origin !== new URL(request.url).origin)
+      throw originRefused(req.url, {
+        attempts: context.attempt,
+        idempotencyKey: context.idempotencyKey,
+      });
+    return send(req);
+  };
   return at(0, request);
 }
 
@@ -72,15 +89,22 @@ export async function bodyBytes(request: Request): Promise<Uint8Array | undefine
   return request.body ? new Uint8Array(await request.clone().arrayBuffer()) : undefined;
 }
 
-const UUID_SEGMENT = /\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?=\/|$)/gi;
+// The words of the API's paths (spec section 4). Any other segment of a `client.request()` path may be an id, an
+// order number or a person's name: as a span name or a metric label it would be unbounded, or personal data.
+const API_WORDS = new Set(['payments', 'payouts', 'cancel', 'refund', 'banks', 'sbp', 'events']);
 
 /**
- * The template of a path of `client.request()`: each id (a UUID, as every id of this API is) replaced by `{id}`,
- * so that spans and metric labels never carry one.
+ * The template of a path of `client.request()`: the API's own words kept, every other segment replaced by
+ * `{id}`, so that spans, metric labels and middleware see a bounded set of names and never an id or a personal
+ * detail. A caller who knows better passes `template` to `client.request()`.
  *
  * @example
  * templateOf('/payments/6f9619ff-8b86-4d11-b42d-00c04fc964ff/cancel'); // '/payments/{id}/cancel'
+ * templateOf('/customers/ivan.petrov@example.com/cards'); // '/{id}/{id}/{id}'
  */
 export function templateOf(path: string): string {
-  return path.replace(UUID_SEGMENT, '/{id}');
+  return path
+    .split('/')
+    .map((s) => (s === '' || API_WORDS.has(s) ? s : '{id}'))
+    .join('/');
 }

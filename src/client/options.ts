@@ -1,6 +1,6 @@
 import type { FieldIssue } from '../schemas/issues.js';
 import { PspValidationError } from './errors.js';
-import { type LogLevel, leveledLogger, parseLogLevel } from './log-level.js';
+import { clientLogger, LEVEL_NAMES, type LogLevel, parseLogLevel } from './log-level.js';
 import type { Logger } from './logger.js';
 import type { Middleware } from './middleware.js';
 import { rememberSecret } from './redact.js';
@@ -43,13 +43,14 @@ export interface ClientOptions {
   fetch?: typeof fetch;
   /**
    * Where log lines go (`console`, pino, winston or any object with `debug`/`info`/`warn`/`error`): one debug line
-   * per attempt, one info line per retry, one warn (refused by the service) or error (no good answer) line per
-   * failed call. Secrets never reach it. Default `console`.
+   * per attempt, one info line per retry and per failed call, a warn line only for what no result or error shows
+   * (the event stream's disconnections, a bad `PSP_LOG`). Secrets never reach it. Default `console`.
    */
   logger?: Logger;
   /**
    * The least severe lines written; the `PSP_LOG` environment variable overrides it (where the runtime has one),
-   * so ops can turn logging up without a deploy. Default `'warn'`.
+   * so ops can turn logging up without a deploy (a value that is not a level is reported once, at warn). Default
+   * `'warn'`: a failed call prints nothing, the error it throws is the report.
    */
   logLevel?: LogLevel;
   /** Functions around every HTTP attempt, in order (see {@link Middleware}). Default none. */
@@ -131,17 +132,30 @@ const SIGNING_SECRET_RE = /^thm_[A-Za-z0-9._~+/=-]+$/;
 /** setTimeout's ceiling; ky refuses a larger timeout. */
 const MAX_TIMER = 2_147_483_647;
 
-function env(name: string): string | undefined {
-  // Deno without --allow-env throws on any read: a client given its options must still construct there.
+/**
+ * The variable, `undefined` when unset or empty. Deno without --allow-env throws on any read (NotCapable;
+ * PermissionDenied in Deno 1): a client given its options must still construct there, so the refusal is kept in
+ * `denied[name]` for the message of an option that needed the variable.
+ */
+function env(name: string, denied: Record<string, string>): string | undefined {
   try {
     // An empty variable counts as unset.
     return (
       (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[name] ||
       undefined
     );
-  } catch {
+  } catch (err) {
+    denied[name] = err instanceof Error ? `${err.name}: ${err.message}`.slice(0, 200) : 'refused';
     return undefined;
   }
+}
+
+/** The issue of a required option given neither directly nor by its variable, saying why the variable is not. */
+function required(name: string, option: string, denied: Record<string, string>): string {
+  const why = denied[name];
+  return why === undefined
+    ? `is required (or set ${name})`
+    : `${name} could not be read: the environment is not readable (${why}). Deno: run with --allow-env=${name}, or pass ${option}`;
 }
 
 function isBrowser(): boolean {
@@ -212,21 +226,22 @@ export function resolveOptions(options: ClientOptions = {}): ResolvedOptions {
     );
   }
   const issues: FieldIssue[] = [];
-  const apiKey = options.apiKey ?? env('PSP_API_KEY');
+  const denied: Record<string, string> = {};
+  const apiKey = options.apiKey ?? env('PSP_API_KEY', denied);
   const keyMatch = typeof apiKey === 'string' ? API_KEY_RE.exec(apiKey) : null;
   if (!keyMatch) {
     issues.push({
       field: 'apiKey',
       message:
         apiKey === undefined
-          ? 'is required (or set PSP_API_KEY)'
+          ? required('PSP_API_KEY', 'apiKey', denied)
           : 'must start with sk_test_ or sk_live_, then 6 letters or digits, an underscore and the secret (letters, digits, . _ ~ + / = -)',
     });
   }
-  const rawBase = options.baseUrl ?? env('PSP_BASE_URL');
+  const rawBase = options.baseUrl ?? env('PSP_BASE_URL', denied);
   let baseUrl = '';
   if (rawBase === undefined) {
-    issues.push({ field: 'baseUrl', message: 'is required (or set PSP_BASE_URL)' });
+    issues.push({ field: 'baseUrl', message: required('PSP_BASE_URL', 'baseUrl', denied) });
   } else {
     let url: URL | undefined;
     try {
@@ -240,7 +255,7 @@ export function resolveOptions(options: ClientOptions = {}): ResolvedOptions {
       baseUrl = `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
     }
   }
-  const signingSecret = options.signingSecret ?? env('PSP_SIGNING_SECRET');
+  const signingSecret = options.signingSecret ?? env('PSP_SIGNING_SECRET', denied);
   if (
     signingSecret !== undefined &&
     (typeof signingSecret !== 'string' || !SIGNING_SECRET_RE.test(signingSecret))
@@ -258,8 +273,7 @@ export function resolveOptions(options: ClientOptions = {}): ResolvedOptions {
   if (!Array.isArray(mw) || !mw.every((m) => typeof m === 'function'))
     issues.push({ field: 'middleware', message: 'must be an array of functions' });
   const logLevel = options.logLevel ?? 'warn';
-  if (!parseLogLevel(logLevel))
-    issues.push({ field: 'logLevel', message: 'must be debug, info, warn, error or off' });
+  if (!parseLogLevel(logLevel)) issues.push({ field: 'logLevel', message: `must be ${LEVEL_NAMES}` });
   const t = options.telemetry;
   if (t !== undefined && t !== false && (typeof t !== 'object' || t === null))
     issues.push({ field: 'telemetry', message: 'must be false or { tracerProvider, meterProvider }' });
@@ -282,7 +296,7 @@ export function resolveOptions(options: ClientOptions = {}): ResolvedOptions {
     // (in a test's beforeAll) than a module-level client is made. Called on globalThis: a detached fetch throws
     // "Illegal invocation" in some runtimes.
     fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
-    logger: leveledLogger(options.logger, parseLogLevel(env('PSP_LOG')?.toLowerCase()) ?? logLevel),
+    logger: clientLogger(options.logger, logLevel, env('PSP_LOG', denied)),
     strict: options.strict === true,
     banksCacheTtl,
     middleware: [...mw],

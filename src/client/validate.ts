@@ -62,6 +62,29 @@ export function pathIssue(path: unknown): FieldIssue[] {
       ];
 }
 
+const PLACEHOLDER_RE = /^\{\w{1,64}\}$/;
+
+/**
+ * The issue for a `template` of `client.request()` that does not describe its `path`, or none: the same
+ * segments, each either the path's own or a `{name}` placeholder.
+ *
+ * @example
+ * templateIssue('/customers/{customer}', '/customers/c-42'); // []
+ */
+export function templateIssue(template: unknown, path: string): FieldIssue[] {
+  if (template === undefined) return [];
+  const want = path.split('/');
+  const got = typeof template === 'string' ? template.split('/') : [];
+  return got.length === want.length && got.every((s, i) => s === want[i] || PLACEHOLDER_RE.test(s))
+    ? []
+    : [
+        {
+          field: 'template',
+          message: 'must be the path with {name} for each segment that varies',
+        },
+      ];
+}
+
 /** Throws {@link PspValidationError} when `issues` is not empty. */
 export function assertNoIssues(issues: FieldIssue[]): void {
   if (issues.length > 0) throw new PspValidationError(issues);

@@ -108,6 +108,67 @@ describe('OpenTelemetry through the client', () => {
     expect(call?.attributes['error.type']).toBe('PspConnectionError');
   });
 
+  it('a client.request() path: only the API words stay; every other segment is {id} unless the caller names it', async () => {
+    // Issue 23.14: a non-UUID segment (an order number, an e-mail) went verbatim into span names, url.template
+    // and metric labels: unbounded, and personal data.
+    const o = otel();
+    const seen: string[] = [];
+    const c = client(stubFetch(() => json({})).fetch, {
+      telemetry: { tracerProvider: o.tracerProvider, meterProvider: o.meterProvider },
+      middleware: [
+        (req, next, ctx) => {
+          seen.push(ctx.urlTemplate);
+          return next(req);
+        },
+      ],
+    });
+    await c.request('GET', '/customers/ivan.petrov@example.com/orders/A-1042');
+    await c.request('GET', '/customers/olga@example.com/orders/B-7');
+    await c.request('POST', `/payments/${PAYMENT_ID}/refund`, { body: { amount: 1 } });
+    await c.request('GET', '/banks/sbp');
+    await c.request('GET', '/customers/ivan.petrov@example.com/orders/A-1042', {
+      template: '/customers/{customer}/orders/{order}',
+    });
+    const names = [
+      'GET /api/v1/public/{id}/{id}/{id}/{id}',
+      'GET /api/v1/public/{id}/{id}/{id}/{id}',
+      'POST /api/v1/public/payments/{id}/refund',
+      'GET /api/v1/public/banks/sbp',
+      'GET /api/v1/public/customers/{customer}/orders/{order}',
+    ];
+    expect(
+      o
+        .spans()
+        .filter((s) => s.attributes['url.template'] !== undefined)
+        .map((s) => s.name),
+    ).toEqual(names);
+    expect(seen).toEqual(names.map((n) => n.split(' ')[1]));
+    const { points } = await o.durations();
+    expect(points.map((p) => p.attributes['url.template']).sort()).toEqual(
+      [...new Set(names.map((n) => n.split(' ')[1]))].sort(),
+    );
+    const all = everything(o, points);
+    for (const s of ['ivan', 'olga', 'example.com', 'A-1042', 'B-7', PAYMENT_ID])
+      expect(all).not.toContain(s);
+  });
+
+  it('refuses a template that does not describe the path, before anything is sent', async () => {
+    const { fetch, seen } = stubFetch(() => json({}));
+    const c = client(fetch);
+    for (const template of [
+      '/customers/{id}',
+      '/clients/{id}/orders/{order}',
+      'customers/{c}/orders/{o}',
+      '/{a b}/orders/{o}/x',
+      7,
+    ]) {
+      await expect(
+        c.request('GET', '/customers/c-1/orders/o-2', { template: template as string }),
+      ).rejects.toThrow(/template: must be the path with \{name\} for each segment that varies/);
+    }
+    expect(seen).toHaveLength(0);
+  });
+
   it('records nothing with telemetry: false, even with an SDK registered', async () => {
     const o = otel();
     o.register();

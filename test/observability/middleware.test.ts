@@ -53,6 +53,28 @@ describe('runChain', () => {
     );
   });
 
+  it('refuses a request a middleware moved to another origin (scheme, host or port): send never runs', async () => {
+    let sends = 0;
+    const send = async () => new Response(String(++sends));
+    const to =
+      (url: string): Middleware =>
+      (req, next) =>
+        next(new Request(url, { headers: req.headers }));
+    const from = new Request('http://psp.test:8080/api/v1/public/banks/sbp');
+    for (const url of ['https://psp.test:8080/x', 'http://evil.test:8080/x', 'http://psp.test:8081/x']) {
+      await expect(runChain([to(url)], from, { ...ctx, attempt: 2 }, send)).rejects.toMatchObject({
+        name: 'PspApiError',
+        status: 0,
+        code: 'unexpected_redirect',
+        attempts: 2,
+      });
+    }
+    expect(sends).toBe(0);
+    // The same origin, another path: still ours.
+    await runChain([to('http://psp.test:8080/elsewhere')], from, ctx, send);
+    expect(sends).toBe(1);
+  });
+
   it('passes the context to every middleware', async () => {
     const seen: AttemptContext[] = [];
     const mw: Middleware = (req, next, c) => {

@@ -67,6 +67,8 @@ const clientFor = (over: Partial<ConstructorParameters<typeof PspClient>[0]> = {
     baseUrl: 'http://psp.test',
     fetch: (input: string | URL | Request, init?: RequestInit) => ref.fetch(new Request(input, init)),
     logger,
+    // Every line the client can write, failed calls included (at the default level those print nothing).
+    logLevel: 'debug',
     maxRetries: 1,
     ...over,
   });
