@@ -120,8 +120,14 @@ async function move(
 /** Runs a checked trigger against the reference. Throws {@link TriggerFailedError} when it did not happen. */
 async function runTrigger(config: TriggerConfig): Promise<TriggerResult> {
   await checkAdminToken(config);
-  // No retries: a trigger is run by hand against a local reference, and a refusal is the answer to show.
-  const client = new PspClient({ apiKey: config.apiKey, baseUrl: config.baseUrl, maxRetries: 0 });
+  // No retries: a trigger is run by hand against a local reference, and a refusal is the answer to show. No log
+  // either: the refusal is printed once, as the command's own line, not after a client's dump of it.
+  const client = new PspClient({
+    apiKey: config.apiKey,
+    baseUrl: config.baseUrl,
+    maxRetries: 0,
+    logLevel: 'off',
+  });
   const api = async <T>(step: string, call: () => PromiseLike<T>): Promise<T> => {
     try {
       return await call();

@@ -203,8 +203,7 @@ describe.skipIf(missing !== undefined)(
           'came from another site',
         );
         await expect(client.payments.get(payment.id)).resolves.toMatchObject({ status: 'pending' });
-        // The buyer's own visit: the page's form pays.
-        await page.goto(payment_url);
+        // The refusal is the payment page with its own buttons: the buyer's own press there pays.
         await Promise.all([page.waitForURL(payment_url), page.locator('#pay').click()]);
         await expect(page.locator('#status').getAttribute('data-status')).resolves.toBe('succeeded');
         await expect(client.payments.get(payment.id)).resolves.toMatchObject({ status: 'succeeded' });

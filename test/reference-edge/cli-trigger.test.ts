@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { WEBHOOK_EVENTS } from '../../src/schemas/events.js';
 import { parseTriggerArgs } from '../../src/reference/adapters/trigger-args.js';
 import { type TriggerResult, triggerCommand } from '../../src/reference/cli-trigger.js';
@@ -298,6 +298,11 @@ describe('psp-reference trigger', () => {
   });
 
   it('a refused request exits 1 with the service error code, no secret in the message', async () => {
+    // The command's own line is the report: no client log dump goes out before it.
+    const logs = (['log', 'info', 'warn', 'error', 'debug'] as const).map((m) => vi.spyOn(console, m));
+    onTestFinished(() => {
+      for (const spy of logs) spy.mockRestore();
+    });
     const unknownKey = 'sk_test_abcdef_notarealkey';
     const refused = await trigger([
       'payment.succeeded',
@@ -325,6 +330,7 @@ describe('psp-reference trigger', () => {
     expect(simulator.stderr).toMatch(/GET \/_simulator\/clock refused: 401 unauthorized: /);
     expect(leaks(simulator.stderr, badAdmin)).toBe('');
     expect(leaks(simulator.stderr, ref.api_key)).toBe('');
+    for (const spy of logs) expect(spy).not.toHaveBeenCalled();
   });
 
   // A wrong admin token was found at the bank's move, after the payment was made: a stray pending payment.

@@ -33,8 +33,9 @@ describe('buyer page: a cross-site POST', () => {
       expect(r.status).toBe(403);
       expect(r.type).toContain('text/html');
       expect(r.html).toContain('This request came from another site and was not carried out');
-      // The page itself, with its own buttons: the buyer can still pay from here.
-      expect(r.html).toContain('id="pay"');
+      // The page itself, with its own buttons, whose forms reach /pay/{id}/... from the action's URL.
+      expect(r.html).toContain(`<form method="post" action="../${payment.id}/pay?lang=en">`);
+      expect(r.html).toContain(`<form method="post" action="../${payment.id}/decline?lang=en">`);
     }
     expect(await status(payment.id)).toBe('pending');
     const ru = await post(payment.id, 'pay', headers);

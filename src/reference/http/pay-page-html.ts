@@ -80,6 +80,11 @@ export interface PageOptions {
   query?: string;
   /** A refusal to show above the payment (plain text). */
   notice?: string;
+  /**
+   * The page answers an action's URL (`/pay/{id}/pay`), one segment below the page's own, so its forms must
+   * reach one level up to stay relative. Default false.
+   */
+  atAction?: boolean;
 }
 
 /**
@@ -87,7 +92,7 @@ export interface PageOptions {
  * status in `data-status` for machines and the buyer's words as its text.
  */
 export function paymentPage(view: PayPageView, options: PageOptions = {}): string {
-  const { lang = 'ru', query = '', notice } = options;
+  const { lang = 'ru', query = '', notice, atAction = false } = options;
   const text = TEXT[lang];
   const words = statusWords(view.status, lang);
   const money = formatMoney(view.amount, view.currency, lang);
@@ -112,9 +117,10 @@ export function paymentPage(view: PayPageView, options: PageOptions = {}): strin
   if (view.status === 'pending') {
     // Relative actions resolve against /pay/{id}, wherever the page is mounted.
     const q = escapeHtml(query);
+    const up = atAction ? '../' : './';
     tail = `<div class="actions">
-<form method="post" action="./${id}/pay${q}"><button class="primary" type="submit" id="pay" data-testid="pay">${escapeHtml(text.pay(money))}</button></form>
-<form method="post" action="./${id}/decline${q}"><button type="submit" id="decline" data-testid="decline">${escapeHtml(text.decline)}</button></form>
+<form method="post" action="${up}${id}/pay${q}"><button class="primary" type="submit" id="pay" data-testid="pay">${escapeHtml(text.pay(money))}</button></form>
+<form method="post" action="${up}${id}/decline${q}"><button type="submit" id="decline" data-testid="decline">${escapeHtml(text.decline)}</button></form>
 </div>`;
     if (view.simulator !== null) {
       const [before, after] = text.planned;

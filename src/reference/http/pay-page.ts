@@ -111,7 +111,8 @@ export function payPageRoutes(port: PayPagePort, options: PayPageOptions = {}): 
       const view = port.view(id);
       if (!view) return notFound(c);
       const lang = c.get('language');
-      return html(c, 403, paymentPage(view, { lang, query: langQuery(c), notice: TEXT[lang].crossSite }));
+      const notice = TEXT[lang].crossSite;
+      return html(c, 403, paymentPage(view, { lang, query: langQuery(c), notice, atAction: true }));
     }
     let result: { status: string; return_url: string | null };
     try {
