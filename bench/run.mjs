@@ -135,4 +135,5 @@ for (const s of suites) outcomes.push(await runSuite(s));
 const { writeReport } = await import('./lib/report.mjs');
 const file = await writeReport({ started, finished: new Date(), quick, outcomes });
 console.error(`wrote ${file}`);
+console.error(`wrote ${await (await import('./chart.mjs')).writeChart(file)}`); // its ratios as an SVG chart
 if (outcomes.some((o) => !o.ok)) process.exitCode = 1;

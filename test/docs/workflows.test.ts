@@ -28,7 +28,8 @@ describe('GitHub workflows', () => {
   });
 
   it('the validator refuses a broken workflow', () => {
-    const valid = 'name: x\non: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: npm test\n';
+    const valid =
+      'name: x\non: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: npm test\n';
     expect(problems(valid)).toEqual([]);
     // A step that both uses an action and runs a command; a job without runs-on; an unknown trigger; bad YAML.
     const broken = [
