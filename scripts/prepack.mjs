@@ -81,6 +81,7 @@ run(tsx, ['scripts/build-openapi.ts', '--check']);
 if (fresh) {
   console.error('prepack: dist/ is newer than every source, not rebuilding');
 } else {
-  console.error('prepack: building dist/ (tsup)');
+  console.error('prepack: building dist/ (tsup, then the .d.cts twins of its .d.ts)');
   run(tsup, []);
+  run(join(root, 'scripts', 'types-cjs.mjs'), []);
 }
