@@ -5,7 +5,7 @@
 // attw (`npm run check:attw`) and the package's consumer-types tests check the result under node16 and bundler
 // resolution, for require and import.
 // Usage: node scripts/types-cjs.mjs [outDir]   (default dist; tsup.config.ts honours PSP_OUT_DIR the same way)
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -24,6 +24,9 @@ export function writeCjsDeclarations(dir) {
   for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
     if (!entry.isFile() || !entry.name.endsWith('.d.ts')) continue;
     const file = join(entry.parentPath ?? entry.path, entry.name);
+    // An ESM-only entry (the CLI: a .js and no .cjs) has no CommonJS side to describe; chunks have neither.
+    const base = file.slice(0, -'.d.ts'.length);
+    if (existsSync(`${base}.js`) && !existsSync(`${base}.cjs`)) continue;
     writeFileSync(file.replace(/\.d\.ts$/, '.d.cts'), toCjsDeclarations(readFileSync(file, 'utf8')));
     written++;
   }

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -36,7 +36,12 @@ describe('types-cjs', () => {
     writeFileSync(join(work, 'index.d.ts'), "export { a } from './chunk-x.js';\n");
     writeFileSync(join(work, 'reference', 'index.d.ts'), "export { b } from '../chunk-x.js';\n");
     writeFileSync(join(work, 'index.js'), 'export const a = 1;\n');
+    writeFileSync(join(work, 'index.cjs'), 'exports.a = 1;\n');
+    // An ESM-only entry (a .js without a .cjs) gets none.
+    writeFileSync(join(work, 'reference', 'cli.d.ts'), 'export {};\n');
+    writeFileSync(join(work, 'reference', 'cli.js'), '\n');
     expect(writeCjsDeclarations(work)).toBe(2);
+    expect(existsSync(join(work, 'reference', 'cli.d.cts'))).toBe(false);
     expect(readFileSync(join(work, 'index.d.cts'), 'utf8')).toBe("export { a } from './chunk-x.cjs';\n");
     expect(readFileSync(join(work, 'reference', 'index.d.cts'), 'utf8')).toBe(
       "export { b } from '../chunk-x.cjs';\n",
