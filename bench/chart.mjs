@@ -110,6 +110,7 @@ export function chartSvg(tables, subtitle = '') {
   const height = y + 16;
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, -apple-system, 'Segoe UI', sans-serif" fill="#111827">`,
+    `<title>psp-sdk benchmarks: the report's ratios to a baseline measured in the same run</title>`,
     `<rect width="${width}" height="${height}" fill="#ffffff"/>`,
     ...out,
     '</svg>',
