@@ -61,7 +61,9 @@ export default defineConfig([
     // `import.meta.url` in CJS: the reference resolves its own dependencies (undici, for the webhook worker) from
     // where the package is installed, not from the app's cwd.
     shims: true,
-    dts,
+    // No declaration build here: scripts/types-cjs.mjs writes the .d.cts files from the ESM build's .d.ts, the
+    // same types, instead of a second TypeScript program over src/ (half of a build's CPU time).
+    dts: false,
     sourcemap: true,
     splitting: false,
     treeshake: true,

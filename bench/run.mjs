@@ -162,4 +162,5 @@ if (smoke) {
 const { writeReport } = await import('./lib/report.mjs');
 const file = await writeReport({ started, finished: new Date(), quick, outcomes });
 console.error(`wrote ${file}`);
+console.error(`wrote ${await (await import('./chart.mjs')).writeChart(file)}`); // its ratios as an SVG chart
 if (outcomes.some((o) => !o.ok)) process.exitCode = 1;

@@ -7,17 +7,18 @@
 //   `prepare`, not its `prepack`, so `npm install <git url>` builds here. In this repository's own `npm install`
 //   (INIT_CWD, where npm was invoked, is this package) it does nothing: `npm start` runs from the sources and
 //   `npm test` builds.
+// Building needs the dev dependencies (tsx, tsup). A source folder without them (a downloaded archive: no .git, no
+// node_modules, no dist/) cannot build, and says so in one line naming the install routes that work.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const built = join(root, 'dist', 'index.js');
+const asDependency = process.argv.includes('--as-dependency');
 
-if (process.argv.includes('--as-dependency') && resolve(process.env.INIT_CWD ?? root) === resolve(root)) {
-  process.exit(0);
-}
+if (asDependency && resolve(process.env.INIT_CWD ?? root) === resolve(root)) process.exit(0);
 
 /** The newest modification time among the build's inputs: src/ and the build's own configuration. */
 function newestInput() {
@@ -40,22 +41,47 @@ function newestInput() {
   return newest;
 }
 
-// The API description is generated from the zod schemas and committed; a tarball must never carry a stale one.
-const npx = process.platform === 'win32' ? 'npx.cmd' : 'npx';
-const check = spawnSync(npx, ['--no', 'tsx', 'scripts/build-openapi.ts', '--check'], {
-  cwd: root,
-  stdio: ['ignore', process.stderr, 'inherit'],
-});
-if (check.status !== 0) process.exit(check.status ?? 1);
+/** The JS file of a dev dependency's bin, found as node would find the package (node_modules up the tree). */
+function binOf(pkg, name = pkg) {
+  for (let dir = root; ; dir = dirname(dir)) {
+    const manifest = join(dir, 'node_modules', pkg, 'package.json');
+    if (existsSync(manifest)) {
+      const { bin } = JSON.parse(readFileSync(manifest, 'utf8'));
+      return join(dirname(manifest), typeof bin === 'string' ? bin : bin[name]);
+    }
+    if (dirname(dir) === dir) return undefined;
+  }
+}
 
-if (existsSync(built) && statSync(built).mtimeMs >= newestInput()) {
-  console.error('prepack: dist/ is newer than every source, not rebuilding');
-} else {
-  console.error('prepack: building dist/ (tsup)');
-  const tsup = spawnSync(npx, ['--no', 'tsup'], {
+/** Runs a bin with this node, its output on stderr (`npm pack --json` keeps stdout for the JSON). */
+function run(bin, args) {
+  const r = spawnSync(process.execPath, [bin, ...args], {
     cwd: root,
-    // Its log goes to stderr: `npm pack --json` keeps stdout for the JSON.
     stdio: ['ignore', process.stderr, 'inherit'],
   });
-  process.exit(tsup.status ?? 1);
+  if (r.status !== 0) process.exit(r.status ?? 1);
+}
+
+const fresh = existsSync(built) && statSync(built).mtimeMs >= newestInput();
+const tsx = binOf('tsx');
+const tsup = binOf('tsup');
+
+if (!tsx || !tsup) {
+  // A folder shipped with its dist/ built installs as it is; there is nothing to check it against here.
+  if (fresh && asDependency) process.exit(0);
+  console.error(
+    'psp-sdk: cannot build dist/ here: this folder has no dev dependencies (tsx, tsup). Install psp-sdk from a tarball (`npm ci && npm pack` in a clone), from git (`npm install git+<url>`), or run `npm ci` in this folder first.',
+  );
+  process.exit(1);
+}
+
+// The API description is generated from the zod schemas and committed; a tarball must never carry a stale one.
+run(tsx, ['scripts/build-openapi.ts', '--check']);
+
+if (fresh) {
+  console.error('prepack: dist/ is newer than every source, not rebuilding');
+} else {
+  console.error('prepack: building dist/ (tsup, then the .d.cts twins of its .d.ts)');
+  run(tsup, []);
+  run(join(root, 'scripts', 'types-cjs.mjs'), []);
 }

@@ -73,6 +73,9 @@ describe('code blocks of README.md and docs/ run', () => {
       PSP_API_KEY: ref.api_key,
       PSP_BASE_URL: ref.base_url,
       PSP_SIGNING_SECRET: undefined,
+      // For the blocks that play the cabinet of a separately started reference (getting-started).
+      PSP_ADMIN_TOKEN: ref.admin_token,
+      PSP_SHOP_ID: ref.shop_id,
       PORT: '0',
     };
     for (const [k, v] of Object.entries(env)) {

@@ -1,0 +1,63 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { validateWorkflow } from '@action-validator/core';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * The forge's workflows (.github/workflows) are checked here, offline: every file against the workflow schema
+ * (@action-validator/core, a WASM build of action-validator), then what the project promises of them.
+ */
+const root = join(import.meta.dirname, '..', '..');
+const dir = join(root, '.github', 'workflows');
+
+function problems(source: string): string[] {
+  const { errors } = validateWorkflow(source);
+  return errors.map((e) => `${'path' in e ? e.path : ''} ${e.title}${e.detail ? `: ${e.detail}` : ''}`);
+}
+
+const files = (await readdir(dir)).filter((f) => /\.ya?ml$/.test(f)).sort();
+const read = (name: string) => readFile(join(dir, name), 'utf8');
+
+describe('GitHub workflows', () => {
+  it('are there: ci and release', () => {
+    expect(files).toEqual(expect.arrayContaining(['ci.yml', 'release.yml']));
+  });
+
+  it.each(files)('%s passes the workflow schema', async (file) => {
+    expect(problems(await read(file))).toEqual([]);
+  });
+
+  it('the validator refuses a broken workflow', () => {
+    const valid =
+      'name: x\non: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: npm test\n';
+    expect(problems(valid)).toEqual([]);
+    // A step that both uses an action and runs a command; a job without runs-on; an unknown trigger; bad YAML.
+    const broken = [
+      valid.replace('      - run: npm test', '      - uses: actions/checkout@v4\n        run: npm test'),
+      valid.replace('    runs-on: ubuntu-latest\n', ''),
+      valid.replace('on: push', 'on: pushed'),
+      valid.replace('    steps:', '   steps:'),
+    ];
+    for (const source of broken) expect(problems(source), source).not.toEqual([]);
+  });
+
+  it('ci runs the README’s test command on Node 20, 22 and 24, with chromium and redis-server from apt', async () => {
+    const ci = await read('ci.yml');
+    const readme = await readFile(join(root, 'README.md'), 'utf8');
+    const command = /^(npm test)\b/m.exec(readme)?.[1];
+    expect(command).toBe('npm test');
+    expect(ci).toMatch(/^\s+- run: npm test$/m);
+    expect(ci).toMatch(/node: \['20\.19', '22', '24'\]/);
+    expect(ci).toMatch(/apt-get install[^\n]*\bchromium\b[^\n]*\bredis-server\b/);
+    // Deno and Bun come from npm test's own runtimes step, keyed on their lockfile.
+    expect(ci).toContain("hashFiles('test/runtimes/package-lock.json')");
+  });
+
+  it('release versions with changesets and publishes with npm provenance', async () => {
+    const release = await read('release.yml');
+    expect(release).toMatch(/^\s+id-token: write\b/m);
+    expect(release).toContain('uses: changesets/action@v1');
+    expect(release).toContain('version: npm run version');
+    expect(release).toMatch(/NPM_CONFIG_PROVENANCE: 'true'/);
+  });
+});
