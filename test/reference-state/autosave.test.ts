@@ -18,7 +18,10 @@ describe('autosave (the --state writes between signals)', () => {
     let taken = 0;
     const saver = autosave(
       file,
-      async () => (taken++, ref.control.snapshot()),
+      async () => {
+        taken++;
+        return ref.control.snapshot();
+      },
       () => {},
       500,
     );
