@@ -51,7 +51,8 @@ async function main(argv: string[]): Promise<void> {
   const running = await startReference({
     ...options,
     ...(state === undefined ? {} : { state }),
-    ...(saver ? { onChange: () => saver.changed() } : {}),
+    // What happens while it starts (the first merchant made) is not yet a change to save.
+    ...(saver ? { onChange: () => started && saver.changed() } : {}),
     // The CLI owns its process, so it may take @hono/node-server's default for a dedicated server (in-process,
     // startReference leaves the globals alone).
     overrideGlobalObjects: true,

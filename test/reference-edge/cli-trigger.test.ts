@@ -316,7 +316,7 @@ describe('psp-reference trigger', () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/POST \/payments refused: 401 unauthorized: /);
     expect(leaks(refused.stderr, unknownKey)).toBe('');
-    const badAdmin = 'adm_wrongwrongwrong';
+    const badAdmin = 'adm_wrongwrongwrongwrongwrongwrongwrong';
     const simulator = await trigger([
       'payment.failed',
       '--base-url',
