@@ -12,6 +12,10 @@ export interface StartReferenceOptions extends ReferenceOptions {
    * application. Default: false.
    */
   overrideGlobalObjects?: boolean;
+  /** As `ListenOptions.bodyTimeoutMs`: a request body must arrive within this many ms. Default 10,000. */
+  bodyTimeoutMs?: number;
+  /** As `ListenOptions.maxBodyBytesInFlight`: most bytes of bodies read at once. Default 64 MiB. */
+  maxBodyBytesInFlight?: number;
 }
 
 /**
@@ -58,7 +62,14 @@ export interface RunningReference extends Reference {
  * ```
  */
 export async function startReference(options: StartReferenceOptions = {}): Promise<RunningReference> {
-  const { host = '127.0.0.1', port = 4010, overrideGlobalObjects = false, ...referenceOptions } = options;
+  const {
+    host = '127.0.0.1',
+    port = 4010,
+    overrideGlobalObjects = false,
+    bodyTimeoutMs,
+    maxBodyBytesInFlight,
+    ...referenceOptions
+  } = options;
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new RangeError(
       `port must be an integer from 0 to 65535, got ${JSON.stringify(port) ?? String(port)}`,
@@ -73,6 +84,8 @@ export async function startReference(options: StartReferenceOptions = {}): Promi
       host,
       port,
       overrideGlobalObjects,
+      ...(bodyTimeoutMs === undefined ? {} : { bodyTimeoutMs }),
+      ...(maxBodyBytesInFlight === undefined ? {} : { maxBodyBytesInFlight }),
     });
   } catch (error) {
     await reference.close();
