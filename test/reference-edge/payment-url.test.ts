@@ -17,7 +17,7 @@ async function create(ref: Reference, origin: string, contentType: string) {
   );
   return {
     status: res.status,
-    body: (await res.json()) as { payment_url?: string; error?: { code: string } },
+    body: (await res.json()) as { payment_url?: string; error?: { code: string; message: string } },
   };
 }
 
