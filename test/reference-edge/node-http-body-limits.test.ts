@@ -151,9 +151,9 @@ describe('node adapter: each route reads its body with its own cap (#9)', () => 
     const ref = await start();
     const admin = { authorization: `Bearer ${ref.admin_token}` };
     const snapshot = await (await fetch(`${ref.base_url}/_simulator/snapshot`, { headers: admin })).text();
-    // Leading JSON whitespace pads it past the public API's 1 MiB without changing the document (a body cut at
-    // 1 MiB is then no JSON at all).
-    const padded = new TextEncoder().encode(`${' '.repeat(1024 * 1024 + 1)}${snapshot}`);
+    // JSON whitespace inside the document pads it to 2 MiB without changing it (a body cut near 1 MiB is then
+    // no JSON at all).
+    const padded = new TextEncoder().encode(snapshot.replace('{', `{${' '.repeat(2 * 1024 * 1024)}`));
     let at = 0;
     const body = new ReadableStream<Uint8Array>({
       pull(controller) {
