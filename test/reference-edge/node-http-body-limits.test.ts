@@ -85,15 +85,19 @@ describe('node adapter: no body is read before section 5', () => {
     expect(ref.server.bodyBytesInFlight).toBe(0);
   });
 
-  it('answers a POST to an unknown route at once with 404, reading none of its body', async () => {
+  it.each([
+    ['/nowhere', 404, 'not_found'],
+    ['/api/v1/public/nowhere', 404, 'not_found'],
+    ['/api/v1/public/banks/sbp', 405, 'method_not_allowed'],
+  ])('answers a POST to %s (no such route) at once, reading none of its body', async (path, status, code) => {
     const ref = await start();
     const answer = await stalled(
       ref,
-      `POST /nowhere HTTP/1.1\r\nAuthorization: Bearer ${ref.api_key}\r\nContent-Length: 1048576`,
+      `POST ${path} HTTP/1.1\r\nAuthorization: Bearer ${ref.api_key}\r\nContent-Length: 1048576`,
       'x'.repeat(1000),
     );
-    expect(answer.status).toBe(404);
-    expect(errorOf(answer).code).toBe('not_found');
+    expect(answer.status).toBe(status);
+    expect(errorOf(answer).code).toBe(code);
     expect(ref.server.bodyBytesInFlight).toBe(0);
   });
 
