@@ -1,9 +1,10 @@
 /**
  * A status the spec lists for a refusal (sections 4, 5 and 7): a refusal takes one of these and says what is
- * specific in its code (`unsupported_media_type` is a 400), so a merchant never meets a status the spec does not
- * name. The table per operation is in docs/spec-decisions.md.
+ * specific in its code or message (a body that is not JSON is 400 `bad_request`), so a merchant never meets a
+ * status the spec does not name. The table per operation is in docs/spec-decisions.md. The one exception is 503 `service_unavailable`: the
+ * service is too busy reading other request bodies to read this one now (retry after `Retry-After`).
  */
-export type RefusalStatus = 400 | 401 | 403 | 404 | 409 | 422 | 429;
+export type RefusalStatus = 400 | 401 | 403 | 404 | 409 | 422 | 429 | 503;
 
 /**
  * A refusal the reference answers with the spec's error body `{ error: { code, message } }` (spec 2.9).
