@@ -106,16 +106,7 @@ export function createWebhookHandler(
       : fallback;
     // Nothing to run: acknowledged without asking the store.
     if (!fn) return reply(200, { received: true });
-    if (dedupe) {
-      const answer = await onceWebhook(dedupe, event, fn, { onError, onStoreError: options.onStoreError });
-      return reply(answer.status, answer.body, answer.headers);
-    }
-    try {
-      await fn(event);
-    } catch (e) {
-      onError(e, event);
-      return reply(500, { error: 'handler_failed' });
-    }
-    return reply(200, { received: true });
+    const answer = await onceWebhook(dedupe, event, fn, { onError, onStoreError: options.onStoreError });
+    return reply(answer.status, answer.body, answer.headers);
   };
 }

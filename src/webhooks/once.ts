@@ -57,12 +57,6 @@ export interface OnceWebhookResult {
   headers: Record<string, string>;
 }
 
-const result = (
-  status: OnceWebhookResult['status'],
-  body: OnceWebhookResult['body'],
-  headers: Record<string, string> = {},
-): OnceWebhookResult => ({ status, body, headers });
-
 /**
  * Runs `work` for a verified event at most once at a time across every replica sharing `store`, and not again
  * once it succeeded (within the store's keep window), and returns the answer to give. For apps that call
@@ -75,6 +69,7 @@ const result = (
  * - 503 with `Retry-After`: the store could not be reached and `work` did not run (see `onStoreError`).
  *
  * A replica that dies inside `work` leaves its lease to run out (`leaseMs`); the next delivery after that runs it.
+ * Without a store (`undefined`), `work` simply runs: 200, or 500 when it throws.
  *
  * @example
  * const event = verifyWebhook(req.body, req.headers, secret);
@@ -82,45 +77,37 @@ const result = (
  * res.status(answer.status).set(answer.headers).json(answer.body);
  */
 export async function onceWebhook(
-  store: WebhookDedupe,
+  store: WebhookDedupe | undefined,
   event: WebhookEvent,
   work: (event: WebhookEvent) => unknown,
   options: OnceWebhookOptions = {},
 ): Promise<OnceWebhookResult> {
-  const { onStoreError = 'fail', onError = console.error, retryAfter = 60 } = options;
-  const later = { 'retry-after': String(retryAfter) };
-  let claim: DedupeBegin;
+  const { onStoreError, onError = console.error, retryAfter = 60 } = options;
+  const headers = { 'retry-after': String(retryAfter) };
+  const report = (e: unknown) => onError(e, event);
+  const id = event.id;
+  // No store, or the store was down under onStoreError 'run': an empty token, no lease to finish or drop.
+  let claim: DedupeBegin = { state: 'started', token: '' };
   try {
-    claim = await store.begin(event.id);
+    if (store) claim = await store.begin(id);
   } catch (e) {
-    onError(e, event);
-    if (onStoreError !== 'run') return result(503, { error: 'dedupe_unavailable' }, later);
-    claim = { state: 'started', token: '' };
+    report(e);
+    if (onStoreError !== 'run') return { status: 503, body: { error: 'dedupe_unavailable' }, headers };
   }
-  if (claim.state === 'done') return result(200, { received: true, duplicate: true });
-  if (claim.state === 'running') return result(409, { error: 'in_progress' }, later);
-  // An empty token: the store was down and onStoreError is 'run'; there is no lease to finish or drop.
+  if (claim.state === 'done') return { status: 200, body: { received: true, duplicate: true }, headers: {} };
+  if (claim.state === 'running') return { status: 409, body: { error: 'in_progress' }, headers };
   const { token } = claim;
   try {
     await work(event);
   } catch (e) {
-    onError(e, event);
+    report(e);
     // Best effort: if the store is unreachable now, the lease runs out by itself.
-    if (token) await store.abandon(event.id, token).catch((err) => onError(err, event));
-    return result(500, { error: 'handler_failed' });
+    if (token) await store?.abandon(id, token).catch(report);
+    return { status: 500, body: { error: 'handler_failed' }, headers: {} };
   }
   // The work is done: answer 2xx even if the marker cannot be written, since a non-2xx would make the service
   // deliver again and, once the lease ran out, run it twice. A lost lease means `leaseMs` is below the work's time.
-  if (token) {
-    const kept = await store.finish(event.id, token).catch((err) => {
-      onError(err, event);
-      return true;
-    });
-    if (!kept)
-      onError(
-        new Error(`webhook ${event.id}: the lease ran out before the handler finished (raise leaseMs)`),
-        event,
-      );
-  }
-  return result(200, { received: true });
+  if (token && !(await store?.finish(id, token).catch(report)))
+    report(new Error(`webhook ${id}: not marked done (lease ran out, or store unreachable)`));
+  return { status: 200, body: { received: true }, headers: {} };
 }
