@@ -146,7 +146,7 @@ function promises(name: string, backend: () => Backend) {
       const first = await store.begin(id);
       expect(first.state).toBe('started');
       await b.expireLeases();
-      let second: DedupeBegin = { state: 'running' };
+      let second = { state: 'running' } as DedupeBegin;
       await until(async () => (second = await store.begin(id)).state === 'started');
       if (first.state !== 'started' || second.state !== 'started') throw new Error('unreachable');
       expect(await store.finish(id, first.token)).toBe(false);
