@@ -4,7 +4,7 @@
  * `abandon` drops it so a later delivery runs the handler. Each step after `begin` carries the token `begin`
  * handed out, so a replica whose lease ran out cannot mark done (or free) an event another replica now runs.
  */
-import type { DedupeBegin, WebhookDedupe } from '../webhooks/once.js';
+import type { WebhookDedupe } from '../webhooks/once.js';
 import { type RedisClientLike, scriptRunner } from './redis.js';
 
 export type { DedupeBegin, WebhookDedupe } from '../webhooks/once.js';

@@ -147,7 +147,10 @@ function promises(name: string, backend: () => Backend) {
       expect(first.state).toBe('started');
       await b.expireLeases();
       let second = { state: 'running' } as DedupeBegin;
-      await until(async () => (second = await store.begin(id)).state === 'started');
+      await until(async () => {
+        second = await store.begin(id);
+        return second.state === 'started';
+      });
       if (first.state !== 'started' || second.state !== 'started') throw new Error('unreachable');
       expect(await store.finish(id, first.token)).toBe(false);
       expect(await store.abandon(id, first.token)).toBe(false);
