@@ -29,9 +29,9 @@ export interface DedupeOptions {
 }
 
 /** Default lease: 60 s. */
-export const DEFAULT_LEASE_MS = 60_000;
+const DEFAULT_LEASE_MS = 60_000;
 /** Default keep window: 7 days. */
-export const DEFAULT_KEEP_MS = 7 * 24 * 60 * 60 * 1000;
+const DEFAULT_KEEP_MS = 7 * 24 * 60 * 60 * 1000;
 
 function durations(options: DedupeOptions): { leaseMs: number; keepMs: number } {
   const { leaseMs = DEFAULT_LEASE_MS, keepMs = DEFAULT_KEEP_MS } = options;
