@@ -26,11 +26,18 @@ const RUN_BY_DEFAULT = [
   'docs/payouts.md',
   'docs/testing.md',
 ];
-const OPT_IN = ['docs/webhooks.md', 'docs/events.md', 'docs/reference.md', 'docs/observability.md'];
+const OPT_IN = [
+  'docs/webhooks.md',
+  'docs/events.md',
+  'docs/reference.md',
+  'docs/observability.md',
+  'docs/replicas-stream.md',
+];
 
 const ENTRIES: Record<string, string> = {
   'psp-sdk': 'src/index.ts',
   'psp-sdk/webhooks': 'src/webhooks/index.ts',
+  'psp-sdk/replicas': 'src/replicas/index.ts',
   'psp-sdk/reference': 'src/reference/index.ts',
   'psp-sdk/reference/msw': 'src/reference/msw.ts',
 };
