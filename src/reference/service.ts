@@ -96,6 +96,8 @@ export interface ReferenceStats {
   payouts: number;
   idempotency_keys: number;
   scheduled_deadlines: number;
+  /** Event streams ended because a newer one opened with the same API key (`: replaced`), since start. */
+  streams_replaced: number;
 }
 
 /**
@@ -238,6 +240,7 @@ export function createReference(options: ReferenceOptions = {}): Reference {
       payouts: domain.payouts.size,
       idempotency_keys: domain.idempotency.size,
       scheduled_deadlines: domain.scheduler.size,
+      streams_replaced: hub.stats().replaced,
     }),
     close() {
       closed ??= (async () => {

@@ -33,14 +33,15 @@ const OPT_IN = [
   'docs/reference.md',
   'docs/observability.md',
   'docs/replicas.md',
+  'docs/replicas-stream.md',
 ];
 
 const ENTRIES: Record<string, string> = {
   'psp-sdk': 'src/index.ts',
   'psp-sdk/webhooks': 'src/webhooks/index.ts',
+  'psp-sdk/replicas': 'src/replicas/index.ts',
   'psp-sdk/reference': 'src/reference/index.ts',
   'psp-sdk/reference/msw': 'src/reference/msw.ts',
-  'psp-sdk/replicas': 'src/replicas/index.ts',
 };
 
 // Blocks that talk to Redis (docs/replicas.md) get a redis-server started here, as REDIS_URL.
