@@ -1,6 +1,6 @@
 import util from 'node:util';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { redactSecrets } from '../../src/client/redact.js';
+import { redactSecrets } from '../../src/internal/redact.js';
 import { type Logger, PspApiError, PspClient, PspResponseError } from '../../src/index.js';
 import { redactSecrets as referenceRedact } from '../../src/reference/http/errors.js';
 import { API_KEY, BASE_URL, json, PAYMENT_ID, payment, SIGNING_SECRET, stubFetch } from './helpers.js';

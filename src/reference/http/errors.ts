@@ -1,5 +1,5 @@
 import { DomainError } from '../domain/errors.js';
-import { redactSecrets } from '../../client/redact.js';
+import { redactSecrets } from '../../internal/redact.js';
 
 /** A JSON answer with the reference's standard headers. */
 export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
@@ -33,14 +33,4 @@ export function toResponse(err: unknown, log?: (line: string) => void): Response
   if (err instanceof DomainError) return errorResponse(err.status, err.code, err.message, err.headers);
   log?.(redactSecrets(`internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`));
   return errorResponse(500, 'internal_error', 'The reference failed to answer this request.');
-}
-
-/**
- * Quotes a client-supplied value for an error message, bounded so a huge value is never echoed whole. Redacted as
- * the client wrote it, before `JSON.stringify` doubles its backslashes: a secret sent JSON-escaped (`\u005f`)
- * would otherwise reach the message as `\\u005f`, which no decoding of the message reads back as the secret.
- */
-export function quote(value: string, max = 64): string {
-  const safe = redactSecrets(value);
-  return JSON.stringify(safe.length > max ? `${safe.slice(0, max)}…` : safe);
 }

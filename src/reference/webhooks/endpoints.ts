@@ -3,7 +3,7 @@ import { isWebhookUrl, maxChars, oneOf } from '../../schemas/common.js';
 import { WEBHOOK_EVENTS, type WebhookEventName } from '../../schemas/events.js';
 import { LIMITS } from '../../schemas/limits.js';
 import { DomainError } from '../domain/errors.js';
-import { quote } from '../http/errors.js';
+import { quote } from '../../internal/quote.js';
 import { parseBody } from '../domain/validate.js';
 import { type AttemptRecord, DeliveryLog } from './log.js';
 
