@@ -13,7 +13,7 @@ import {
   type TriggerConfig,
   TriggerUsageError,
 } from './adapters/trigger-args.js';
-import { redactSecrets } from './http/errors.js';
+import { redactSecrets } from '../internal/redact.js';
 
 /** A request the service refused (exit 1): the message names the step, the status and the error code. */
 class TriggerRefusedError extends Error {

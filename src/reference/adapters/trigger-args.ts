@@ -7,7 +7,7 @@ import { isHttpUrl } from '../../schemas/common.js';
 import { WEBHOOK_EVENTS, type WebhookEventName } from '../../schemas/events.js';
 import { API_KEY_RE } from '../../schemas/limits.js';
 import { planPaymentOutcome, planPayoutOutcome } from '../domain/outcomes.js';
-import { redactSecrets } from '../http/errors.js';
+import { redactSecrets } from '../../internal/redact.js';
 
 /** The `psp-reference trigger --help` text. */
 export const TRIGGER_USAGE = `Usage: psp-reference trigger <event> [options]

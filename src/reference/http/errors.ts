@@ -14,11 +14,10 @@ export function jsonText(status: number, text: string, headers: Record<string, s
   });
 }
 
-// Anything shaped like a secret that reached a message (a key pasted into a path or a field name, in any
-// encoding) is masked by the package's one redaction: error bodies end up in logs.
-export { redactSecrets };
-
-/** The spec's error body (2.9) for a status and code. Secret-shaped substrings of the message are redacted. */
+/**
+ * The spec's error body (2.9) for a status and code. Secret-shaped substrings of the message (a key pasted into a
+ * path or a field name, in any encoding) are masked by the package's one redaction: error bodies end up in logs.
+ */
 export function errorResponse(
   status: number,
   code: string,
