@@ -1,6 +1,6 @@
 import { hide, named, PspError, PspResponseError } from './base-errors.js';
 import { release } from './release.js';
-import { redactSecrets } from './redact.js';
+import { redactSecrets } from '../internal/redact.js';
 
 /** What {@link createApiError} and every API error constructor take. */
 export interface ApiErrorArgs {

@@ -123,18 +123,13 @@ export class Transport {
 
   /**
    * The headers of a GET without body made outside ky (the event stream, per connection attempt): bearer auth
-   * and, when signing, the signature of the empty string; a promise only where signing is async (WebCrypto).
+   * and, when signing, the signature of the empty string.
    */
-  getHeaders(): Record<string, string> | Promise<Record<string, string>> {
+  getHeaders(): Record<string, string> {
     const h: Record<string, string> = { authorization: this.#auth };
     if (this.#o.userAgent) h['user-agent'] = this.#o.userAgent;
-    if (!this.#sign) return h;
-    const signed = (hex: string) => {
-      h['x-psp-signature'] = `sha256=${hex}`;
-      return h;
-    };
-    const hex = this.#sign('');
-    return typeof hex === 'string' ? signed(hex) : hex.then(signed);
+    if (this.#sign) h['x-psp-signature'] = `sha256=${this.#sign('')}`;
+    return h;
   }
 
   /**
@@ -329,14 +324,9 @@ export class Transport {
     const h = request.headers;
     h.set('authorization', this.#auth);
     if (state.idempotencyKey !== undefined) h.set('idempotency-key', state.idempotencyKey);
-    if (!this.#sign) return this.#send(request, init, state);
-    const signed = (hex: string) => {
-      h.set('x-psp-signature', `sha256=${hex}`);
-      return this.#send(request, init, state);
-    };
     // Per attempt, over the exact text handed to fetch (fetch encodes a string body as UTF-8, as HMAC does).
-    const hex = this.#sign(body ?? '');
-    return typeof hex === 'string' ? signed(hex) : hex.then(signed);
+    if (this.#sign) h.set('x-psp-signature', `sha256=${this.#sign(body ?? '')}`);
+    return this.#send(request, init, state);
   }
 
   async #fail(err: unknown, state: CallState, req: TransportRequest): Promise<PspError> {

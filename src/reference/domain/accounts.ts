@@ -1,4 +1,4 @@
-import { hmacSha256Hex } from '../../webhooks/hmac.js';
+import { hmacSha256Hex } from '../../internal/hmac.js';
 import { API_KEY_RE, type MODES } from '../../schemas/limits.js';
 import { DEFAULTS } from './defaults.js';
 import { found } from './errors.js';

@@ -1,4 +1,4 @@
-import { hmacSha256Hex } from '../../webhooks/hmac.js';
+import { hmacSha256Hex } from '../../internal/hmac.js';
 import { DomainError } from './errors.js';
 
 /** What an Idempotency-Key points at: the created object, the request's fingerprint, and when. */

@@ -1,4 +1,4 @@
-import { hmacSha256Hex, timingSafeEqualString } from '../../webhooks/hmac.js';
+import { hmacSha256Hex, timingSafeEqualString } from '../../internal/hmac.js';
 import type { MerchantBlock } from '../domain/accounts.js';
 import type { Domain } from '../domain/core.js';
 import { DomainError } from '../domain/errors.js';

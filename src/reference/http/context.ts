@@ -9,7 +9,7 @@ import type { Faults } from '../faults/index.js';
 import type { RequestInfo } from '../service.js';
 import type { EventStreamHub } from '../sse/index.js';
 import type { StateApi } from '../state/index.js';
-import { quote } from './errors.js';
+import { quote } from '../../internal/quote.js';
 
 /** Hono environment of the reference app: what the adapter knows of a request is its bindings. */
 export interface AppEnv {

@@ -1,7 +1,7 @@
 import type { ApiKeyRecord, MerchantRecord, ShopRecord, TerminalRecord } from '../domain/accounts.js';
 import { MAX_KEYS_PER_TERMINAL } from '../domain/control.js';
 import { DomainError } from '../domain/errors.js';
-import { quote } from '../http/errors.js';
+import { quote } from '../../internal/quote.js';
 import type { IdempotentEntry } from '../domain/idempotency.js';
 import { StorageQuota } from '../domain/quota.js';
 import { PaymentRecord, PayoutRecord, RefundRecord } from '../domain/records.js';
