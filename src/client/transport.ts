@@ -14,22 +14,11 @@ import { logFailure } from './log-level.js';
 import { log, safeHeaders } from './logger.js';
 import { bodyBytes, type Middleware, runChain, templateOf } from './middleware.js';
 import { type RequestOptions, type ResolvedOptions, resolveCallOptions } from './options.js';
+import type { Operation } from './operation.js';
 import { release } from './release.js';
 import { createSigner, type Signer } from './sign.js';
 import type { StreamTap } from './event-stream.js';
 import { type CallRecord, telemetry } from './telemetry.js';
-
-/** The name of an API operation, as middleware and telemetry see it. */
-export type Operation =
-  | 'payments.create'
-  | 'payments.get'
-  | 'payments.cancel'
-  | 'payments.refund'
-  | 'payouts.create'
-  | 'payouts.get'
-  | 'banks.list'
-  | 'events.stream'
-  | 'request';
 
 /** One API call as the resources describe it. */
 export interface TransportRequest {

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { ConnectionReset } from '../faults/index.js';
 import { errorResponse } from '../http/errors.js';
-import type { RequestInfo } from '../service.js';
+import type { RequestInfo } from '../http/context.js';
 import { BodyBudget, lazyBody } from './body-reader.js';
 import { answerClientError } from './client-errors.js';
 

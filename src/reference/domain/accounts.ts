@@ -179,3 +179,13 @@ export class Accounts {
     return [...this.keys.values()].filter((k) => k.terminalId === terminalId);
   }
 }
+
+/** The reference's starting facts: one merchant, shop, terminal and test key, and the admin token. */
+export interface StartupFacts {
+  admin_token: string;
+  merchant_id: string;
+  shop_id: string;
+  terminal_id: string;
+  api_key: string;
+  signing_secret: string;
+}

@@ -7,7 +7,7 @@ import { StorageQuota } from '../domain/quota.js';
 import { PaymentRecord, PayoutRecord, RefundRecord } from '../domain/records.js';
 import { MAX_ENDPOINTS_PER_SHOP } from '../webhooks/endpoints.js';
 import type { WebhookEvent, WebhookState } from '../webhooks/index.js';
-import type { FaultRulesState } from './index.js';
+import type { FaultRulesState } from './parts.js';
 import { SNAPSHOT_FORMAT, SNAPSHOT_VERSION, type Snapshot, SnapshotSchema } from './schema.js';
 import { camelKey } from './snapshot.js';
 
