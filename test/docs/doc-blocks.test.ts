@@ -49,7 +49,6 @@ const tsconfig = {
       'psp-sdk/replicas': ['../../src/replicas/index.ts'],
       'psp-sdk/reference': ['../../src/reference/index.ts'],
       'psp-sdk/reference/msw': ['../../src/reference/msw.ts'],
-      'psp-sdk/replicas': ['../../src/replicas/index.ts'],
     },
   },
   include: ['*.ts'],

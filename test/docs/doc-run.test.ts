@@ -33,7 +33,6 @@ const OPT_IN = [
   'docs/reference.md',
   'docs/observability.md',
   'docs/replicas.md',
-  'docs/replicas-stream.md',
 ];
 
 const ENTRIES: Record<string, string> = {

@@ -93,7 +93,7 @@ export class Accounts {
       rateLimit: { ...DEFAULTS.rateLimit },
       payoutsEnabled: true,
     };
-    const shop: ShopRecord = { id: newId(), merchantId: merchant.id, name: `${merchant.name} shop` };
+    const shop: ShopRecord = { id: newId(), merchantId: merchant.id, name: merchant.name };
     const terminal: TerminalRecord = {
       id: newId(),
       merchantId: merchant.id,
