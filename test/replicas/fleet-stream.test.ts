@@ -14,7 +14,10 @@ const TTL = 2_000;
 interface Replica {
   child: ChildProcess;
   lines: Array<Record<string, unknown>>;
-  /** Resolves with the first line from now on that `match` accepts. */
+  /**
+   * Resolves with the first line `match` accepts, one already received included: an event can reach the child and
+   * its stdout before the parent's own HTTP answer that made it (waiting only for lines to come would miss it).
+   */
   next(match: (line: Record<string, unknown>) => boolean): Promise<Record<string, unknown>>;
 }
 
@@ -30,7 +33,10 @@ function spawnReplica(env: Record<string, string>): Replica {
   const replica: Replica = {
     child,
     lines: [],
-    next: (match) => new Promise((resolve) => waiters.push({ match, resolve })),
+    next: (match) => {
+      const seen = replica.lines.find(match);
+      return seen ? Promise.resolve(seen) : new Promise((resolve) => waiters.push({ match, resolve }));
+    },
   };
   createInterface({ input: child.stdout! }).on('line', (text) => {
     let line: Record<string, unknown>;
