@@ -59,36 +59,49 @@ export function header(headers: WebhookHeaders | null | undefined, lowerName: st
 }
 
 /**
- * The body of `request`, read up to `maxBytes`: the bytes, or `undefined` once the body is (or says it is)
- * larger, in which case the stream is cancelled rather than drained, so a huge or endless upload costs at most
- * `maxBytes` of memory.
+ * The body of `request`, read up to `maxBytes` within `timeoutMs`: the bytes, `'too_large'` once the body is (or
+ * says it is) larger, or `'timeout'` when it stops arriving. In both refusals the stream is cancelled rather than
+ * drained, so a huge, endless or stalled upload costs at most `maxBytes` of memory for at most `timeoutMs`.
  *
  * @example
- * const body = await readBounded(request, 1 << 20);
- * if (!body) return new Response(null, { status: 413 });
+ * const body = await readBounded(request, 1 << 20, 10_000);
+ * if (typeof body === 'string') return new Response(null, { status: body === 'timeout' ? 408 : 413 });
  */
-export async function readBounded(request: Request, maxBytes: number): Promise<Uint8Array | undefined> {
+export async function readBounded(
+  request: Request,
+  maxBytes: number,
+  timeoutMs: number,
+): Promise<Uint8Array | 'too_large' | 'timeout'> {
   const stream = request.body;
   if (!stream) return new Uint8Array(0);
   const declared = Number(request.headers.get('content-length') ?? Number.NaN);
   if (declared > maxBytes) {
     await stream.cancel().catch(() => {});
-    return undefined;
+    return 'too_large';
   }
   const reader = stream.getReader();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), Math.min(timeoutMs, 2 ** 31 - 1)); // past it, node fires at once
+  });
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => {});
-      return undefined;
+  try {
+    for (;;) {
+      const step = await Promise.race([reader.read(), deadline]);
+      const refusal = step === 'timeout' ? step : size + (step.value?.byteLength ?? 0) > maxBytes && 'too_large';
+      if (refusal) {
+        await reader.cancel().catch(() => {});
+        return refusal;
+      }
+      if (step.done) break;
+      size += step.value.byteLength;
+      chunks.push(step.value);
     }
-    chunks.push(value);
+  } finally {
+    clearTimeout(timer);
   }
-  if (chunks.length === 1) return chunks[0];
+  if (chunks.length === 1) return chunks[0] as Uint8Array;
   const out = new Uint8Array(size);
   let at = 0;
   for (const c of chunks) {
