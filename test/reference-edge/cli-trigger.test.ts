@@ -342,7 +342,7 @@ describe('psp-reference trigger', () => {
         event,
         ...connection().slice(0, 2),
         '--admin-token',
-        'adm_wrongwrongwrong',
+        'adm_wrongwrongwrongwrongwrongwrongwrong',
         '--api-key',
         ref.api_key,
       ]);
