@@ -89,13 +89,12 @@ export async function readBounded(
   try {
     for (;;) {
       const step = await Promise.race([reader.read(), deadline]);
-      const refusal = step === 'timeout' ? step : size + (step.value?.byteLength ?? 0) > maxBytes && 'too_large';
-      if (refusal) {
+      if (step !== 'timeout' && step.done) break;
+      if (step !== 'timeout') size += step.value.byteLength;
+      if (step === 'timeout' || size > maxBytes) {
         await reader.cancel().catch(() => {});
-        return refusal;
+        return step === 'timeout' ? step : 'too_large';
       }
-      if (step.done) break;
-      size += step.value.byteLength;
       chunks.push(step.value);
     }
   } finally {

@@ -35,7 +35,6 @@ const OPT_IN = [
   'docs/replicas.md',
 ];
 
-
 // Blocks that talk to Redis (docs/replicas.md) get a redis-server started here, as REDIS_URL.
 const withRedis = haveRedis();
 

@@ -21,7 +21,11 @@ describe.skipIf(!haveRedis())('docs/replicas.md, the node:http recipe', () => {
   let redis: RedisServer;
   let server: Server;
   const sockets: Socket[] = [];
-  const saved = { REDIS_URL: process.env.REDIS_URL, PORT: process.env.PORT, SECRET: process.env.PSP_WEBHOOK_SECRET };
+  const saved = {
+    REDIS_URL: process.env.REDIS_URL,
+    PORT: process.env.PORT,
+    SECRET: process.env.PSP_WEBHOOK_SECRET,
+  };
 
   beforeAll(async () => {
     redis = await startRedisServer();
@@ -56,7 +60,9 @@ describe.skipIf(!haveRedis())('docs/replicas.md, the node:http recipe', () => {
     }
   });
 
-  it('answers an unsigned upload that never ends with 400 at once, reading none of it', { timeout: 20_000 }, async () => {
+  it('answers an unsigned upload that never ends with 400 at once, reading none of it', {
+    timeout: 20_000,
+  }, async () => {
     const { port } = server.address() as AddressInfo;
     const answer = await new Promise<string>((resolve, reject) => {
       const socket = connect(port, '127.0.0.1');
@@ -77,7 +83,12 @@ describe.skipIf(!haveRedis())('docs/replicas.md, the node:http recipe', () => {
 
   const deliver = (id: string) => {
     const { port } = server.address() as AddressInfo;
-    const event = { id, event: 'payment.succeeded', created_at: new Date().toISOString(), data: { order_id: 'o-1' } };
+    const event = {
+      id,
+      event: 'payment.succeeded',
+      created_at: new Date().toISOString(),
+      data: { order_id: 'o-1' },
+    };
     const { body, headers } = signWebhook(event, secret);
     return fetch(`http://127.0.0.1:${port}/webhooks`, { method: 'POST', body, headers });
   };

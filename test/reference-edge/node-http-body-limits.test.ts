@@ -151,7 +151,9 @@ describe('node adapter: no body is read before section 5', () => {
 });
 
 describe('node adapter: slow headers (slowloris)', () => {
-  it('answers a request whose headers stop arriving with 408 after the body timeout, not node\'s 60 s', { timeout: 20_000 }, async () => {
+  it("answers a request whose headers stop arriving with 408 after the body timeout, not node's 60 s", {
+    timeout: 20_000,
+  }, async () => {
     const ref = await start({ bodyTimeoutMs: 200 });
     const url = new URL(ref.base_url);
     const answer = await new Promise<string>((resolve, reject) => {
