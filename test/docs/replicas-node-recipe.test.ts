@@ -104,6 +104,25 @@ describe.skipIf(!haveRedis())('docs/replicas.md, the node:http recipe', () => {
     }
   });
 
+  it('answers other methods 405 and keeps serving (fetch refuses TRACE: a Request built from it would throw)', async () => {
+    const { port } = server.address() as AddressInfo;
+    for (const method of ['TRACE', 'GET', 'PUT']) {
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1');
+        sockets.push(socket);
+        let out = '';
+        socket.on('data', (chunk: Buffer) => {
+          out += chunk.toString('utf8');
+        });
+        socket.on('error', reject);
+        socket.on('close', () => resolve(out));
+        socket.end(`${method} /webhooks HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
+      });
+      expect(answer).toMatch(/^HTTP\/1\.1 405 /);
+    }
+    expect(server.listening).toBe(true);
+  });
+
   it('survives a Redis outage and answers 503 (the node-redis client has an error listener)', async () => {
     const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
     try {
