@@ -85,13 +85,8 @@ export function createWebhookHandler(
 ): (request: Request) => Promise<Response> {
   const { on = {}, fallback, dedupe, maxBodyBytes = 1 << 20, bodyTimeoutMs = 10_000 } = options;
   const onError = options.onError ?? console.error;
-  for (const [name, v] of [
-    ['maxBodyBytes', maxBodyBytes],
-    ['bodyTimeoutMs', bodyTimeoutMs],
-  ] as const) {
-    if (!(Number.isSafeInteger(v) && v > 0))
-      throw new TypeError(`createWebhookHandler: ${name} must be a positive integer`);
-  }
+  if (![maxBodyBytes, bodyTimeoutMs].every((v) => Number.isSafeInteger(v) && v > 0))
+    throw new TypeError('createWebhookHandler: maxBodyBytes and bodyTimeoutMs must be positive integers');
   return async (request) => {
     if (request.method !== 'POST') return reply(405, { error: 'method_not_allowed' });
     // The header first: an unsigned request is refused before a byte of its body is read.

@@ -74,32 +74,26 @@ export async function readBounded(
 ): Promise<Uint8Array | 'too_large' | 'timeout'> {
   const stream = request.body;
   if (!stream) return new Uint8Array(0);
-  const declared = Number(request.headers.get('content-length') ?? Number.NaN);
-  if (declared > maxBytes) {
-    await stream.cancel().catch(() => {});
-    return 'too_large';
-  }
   const reader = stream.getReader();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<'timeout'>((resolve) => {
-    timer = setTimeout(() => resolve('timeout'), Math.min(timeoutMs, 2 ** 31 - 1)); // past it, node fires at once
-  });
+  let refusal: 'too_large' | 'timeout' | undefined;
+  // Cancelling ends a pending read (done), so the loop below stops at once, a stalled read included.
+  const stop = (why: 'too_large' | 'timeout') => {
+    refusal ??= why;
+    return reader.cancel().catch(() => {});
+  };
+  const timer = setTimeout(() => stop('timeout'), Math.min(timeoutMs, 2 ** 31 - 1)); // past it, node fires at once
+  if (Number(request.headers.get('content-length') ?? Number.NaN) > maxBytes) await stop('too_large');
   const chunks: Uint8Array[] = [];
   let size = 0;
-  try {
-    for (;;) {
-      const step = await Promise.race([reader.read(), deadline]);
-      if (step !== 'timeout' && step.done) break;
-      if (step !== 'timeout') size += step.value.byteLength;
-      if (step === 'timeout' || size > maxBytes) {
-        await reader.cancel().catch(() => {});
-        return step === 'timeout' ? step : 'too_large';
-      }
-      chunks.push(step.value);
-    }
-  } finally {
-    clearTimeout(timer);
+  while (!refusal) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) await stop('too_large');
+    else chunks.push(value);
   }
+  clearTimeout(timer);
+  if (refusal) return refusal;
   if (chunks.length === 1) return chunks[0] as Uint8Array;
   const out = new Uint8Array(size);
   let at = 0;
