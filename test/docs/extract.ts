@@ -58,9 +58,9 @@ export function extractTsBlocks(file: string, markdown: string): DocBlock[] {
 export const DOC_ENTRIES: Record<string, string> = {
   'psp-sdk': 'src/index.ts',
   'psp-sdk/webhooks': 'src/webhooks/index.ts',
+  'psp-sdk/replicas': 'src/replicas/index.ts',
   'psp-sdk/reference': 'src/reference/index.ts',
   'psp-sdk/reference/msw': 'src/reference/msw.ts',
-  'psp-sdk/replicas': 'src/replicas/index.ts',
 };
 
 /**
