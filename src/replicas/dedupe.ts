@@ -160,7 +160,9 @@ return 0`;
  * import { createClient } from 'redis';
  * import { createWebhookHandler } from 'psp-sdk/webhooks';
  * import { redisDedupe } from 'psp-sdk/replicas';
- * const redis = await createClient({ url: process.env.REDIS_URL }).connect();
+ * const redis = createClient({ url: process.env.REDIS_URL, disableOfflineQueue: true }); // fail fast: 503
+ * redis.on('error', (e) => console.error('redis:', e.message)); // without it an outage ends the process
+ * await redis.connect();
  * const handle = createWebhookHandler({ secret, dedupe: redisDedupe(redis), on: { 'payment.succeeded': fulfil } });
  */
 export function redisDedupe(client: RedisClientLike, options: RedisDedupeOptions = {}): WebhookDedupe {

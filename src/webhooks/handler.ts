@@ -36,6 +36,12 @@ export interface WebhookHandlerOptions
    * Default 1 MiB, far above any real event.
    */
   maxBodyBytes?: number;
+  /**
+   * Most milliseconds the body may take to arrive whole, from the first read; a slower one is answered 408
+   * `request_timeout` and cancelled, so stalled uploads cannot hold the receiver's memory until the server's own
+   * timeout (node: 300 s). The service sends an event at once. Default 10 000.
+   */
+  bodyTimeoutMs?: number;
 }
 
 // The header's shape, checked without the body: a missing or malformed X-PSP-Signature can never verify.
@@ -59,7 +65,8 @@ const reply = (status: number, body: object, headers?: Record<string, string>) =
  * handler for the event's name and answers:
  * 200 once handled (also when no handler matches: acknowledged, not retried); 400 `{ error: reason }` on a bad
  * signature or body (a missing or malformed signature header is refused before the body is read); 405 for a
- * method other than POST; 413 `payload_too_large` past `maxBodyBytes`; 500 when a handler throws or the secret
+ * method other than POST; 408 `request_timeout` for a body slower than `bodyTimeoutMs`; 413 `payload_too_large` past
+ * `maxBodyBytes`; 500 when a handler throws or the secret
  * is misconfigured, so the service delivers again later. With `dedupe`: also 200 `duplicate` for an event already
  * handled, 409 for one running on another replica and 503 when the store is unreachable.
  *
@@ -76,10 +83,10 @@ const reply = (status: number, body: object, headers?: Record<string, string>) =
 export function createWebhookHandler(
   options: WebhookHandlerOptions,
 ): (request: Request) => Promise<Response> {
-  const { on = {}, fallback, dedupe, maxBodyBytes = 1 << 20 } = options;
+  const { on = {}, fallback, dedupe, maxBodyBytes = 1 << 20, bodyTimeoutMs = 10_000 } = options;
   const onError = options.onError ?? console.error;
-  if (!(Number.isSafeInteger(maxBodyBytes) && maxBodyBytes > 0))
-    throw new TypeError('createWebhookHandler: maxBodyBytes must be a positive integer');
+  if (![maxBodyBytes, bodyTimeoutMs].every((v) => Number.isSafeInteger(v) && v > 0))
+    throw new TypeError('createWebhookHandler: maxBodyBytes and bodyTimeoutMs must be positive integers');
   return async (request) => {
     if (request.method !== 'POST') return reply(405, { error: 'method_not_allowed' });
     // The header first: an unsigned request is refused before a byte of its body is read.
@@ -88,8 +95,9 @@ export function createWebhookHandler(
       await request.body?.cancel().catch(() => {});
       return reply(400, { error: refused });
     }
-    const body = await readBounded(request, maxBodyBytes);
-    if (!body) return reply(413, { error: 'payload_too_large' });
+    const body = await readBounded(request, maxBodyBytes, bodyTimeoutMs);
+    if (body === 'too_large') return reply(413, { error: 'payload_too_large' });
+    if (body === 'timeout') return reply(408, { error: 'request_timeout' });
     let event: WebhookEvent;
     // Misconfiguration is the receiver's fault, not the request's: 500, so the service retries after the fix.
     try {

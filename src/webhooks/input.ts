@@ -59,36 +59,42 @@ export function header(headers: WebhookHeaders | null | undefined, lowerName: st
 }
 
 /**
- * The body of `request`, read up to `maxBytes`: the bytes, or `undefined` once the body is (or says it is)
- * larger, in which case the stream is cancelled rather than drained, so a huge or endless upload costs at most
- * `maxBytes` of memory.
+ * The body of `request`, read up to `maxBytes` within `timeoutMs`: the bytes, `'too_large'` once the body is (or
+ * says it is) larger, or `'timeout'` when it stops arriving. In both refusals the stream is cancelled rather than
+ * drained, so a huge, endless or stalled upload costs at most `maxBytes` of memory for at most `timeoutMs`.
  *
  * @example
- * const body = await readBounded(request, 1 << 20);
- * if (!body) return new Response(null, { status: 413 });
+ * const body = await readBounded(request, 1 << 20, 10_000);
+ * if (typeof body === 'string') return new Response(null, { status: body === 'timeout' ? 408 : 413 });
  */
-export async function readBounded(request: Request, maxBytes: number): Promise<Uint8Array | undefined> {
+export async function readBounded(
+  request: Request,
+  maxBytes: number,
+  timeoutMs: number,
+): Promise<Uint8Array | 'too_large' | 'timeout'> {
   const stream = request.body;
   if (!stream) return new Uint8Array(0);
-  const declared = Number(request.headers.get('content-length') ?? Number.NaN);
-  if (declared > maxBytes) {
-    await stream.cancel().catch(() => {});
-    return undefined;
-  }
   const reader = stream.getReader();
+  let refusal: 'too_large' | 'timeout' | undefined;
+  // Cancelling ends a pending read (done), so the loop below stops at once, a stalled read included.
+  const stop = (why: 'too_large' | 'timeout') => {
+    refusal ??= why;
+    return reader.cancel().catch(() => {});
+  };
+  const timer = setTimeout(() => stop('timeout'), Math.min(timeoutMs, 2 ** 31 - 1)); // past it, node fires at once
+  if (Number(request.headers.get('content-length') ?? Number.NaN) > maxBytes) await stop('too_large');
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for (;;) {
+  while (!refusal) {
     const { done, value } = await reader.read();
     if (done) break;
     size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => {});
-      return undefined;
-    }
-    chunks.push(value);
+    if (size > maxBytes) await stop('too_large');
+    else chunks.push(value);
   }
-  if (chunks.length === 1) return chunks[0];
+  clearTimeout(timer);
+  if (refusal) return refusal;
+  if (chunks.length === 1) return chunks[0] as Uint8Array;
   const out = new Uint8Array(size);
   let at = 0;
   for (const c of chunks) {

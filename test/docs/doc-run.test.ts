@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type RunningReference, startReference } from '../../src/reference/index.js';
 import { haveRedis, type RedisServer, startRedisServer } from '../support/redis-server.js';
-import { type DocBlock, extractTsBlocks } from './extract.js';
+import { type DocBlock, extractTsBlocks, localise } from './extract.js';
 
 /**
  * Executes the docs' code blocks, so that what they print in comments (`// succeeded`) is what happens. The
@@ -35,14 +35,6 @@ const OPT_IN = [
   'docs/replicas.md',
 ];
 
-const ENTRIES: Record<string, string> = {
-  'psp-sdk': 'src/index.ts',
-  'psp-sdk/webhooks': 'src/webhooks/index.ts',
-  'psp-sdk/replicas': 'src/replicas/index.ts',
-  'psp-sdk/reference': 'src/reference/index.ts',
-  'psp-sdk/reference/msw': 'src/reference/msw.ts',
-};
-
 // Blocks that talk to Redis (docs/replicas.md) get a redis-server started here, as REDIS_URL.
 const withRedis = haveRedis();
 
@@ -50,14 +42,6 @@ function runnable(block: DocBlock): boolean {
   if (block.flags.includes('norun')) return false;
   if (!withRedis && block.code.includes('REDIS_URL')) return false;
   return RUN_BY_DEFAULT.includes(block.file) || block.flags.includes('run');
-}
-
-/** The block with the package's entry points pointed at the sources. */
-function localise(code: string): string {
-  return code.replace(/from '(psp-sdk(?:\/[\w/]+)?)'/g, (whole, spec: string) => {
-    const target = ENTRIES[spec];
-    return target ? `from '${pathToFileURL(join(root, target)).href}'` : whole;
-  });
 }
 
 const name = (b: DocBlock) => `${b.file.replace(/\.md$/, '').replace(/[^\w]+/g, '-')}-L${b.line}`;
@@ -115,7 +99,7 @@ describe('code blocks of README.md and docs/ run', () => {
 
   it.each(plain.map((b) => [`${b.file}:${b.line}`, b] as const))('%s', async (_where, block) => {
     const file = join(outDir, `${name(block)}.ts`);
-    await writeFile(file, `${localise(block.code)}\nexport {};\n`);
+    await writeFile(file, `${localise(block.code, root)}\nexport {};\n`);
     const log = vi.spyOn(console, 'log').mockImplementation(() => {});
     // A block may leave a server listening, as the app it shows would (a webhook receiver): copied as is, it has
     // to keep serving, so the block does not close it; the test does, once the block has run.
@@ -141,7 +125,7 @@ describe('code blocks of README.md and docs/ run', () => {
 
   it('blocks that are vitest tests pass in their own files', { timeout: 120_000 }, async () => {
     await Promise.all(
-      tests.map((b) => writeFile(join(outDir, 'tests', `${name(b)}.test.ts`), `${localise(b.code)}\n`)),
+      tests.map((b) => writeFile(join(outDir, 'tests', `${name(b)}.test.ts`), `${localise(b.code, root)}\n`)),
     );
     const config = join(outDir, 'vitest.config.mjs');
     await writeFile(

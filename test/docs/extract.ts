@@ -1,3 +1,6 @@
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
 /**
  * Pulls the TypeScript code blocks out of Markdown so the docs can be type-checked like source.
  * A fence opening with ```ts or ```typescript is checked; ```ts nocheck opts a deliberately partial block out.
@@ -49,4 +52,25 @@ export function extractTsBlocks(file: string, markdown: string): DocBlock[] {
     open.body.push(text.startsWith(open.indent) ? text.slice(open.indent.length) : text);
   }
   return blocks;
+}
+
+/** The package's entry points, as the docs import them, and the sources the tests run them from. */
+export const DOC_ENTRIES: Record<string, string> = {
+  'psp-sdk': 'src/index.ts',
+  'psp-sdk/webhooks': 'src/webhooks/index.ts',
+  'psp-sdk/replicas': 'src/replicas/index.ts',
+  'psp-sdk/reference': 'src/reference/index.ts',
+  'psp-sdk/reference/msw': 'src/reference/msw.ts',
+};
+
+/**
+ * A block's code with its `psp-sdk` imports pointed at the sources under `root`.
+ *
+ * @example localise("import { PspClient } from 'psp-sdk';", root) // from 'file:///.../src/index.ts'
+ */
+export function localise(code: string, root: string): string {
+  return code.replace(/from '(psp-sdk(?:\/[\w/]+)?)'/g, (whole, spec: string) => {
+    const target = DOC_ENTRIES[spec];
+    return target ? `from '${pathToFileURL(join(root, target)).href}'` : whole;
+  });
 }

@@ -433,6 +433,23 @@ describe('psp-reference trigger', () => {
     expect(leaks(run.stderr, ref.api_key)).toBe('');
   });
 
+  it('a --base-url carrying user:password exits 2 without showing it (a key pasted there was echoed whole)', async () => {
+    for (const userinfo of [`user:${ref.api_key}`, ref.admin_token, `:${encodeURIComponent(ref.api_key)}`]) {
+      const run = await trigger([
+        'payment.failed',
+        '--base-url',
+        `http://${userinfo}@127.0.0.1:1`,
+        '--admin-token',
+        ref.admin_token,
+        '--api-key',
+        ref.api_key,
+      ]);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain('--base-url must not carry a user or password');
+      for (const secret of [ref.api_key, ref.admin_token]) expect(leaks(run.stderr, secret)).toBe('');
+    }
+  });
+
   it("docs/testing.md's trigger command runs as written", async () => {
     const text = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'testing.md'), 'utf8');
     const section = text.slice(text.indexOf('## Triggers'));

@@ -150,6 +150,27 @@ describe('node adapter: no body is read before section 5', () => {
   });
 });
 
+describe('node adapter: slow headers (slowloris)', () => {
+  it("answers a request whose headers stop arriving with 408 after the body timeout, not node's 60 s", {
+    timeout: 20_000,
+  }, async () => {
+    const ref = await start({ bodyTimeoutMs: 200 });
+    const url = new URL(ref.base_url);
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(url.port), '127.0.0.1');
+      sockets.push(socket);
+      const parts: Buffer[] = [];
+      socket.on('data', (chunk: Buffer) => parts.push(chunk));
+      socket.on('error', reject);
+      socket.on('close', () => resolve(Buffer.concat(parts).toString('utf8')));
+      // The request line and one header, then nothing: the blank line that ends the headers never comes.
+      socket.write(`GET /api/v1/public/banks/sbp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: a`);
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+    expect(answer).toContain('"code":"request_timeout"');
+  });
+});
+
 describe('node adapter: each route reads its body with its own cap (#9)', () => {
   it('restores a snapshot over 1 MiB sent chunked (no Content-Length)', async () => {
     const ref = await start();

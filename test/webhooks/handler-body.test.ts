@@ -1,7 +1,7 @@
 // Issue 23 #3: createWebhookHandler read any body whole before looking at it (an unsigned 256 MiB POST cost
 // +512 MiB). It now refuses a missing or malformed signature header without reading the body, and reads at most
 // maxBodyBytes, cancelling the rest of the stream.
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createWebhookHandler, signWebhook } from '../../src/webhooks/index.js';
 import { envelope, SECRET } from './helpers.js';
 
@@ -28,6 +28,10 @@ const post = (body: ReadableStream<Uint8Array>, headers: Record<string, string>)
   new Request('http://127.0.0.1/webhooks', { method: 'POST', body, headers, duplex: 'half' } as RequestInit);
 
 const signedHeaders = () => signWebhook(envelope(), SECRET).headers;
+
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe('createWebhookHandler reads a bounded body, after the headers', () => {
   it('answers 400 to a missing or malformed signature header without pulling the body at all', async () => {
@@ -71,6 +75,27 @@ describe('createWebhookHandler reads a bounded body, after the headers', () => {
       },
     });
     expect((await handle(post(chunked, headers))).status).toBe(200);
+  });
+
+  it('answers 408 to a signed-looking body that stops arriving, after bodyTimeoutMs (10 s by default), and cancels it', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    // A slowloris on the receiver: a well-formed header, a few bytes, then nothing; without a deadline each such
+    // connection holds its bytes until the server's own timeout (node: 300 s).
+    let cancelled = false;
+    const stalled = new ReadableStream<Uint8Array>({
+      start(c) {
+        c.enqueue(new TextEncoder().encode('{"id":'));
+      },
+      cancel() {
+        cancelled = true;
+      },
+    });
+    const answer = createWebhookHandler({ secret: SECRET })(post(stalled, signedHeaders()));
+    await vi.advanceTimersByTimeAsync(10_000);
+    const res = await answer;
+    expect(res.status).toBe(408);
+    expect(await res.json()).toEqual({ error: 'request_timeout' });
+    expect(cancelled).toBe(true);
   });
 
   it('refuses a maxBodyBytes that is not a positive integer', () => {

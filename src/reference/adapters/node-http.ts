@@ -47,7 +47,8 @@ export interface ListenOptions {
   overrideGlobalObjects?: boolean;
   /**
    * A request body must arrive whole within this many milliseconds of the service asking for it (after the key is
-   * checked); a slower one is cut with 400 `bad_request`. Default 10,000 (node's own request timeout is 300 s).
+   * checked); a slower one is cut with 400 `bad_request`. The request's headers, too, must arrive within it (else 408
+   * `request_timeout`; node's own default is 60 s). Default 10,000 (node's own request timeout is 300 s).
    */
   bodyTimeoutMs?: number;
   /**
@@ -140,7 +141,16 @@ export function listenNode(handler: FetchHandler, options: ListenOptions = {}): 
             : errorResponse(500, 'internal_error', 'The reference failed to answer this request.'),
     },
   );
-  const server = createServer({ requireHostHeader: false }, listener);
+  const server = createServer(
+    {
+      requireHostHeader: false,
+      // Slow headers (slowloris) are cut like slow bodies, in seconds: node's default waits 60 s, checked every 30 s.
+      // Kept under node's requestTimeout (300 s), which node requires.
+      headersTimeout: Math.min(limits.timeoutMs, 300_000),
+      connectionsCheckingInterval: Math.min(limits.timeoutMs, 1000),
+    },
+    listener,
+  );
   // An `Expect` other than 100-continue goes to the app like any request (node would answer a bare 417).
   server.on('checkExpectation', listener);
   server.on('clientError', answerClientError);

@@ -90,6 +90,9 @@ export function parseTriggerArgs(
   const base = option('base-url', 'PSP_BASE_URL');
   const baseUrl = isHttpUrl(base) ? new URL(base) : undefined;
   if (!baseUrl) throw new TriggerUsageError(`--base-url must be an http(s) URL, got ${shown(base, 200)}`);
+  // Shown nowhere, and never sent: fetch refuses such a URL, and its message would echo the password whole.
+  if (baseUrl.username || baseUrl.password)
+    throw new TriggerUsageError('--base-url must not carry a user or password (user:pass@); it is not shown');
   const adminToken = option('admin-token', 'PSP_ADMIN_TOKEN');
   const tokenProblem = adminTokenProblem(adminToken);
   if (tokenProblem) throw new TriggerUsageError(`--admin-token ${tokenProblem}`);
