@@ -6,6 +6,6 @@
  *
  * @example
  * import { MAX_RESTORE_BYTES } from './limits.js';
- * if (contentLength > MAX_RESTORE_BYTES) throw new DomainError(413, 'payload_too_large', '...');
+ * if (contentLength > MAX_RESTORE_BYTES) throw refuse(CODE.payload_too_large, '...');
  */
 export const MAX_RESTORE_BYTES = 32 * 1024 * 1024;
