@@ -26,6 +26,7 @@ const SUITES = [
   { name: 'bundle-size', limitS: 60 },
   { name: 'cold-import', limitS: 180 },
   { name: 'webhook-verify', limitS: 90 },
+  { name: 'webhook-dedupe', limitS: 90 },
   { name: 'client', limitS: 200 },
   { name: 'reference-start', limitS: 120 },
   { name: 'http-load', limitS: 180 },

@@ -20,6 +20,7 @@ export const ENTRIES = {
   'psp-sdk': 'index.js',
   'psp-sdk/webhooks': 'webhooks/index.js',
   'psp-sdk/reference': 'reference/index.js',
+  'psp-sdk/replicas': 'replicas/index.js',
 };
 
 /** The snapshot's file of an entry (falls back to dist/ when a suite runs alone without a snapshot). */

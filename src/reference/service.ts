@@ -65,6 +65,13 @@ export interface RequestInfo {
    * app then takes these bytes instead of reading `request.body`. Default: the body is read from `request.body`.
    */
   body?: Uint8Array;
+  /**
+   * Reads the request body on demand, at most `maxBytes` (the route's cap), rejecting with the reference's own
+   * refusal (a `DomainError`) when it is larger, too slow or cannot be held now. The node adapter passes it so that
+   * no byte of a body is read before section 5 has passed; `request.body` gives the same bytes after it (call it
+   * before reading `request.body`, not after). Default: the body is read from `request.body`.
+   */
+  readBody?: (maxBytes: number) => Promise<Uint8Array>;
 }
 
 /** The reference's starting facts: one merchant, shop, terminal and test key, and the admin token. */

@@ -12,6 +12,19 @@ export interface StartReferenceOptions extends ReferenceOptions {
    * application. Default: false.
    */
   overrideGlobalObjects?: boolean;
+  /** As `ListenOptions.bodyTimeoutMs`: a request body must arrive within this many ms. Default 10,000. */
+  bodyTimeoutMs?: number;
+  /** As `ListenOptions.maxBodyBytesInFlight`: most bytes of bodies read at once. Default 64 MiB. */
+  maxBodyBytesInFlight?: number;
+  /**
+   * Let webhooks go to private, loopback and link-local addresses (a test double on this machine or this network).
+   * Anyone with an API key sets a payment's `webhook_url`, so a reference that listens beyond loopback would
+   * otherwise POST wherever it is told inside its network. Default: true when `host` is a loopback address or
+   * `localhost`, false otherwise (then such a delivery attempt fails, and the delivery log says why).
+   *
+   * @example startReference({ host: '0.0.0.0', allowPrivateWebhookTargets: true }) // receivers on the LAN
+   */
+  allowPrivateWebhookTargets?: boolean;
 }
 
 /**
@@ -58,7 +71,15 @@ export interface RunningReference extends Reference {
  * ```
  */
 export async function startReference(options: StartReferenceOptions = {}): Promise<RunningReference> {
-  const { host = '127.0.0.1', port = 4010, overrideGlobalObjects = false, ...referenceOptions } = options;
+  const {
+    host = '127.0.0.1',
+    port = 4010,
+    overrideGlobalObjects = false,
+    bodyTimeoutMs,
+    maxBodyBytesInFlight,
+    allowPrivateWebhookTargets,
+    ...referenceOptions
+  } = options;
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new RangeError(
       `port must be an integer from 0 to 65535, got ${JSON.stringify(port) ?? String(port)}`,
@@ -66,6 +87,11 @@ export async function startReference(options: StartReferenceOptions = {}): Promi
   }
   // Loaded on demand so that `psp-sdk/reference` itself (createReference, msw) stays free of node: imports.
   const { listenNode } = await import('./adapters/node-http.js');
+  const { isLoopbackHost, publicTargetsOnly } = await import('./adapters/webhook-targets.js');
+  if (!(allowPrivateWebhookTargets ?? isLoopbackHost(host))) {
+    const inner = referenceOptions.webhookFetch ?? ((input, init) => globalThis.fetch(input, init));
+    referenceOptions.webhookFetch = publicTargetsOnly(inner);
+  }
   const reference = createReference(referenceOptions);
   let server: Awaited<ReturnType<typeof listenNode>>;
   try {
@@ -73,6 +99,8 @@ export async function startReference(options: StartReferenceOptions = {}): Promi
       host,
       port,
       overrideGlobalObjects,
+      ...(bodyTimeoutMs === undefined ? {} : { bodyTimeoutMs }),
+      ...(maxBodyBytesInFlight === undefined ? {} : { maxBodyBytesInFlight }),
     });
   } catch (error) {
     await reference.close();

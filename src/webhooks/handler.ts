@@ -1,4 +1,7 @@
 import type { WebhookVerificationError } from './errors.js';
+import { header, readBounded } from './input.js';
+import { onceWebhook, type OnceWebhookOptions, type WebhookDedupe } from './once.js';
+import { parseSignatureHeader } from './signature.js';
 import type { WebhookEvent, WebhookEventName, WebhookEventOf } from './types.js';
 import { type VerifyWebhookOptions, verifyWebhook, type WebhookSecret } from './verify.js';
 
@@ -8,7 +11,9 @@ export type WebhookHandlers = {
 };
 
 /** Options of {@link createWebhookHandler}. */
-export interface WebhookHandlerOptions extends VerifyWebhookOptions {
+export interface WebhookHandlerOptions
+  extends VerifyWebhookOptions,
+    Pick<OnceWebhookOptions, 'onStoreError'> {
   /** The endpoint's `whs_...` secret, or several while rotating. */
   secret: WebhookSecret;
   /** Handlers by event name; may return a promise, which is awaited before the 2xx. */
@@ -16,19 +21,47 @@ export interface WebhookHandlerOptions extends VerifyWebhookOptions {
   /** Runs for verified events without an entry in `on`, including names newer than this SDK. */
   fallback?: (event: WebhookEvent) => unknown;
   /**
-   * Told when a handler throws (the answer is then 500, so the service retries). Default: `console.error`.
+   * Told when a handler throws (the answer is then 500, so the service retries), and about dedupe store errors.
+   * Default: `console.error`.
    */
   onError?: (error: unknown, event: WebhookEvent) => void;
+  /**
+   * A shared store that makes each event's handler run once across replicas: `redisDedupe(client)` or
+   * `memoryDedupe()` from `psp-sdk/replicas`. Answers then also include 409 (running on another replica) and 503
+   * (store unreachable); see `onceWebhook`. Default: none, every delivery runs its handler.
+   */
+  dedupe?: WebhookDedupe;
+  /**
+   * Largest body read, in bytes; a larger one is answered 413 `payload_too_large` without being read whole.
+   * Default 1 MiB, far above any real event.
+   */
+  maxBodyBytes?: number;
 }
 
-const reply = (status: number, body: object) => Response.json(body, { status });
+// The header's shape, checked without the body: a missing or malformed X-PSP-Signature can never verify.
+function signatureProblem(headers: Headers): string | undefined {
+  const value = header(headers, 'x-psp-signature')?.trim();
+  if (!value) return 'missing_signature';
+  try {
+    parseSignatureHeader(value);
+  } catch (e) {
+    return (e as WebhookVerificationError).reason;
+  }
+  return undefined;
+}
+
+const reply = (status: number, body: object, headers?: Record<string, string>) =>
+  Response.json(body, { status, headers });
 
 /**
  * A fetch-style receiver for Deno.serve, Bun.serve, hono, Next.js route handlers and anything else that speaks
- * `Request`/`Response`. It verifies the signature, runs the handler for the event's name and answers:
+ * `Request`/`Response`. It checks the signature header, reads the body up to `maxBodyBytes`, verifies, runs the
+ * handler for the event's name and answers:
  * 200 once handled (also when no handler matches: acknowledged, not retried); 400 `{ error: reason }` on a bad
- * signature or body; 405 for a method other than POST; 500 when a handler throws or
- * the secret is misconfigured, so the service delivers again later.
+ * signature or body (a missing or malformed signature header is refused before the body is read); 405 for a
+ * method other than POST; 413 `payload_too_large` past `maxBodyBytes`; 500 when a handler throws or the secret
+ * is misconfigured, so the service delivers again later. With `dedupe`: also 200 `duplicate` for an event already
+ * handled, 409 for one running on another replica and 503 when the store is unreachable.
  *
  * @example
  * const handle = createWebhookHandler({
@@ -43,11 +76,20 @@ const reply = (status: number, body: object) => Response.json(body, { status });
 export function createWebhookHandler(
   options: WebhookHandlerOptions,
 ): (request: Request) => Promise<Response> {
-  const { on = {}, fallback } = options;
+  const { on = {}, fallback, dedupe, maxBodyBytes = 1 << 20 } = options;
   const onError = options.onError ?? console.error;
+  if (!(Number.isSafeInteger(maxBodyBytes) && maxBodyBytes > 0))
+    throw new TypeError('createWebhookHandler: maxBodyBytes must be a positive integer');
   return async (request) => {
     if (request.method !== 'POST') return reply(405, { error: 'method_not_allowed' });
-    const body = new Uint8Array(await request.arrayBuffer());
+    // The header first: an unsigned request is refused before a byte of its body is read.
+    const refused = signatureProblem(request.headers);
+    if (refused) {
+      await request.body?.cancel().catch(() => {});
+      return reply(400, { error: refused });
+    }
+    const body = await readBounded(request, maxBodyBytes);
+    if (!body) return reply(413, { error: 'payload_too_large' });
     let event: WebhookEvent;
     // Misconfiguration is the receiver's fault, not the request's: 500, so the service retries after the fix.
     try {
@@ -62,12 +104,9 @@ export function createWebhookHandler(
     const fn = Object.hasOwn(on, event.event)
       ? (on as Record<string, (e: WebhookEvent) => unknown>)[event.event]
       : fallback;
-    try {
-      await fn?.(event);
-    } catch (e) {
-      onError(e, event);
-      return reply(500, { error: 'handler_failed' });
-    }
-    return reply(200, { received: true });
+    // Nothing to run: acknowledged without asking the store.
+    if (!fn) return reply(200, { received: true });
+    const answer = await onceWebhook(dedupe, event, fn, { onError, onStoreError: options.onStoreError });
+    return reply(answer.status, answer.body, answer.headers);
   };
 }

@@ -9,6 +9,13 @@ export { createWebhookHandler, type WebhookHandlerOptions, type WebhookHandlers 
 export { type HmacBackend, hmacBackend } from './hmac.js';
 export type { RawWebhookBody, WebhookHeaders } from './input.js';
 export {
+  type DedupeBegin,
+  type OnceWebhookOptions,
+  type OnceWebhookResult,
+  onceWebhook,
+  type WebhookDedupe,
+} from './once.js';
+export {
   computeSignatureHeader,
   type SignatureHeaderInput,
   type SignatureVersion,

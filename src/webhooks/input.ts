@@ -57,3 +57,43 @@ export function header(headers: WebhookHeaders | null | undefined, lowerName: st
   if (Array.isArray(v)) return v.join(',');
   return v == null ? undefined : String(v);
 }
+
+/**
+ * The body of `request`, read up to `maxBytes`: the bytes, or `undefined` once the body is (or says it is)
+ * larger, in which case the stream is cancelled rather than drained, so a huge or endless upload costs at most
+ * `maxBytes` of memory.
+ *
+ * @example
+ * const body = await readBounded(request, 1 << 20);
+ * if (!body) return new Response(null, { status: 413 });
+ */
+export async function readBounded(request: Request, maxBytes: number): Promise<Uint8Array | undefined> {
+  const stream = request.body;
+  if (!stream) return new Uint8Array(0);
+  const declared = Number(request.headers.get('content-length') ?? Number.NaN);
+  if (declared > maxBytes) {
+    await stream.cancel().catch(() => {});
+    return undefined;
+  }
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => {});
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  if (chunks.length === 1) return chunks[0];
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
+}

@@ -48,6 +48,7 @@ const tsconfig = {
       'psp-sdk/webhooks': ['../../src/webhooks/index.ts'],
       'psp-sdk/reference': ['../../src/reference/index.ts'],
       'psp-sdk/reference/msw': ['../../src/reference/msw.ts'],
+      'psp-sdk/replicas': ['../../src/replicas/index.ts'],
     },
   },
   include: ['*.ts'],

@@ -6,6 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type RunningReference, startReference } from '../../src/reference/index.js';
+import { haveRedis, type RedisServer, startRedisServer } from '../support/redis-server.js';
 import { type DocBlock, extractTsBlocks } from './extract.js';
 
 /**
@@ -26,17 +27,28 @@ const RUN_BY_DEFAULT = [
   'docs/payouts.md',
   'docs/testing.md',
 ];
-const OPT_IN = ['docs/webhooks.md', 'docs/events.md', 'docs/reference.md', 'docs/observability.md'];
+const OPT_IN = [
+  'docs/webhooks.md',
+  'docs/events.md',
+  'docs/reference.md',
+  'docs/observability.md',
+  'docs/replicas.md',
+];
 
 const ENTRIES: Record<string, string> = {
   'psp-sdk': 'src/index.ts',
   'psp-sdk/webhooks': 'src/webhooks/index.ts',
   'psp-sdk/reference': 'src/reference/index.ts',
   'psp-sdk/reference/msw': 'src/reference/msw.ts',
+  'psp-sdk/replicas': 'src/replicas/index.ts',
 };
+
+// Blocks that talk to Redis (docs/replicas.md) get a redis-server started here, as REDIS_URL.
+const withRedis = haveRedis();
 
 function runnable(block: DocBlock): boolean {
   if (block.flags.includes('norun')) return false;
+  if (!withRedis && block.code.includes('REDIS_URL')) return false;
   return RUN_BY_DEFAULT.includes(block.file) || block.flags.includes('run');
 }
 
@@ -61,12 +73,14 @@ const tests = blocks.filter(isTestBlock);
 
 describe('code blocks of README.md and docs/ run', () => {
   let ref: RunningReference;
+  let redis: RedisServer | undefined;
   const saved: Record<string, string | undefined> = {};
 
   beforeAll(async () => {
     await rm(outDir, { recursive: true, force: true });
     await mkdir(join(outDir, 'tests'), { recursive: true });
     ref = await startReference({ port: 0 });
+    if (withRedis) redis = await startRedisServer();
     // Not PSP_SIGNING_SECRET: blocks that start their own reference would sign with this one's secret.
     // PORT=0: a block that listens where a real app would (`process.env.PORT ?? 3000`) takes a free port here.
     const env = {
@@ -77,6 +91,7 @@ describe('code blocks of README.md and docs/ run', () => {
       PSP_ADMIN_TOKEN: ref.admin_token,
       PSP_SHOP_ID: ref.shop_id,
       PORT: '0',
+      REDIS_URL: redis?.url,
     };
     for (const [k, v] of Object.entries(env)) {
       saved[k] = process.env[k];
@@ -90,6 +105,7 @@ describe('code blocks of README.md and docs/ run', () => {
       else process.env[k] = v;
     }
     await ref?.close();
+    await redis?.stop();
   });
 
   it('finds the guides’ blocks', () => {

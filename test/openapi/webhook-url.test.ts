@@ -95,7 +95,7 @@ describe("webhook_url: the document's pattern says what the service takes", () =
     ).toContain('xn--');
   });
 
-  it('agree on sampled URLs: generated web URLs and their mutations', () => {
+  it('agree on sampled URLs: generated web URLs and their mutations', { timeout: 120_000 }, () => {
     const url = fc.webUrl({
       validSchemes: ['http', 'https', 'HTTP', 'ftp'],
       withQueryParameters: true,
@@ -114,7 +114,7 @@ describe("webhook_url: the document's pattern says what the service takes", () =
         const v = verdict(u);
         expect(v.doc, u).toBe(v.service);
       }),
-      { numRuns: 3000, seed: 23 },
+      { numRuns: 1000, seed: 23 },
     );
   });
 });

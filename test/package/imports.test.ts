@@ -16,6 +16,7 @@ const required: Record<string, string[]> = {
   'psp-sdk/webhooks': ['verifyWebhook', 'signWebhook', 'WebhookVerificationError'],
   'psp-sdk/reference': ['createReference', 'startReference', 'ManualClock'],
   'psp-sdk/reference/msw': [],
+  'psp-sdk/replicas': ['memoryDedupe', 'redisDedupe'],
 };
 
 describe('the packed package loads in every runtime', () => {

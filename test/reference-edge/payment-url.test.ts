@@ -17,7 +17,7 @@ async function create(ref: Reference, origin: string, contentType: string) {
   );
   return {
     status: res.status,
-    body: (await res.json()) as { payment_url?: string; error?: { code: string } },
+    body: (await res.json()) as { payment_url?: string; error?: { code: string; message: string } },
   };
 }
 
@@ -48,7 +48,8 @@ describe('payment_url and the JSON content-type fast path', () => {
     expect((await create(ref, 'http://a.test', 'application/vnd.api+json')).status).toBe(201);
     const latin = await create(ref, 'http://a.test', 'application/json; charset=latin1');
     expect(latin.status).toBe(400);
-    expect(latin.body.error?.code).toBe('unsupported_media_type');
+    expect(latin.body.error?.code).toBe('bad_request');
+    expect(latin.body.error?.message).toMatch(/^Unsupported media type/);
     expect((await create(ref, 'http://a.test', 'text/plain')).status).toBe(400);
   });
 });

@@ -247,7 +247,7 @@ describe('startReference', () => {
 });
 
 describe('startReference: hostile bodies over a real socket', () => {
-  it('answers a body over 1 MiB with 400 payload_too_large and the error body, and keeps serving', async () => {
+  it('answers a body over 1 MiB with 400 (payload too large) and the error body, and keeps serving', async () => {
     const ref = await start();
     const { request } = await import('node:http');
     const big = Buffer.alloc(2 * 1024 * 1024, 0x20);

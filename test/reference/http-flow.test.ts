@@ -54,7 +54,7 @@ describe('a full payment over real HTTP', () => {
     expect((await fetch(`${api}/banks/sbp`, { headers: auth })).status).toBe(200);
   });
 
-  it('signs raw bytes over the wire and answers 400 payload_too_large for an oversized body', async () => {
+  it('signs raw bytes over the wire and answers 400 bad_request (payload too large) for an oversized body', async () => {
     ref = await startReference({ host: '127.0.0.1', port: 0, clock: 'manual' });
     ref.reference.cabinet.updateTerminal(ref.terminal_id, { require_signature: true });
     const body = '{"amount": 1000}';
@@ -71,6 +71,8 @@ describe('a full payment over real HTTP', () => {
       body: 'x'.repeat(1024 * 1024 + 1),
     });
     expect(big.status).toBe(400);
-    expect(((await big.json()) as { error: { code: string } }).error.code).toBe('payload_too_large');
+    const refusal = (await big.json()) as { error: { code: string; message: string } };
+    expect(refusal.error.code).toBe('bad_request');
+    expect(refusal.error.message).toMatch(/^Payload too large/);
   });
 });

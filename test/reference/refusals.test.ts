@@ -44,32 +44,34 @@ describe('refusals take a status the spec lists for the operation, and keep thei
     'application/x-www-form-urlencoded',
     'multipart/form-data; boundary=x',
     'application/json; charset=latin1',
-  ])('a create sent as %s is 400 unsupported_media_type (section 4.1 lists no 415)', async (type) => {
-    env = setup();
-    const r = await env.call('/payments', { raw: 'amount=100', headers: { 'content-type': type } });
-    expectError(r, 400, 'unsupported_media_type');
-  });
+  ])(
+    'a create sent as %s is 400 bad_request saying "Unsupported media type" (section 7 names bad_request; no 415)',
+    async (type) => {
+      env = setup();
+      const r = await env.call('/payments', { raw: 'amount=100', headers: { 'content-type': type } });
+      expectError(r, 400, 'bad_request');
+      expect(r.body.error.message).toMatch(/^Unsupported media type/);
+    },
+  );
 
-  it('a refund and a payout sent form-encoded are 400 unsupported_media_type too', async () => {
+  it('a refund and a payout sent form-encoded are 400 bad_request (unsupported media type) too', async () => {
     env = setup();
     const id = await succeeded();
     const form = { 'content-type': 'application/x-www-form-urlencoded' };
     expectError(
       await env.call(`/payments/${id}/refund`, { raw: 'amount=1', headers: form }),
       400,
-      'unsupported_media_type',
+      'bad_request',
     );
-    expectError(
-      await env.call('/payouts', { raw: 'amount=1', headers: form }),
-      400,
-      'unsupported_media_type',
-    );
+    expectError(await env.call('/payouts', { raw: 'amount=1', headers: form }), 400, 'bad_request');
   });
 
-  it('a body over 1 MiB is 400 payload_too_large, declared or streamed', async () => {
+  it('a body over 1 MiB is 400 bad_request saying "Payload too large", declared or streamed', async () => {
     env = setup();
     const big = JSON.stringify({ amount: 100, description: 'x'.repeat(DEFAULTS.maxBodyBytes) });
-    expectError(await env.call('/payments', { raw: big }), 400, 'payload_too_large');
+    const declared = await env.call('/payments', { raw: big });
+    expectError(declared, 400, 'bad_request');
+    expect(declared.body.error.message).toMatch(/^Payload too large/);
     let sent = 0;
     const stream = new ReadableStream<Uint8Array>({
       pull(controller) {
@@ -87,7 +89,9 @@ describe('refusals take a status the spec lists for the operation, and keep thei
       } as RequestInit),
     );
     expect(res.status).toBe(400);
-    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('payload_too_large');
+    const streamed = (await res.json()) as { error: { code: string; message: string } };
+    expect(streamed.error.code).toBe('bad_request');
+    expect(streamed.error.message).toMatch(/^Payload too large/);
   });
 });
 

@@ -24,6 +24,9 @@ Options:
                         POST /_simulator/clock/advance moves it (default real)
   --public-url <url>    origin to put in payment_url (default: the origin each request used)
   --trust-proxy         take the client address from X-Forwarded-For for the IP allow-list
+  --allow-private-webhooks
+                        let webhooks go to private and loopback addresses when --host is not a
+                        loopback address (on loopback they always may)
   --state <file>        start from this snapshot file when it exists, and write the whole state there
                         within about a second of each change and on SIGINT/SIGTERM (owner-only: it
                         holds the keys and secrets)
@@ -44,6 +47,8 @@ export interface CliConfig {
   clock: 'real' | 'manual';
   publicUrl?: string;
   trustProxy: boolean;
+  /** `--allow-private-webhooks`: webhooks may go to private targets though `--host` is beyond loopback. */
+  allowPrivateWebhookTargets?: true;
   /** `--state <file>`: the snapshot file to start from and save to. */
   state?: string;
   faults?: FaultRuleInput[];
@@ -71,6 +76,7 @@ const OPTIONS = {
   clock: { type: 'string', default: 'real' },
   'public-url': { type: 'string' },
   'trust-proxy': { type: 'boolean', default: false },
+  'allow-private-webhooks': { type: 'boolean', default: false },
   state: { type: 'string' },
   faults: { type: 'string' },
   seed: { type: 'string' },
@@ -111,6 +117,7 @@ export function parseCliArgs(argv: string[]): CliConfig {
     clock,
     publicUrl,
     trustProxy: values['trust-proxy'],
+    ...(values['allow-private-webhooks'] ? { allowPrivateWebhookTargets: true as const } : {}),
     ...(values.faults === undefined ? {} : { faults: readFaults(values.faults) }),
     ...(seed === undefined ? {} : { seed: Number(seed) }),
     json: values.json,

@@ -1,11 +1,10 @@
-import { Buffer } from 'node:buffer';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
-import { DEFAULTS } from '../domain/defaults.js';
 import { ConnectionReset } from '../faults/index.js';
 import { errorResponse } from '../http/errors.js';
 import type { RequestInfo } from '../service.js';
+import { BodyBudget, lazyBody } from './body-reader.js';
 import { answerClientError } from './client-errors.js';
 
 /** A Web-standard handler, as `Reference.fetch` is: the adapter hands it each request and what the socket knows. */
@@ -18,56 +17,6 @@ export type FetchHandler = (request: Request, info: RequestInfo) => Promise<Resp
 export function normalizeRemoteAddress(address: string | undefined): string | undefined {
   if (address?.toLowerCase().startsWith('::ffff:') && address.includes('.')) return address.slice(7);
   return address;
-}
-
-/**
- * Reads a request body from the IncomingMessage, for the handler's `info.body` (node's chunks through
- * `Readable.toWeb` and a full undici Request cost most of a create); `request.body` gives the same bytes, through
- * @hono/node-server's `rawBody`, to a handler that reads it. The app still judges the body: a
- * `Content-Length` over the limit is left unread for it to refuse, and a body that grows past the limit is cut
- * there and handed over as @hono/node-server's `rawBody` (the Request's body then, one byte over the limit: the app
- * refuses it), the rest drained by @hono/node-server after the answer. `'gone'` when the client leaves mid-body.
- */
-function readBody(
-  incoming: IncomingMessage & { rawBody?: Buffer },
-): Promise<Uint8Array | 'gone' | undefined> | undefined {
-  const max = DEFAULTS.maxBodyBytes;
-  if (incoming.method === 'GET' || incoming.method === 'HEAD' || incoming.readableEnded) return undefined;
-  if (Number(incoming.headers['content-length']) > max) return undefined;
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    const stop = () => {
-      incoming.off('data', onData);
-      incoming.off('end', onEnd);
-      incoming.off('close', onClose);
-    };
-    const onData = (chunk: Buffer) => {
-      chunks.push(chunk);
-      total += chunk.byteLength;
-      if (total > max) {
-        stop();
-        incoming.pause();
-        incoming.rawBody = Buffer.concat(chunks, total);
-        resolve(undefined);
-      }
-    };
-    const onEnd = () => {
-      stop();
-      const whole = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
-      // The Request's own body too, for a handler that reads `request.body` (built only if it does).
-      incoming.rawBody = whole;
-      // A plain Uint8Array view, as a web stream gives (a Buffer's toString and slice differ).
-      resolve(new Uint8Array(whole.buffer, whole.byteOffset, whole.byteLength));
-    };
-    const onClose = () => {
-      stop();
-      resolve('gone');
-    };
-    incoming.on('data', onData);
-    incoming.on('end', onEnd);
-    incoming.on('close', onClose);
-  });
 }
 
 /** A running `node:http` server of {@link listenNode}. */
@@ -84,6 +33,8 @@ export interface NodeServer {
    * server is closed. Safe to call twice.
    */
   close(): Promise<void>;
+  /** Bytes of request bodies held right now, over every connection (at most `maxBodyBytesInFlight`). */
+  readonly bodyBytesInFlight: number;
 }
 
 /** Options of {@link listenNode}. */
@@ -94,7 +45,23 @@ export interface ListenOptions {
   port?: number;
   /** As `StartReferenceOptions.overrideGlobalObjects` (process-wide globals). Default: false. */
   overrideGlobalObjects?: boolean;
+  /**
+   * A request body must arrive whole within this many milliseconds of the service asking for it (after the key is
+   * checked); a slower one is cut with 400 `bad_request`. Default 10,000 (node's own request timeout is 300 s).
+   */
+  bodyTimeoutMs?: number;
+  /**
+   * Most bytes of request bodies held at once, over every connection; a body that would pass it is refused with
+   * 503 `service_unavailable` and `Retry-After: 1`. Must be at least the largest body a route takes (a restore's
+   * snapshot). Default 64 MiB.
+   */
+  maxBodyBytesInFlight?: number;
 }
+
+/** Default of {@link ListenOptions.bodyTimeoutMs}. */
+export const BODY_TIMEOUT_MS = 10_000;
+/** Default of {@link ListenOptions.maxBodyBytesInFlight}. */
+export const MAX_BODY_BYTES_IN_FLIGHT = 64 * 1024 * 1024;
 
 /** `http://host:port` for a bound address; wildcard binds become the matching loopback. */
 export function connectableUrl(host: string, port: number): string {
@@ -109,7 +76,8 @@ export function connectableUrl(host: string, port: number): string {
  * @hono/node-server's: it builds the `Request` from the IncomingMessage, aborts `request.signal` when the client
  * goes away, writes the `Response` body chunk by chunk (so Server-Sent Events flush at once) and cancels that body
  * when the socket closes. The handler gets the socket's `remoteAddress`, so an IP allow-list sees the real peer,
- * never a forwarded header. The adapter answers nothing itself but what cannot become a `Request` (a malformed
+ * never a forwarded header, and a `readBody` that reads the body only when the app asks (after the key is checked),
+ * within the route's cap, the body timeout and the shared in-flight bound. The adapter answers nothing itself but what cannot become a `Request` (a malformed
  * target or Host, or what node's parser refuses). Rejects with a clear message when the port is taken or the
  * address cannot be bound.
  *
@@ -125,20 +93,23 @@ export function listenNode(handler: FetchHandler, options: ListenOptions = {}): 
   const port = options.port ?? 0;
   // Builds the URL of a request without a `Host` header (HTTP/1.0): the bound address once it is known.
   let hostname = 'localhost';
+  const limits = {
+    timeoutMs: options.bodyTimeoutMs ?? BODY_TIMEOUT_MS,
+    maxBytesInFlight: options.maxBodyBytesInFlight ?? MAX_BODY_BYTES_IN_FLIGHT,
+  };
+  const budget = new BodyBudget(limits.maxBytesInFlight);
   const listener = getRequestListener(
     async (request, env) => {
       const incoming = env.incoming as IncomingMessage;
       // Node's own refusal of this (requireHostHeader) is a bare 400 without the spec's error body (RFC 9112 3.2).
       if (incoming.httpVersion === '1.1' && incoming.headers.host === undefined)
         return errorResponse(400, 'bad_request', 'An HTTP/1.1 request must carry a Host header.');
-      // Nobody is left to answer, and a cut-off body must never reach a route: a refund whose body was cut off
-      // would refund the whole balance.
-      const body = await readBody(incoming);
-      if (body === 'gone') return errorResponse(400, 'bad_request', 'The client went away.');
+      // The body is read only when the app asks for it: after section 5, and never for an unknown route.
+      const body = lazyBody(incoming, budget, limits);
       const remoteAddress = normalizeRemoteAddress(incoming.socket?.remoteAddress);
       let res: Response;
       try {
-        res = await handler(request, body ? { remoteAddress, body } : { remoteAddress });
+        res = await handler(request, { remoteAddress, readBody: body.read });
       } catch (error) {
         // A fault's reset: the connection ends with a TCP RST and no answer (errorHandler then writes nothing).
         if (error instanceof ConnectionReset) {
@@ -147,6 +118,8 @@ export function listenNode(handler: FetchHandler, options: ListenOptions = {}): 
           else socket.destroy();
         }
         throw error;
+      } finally {
+        body.release();
       }
       // The client left before the answer: nobody reads its body, which must not stay open (an event stream).
       if ((env.outgoing as ServerResponse).destroyed) await res.body?.cancel().catch(() => {});
@@ -196,6 +169,9 @@ export function listenNode(handler: FetchHandler, options: ListenOptions = {}): 
         host: address.address,
         port: address.port,
         url,
+        get bodyBytesInFlight() {
+          return budget.held;
+        },
         close: () => {
           closing ??= new Promise<void>((done) => {
             server.close(() => done());

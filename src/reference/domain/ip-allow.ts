@@ -14,9 +14,11 @@ export function isValidAllowEntry(entry: string): boolean {
   return ipaddr.IPv4.isValidFourPartDecimal(entry) || ipaddr.IPv6.isValid(entry);
 }
 
-// An IPv4 client reaching a dual-stack socket shows up as ::ffff:a.b.c.d; process() turns it back into IPv4 so an
-// IPv4 entry matches it.
-function parseAddress(address: string): Addr | undefined {
+/**
+ * An IP address (brackets and a zone allowed), or undefined when it is none. An IPv4 client reaching a dual-stack
+ * socket shows up as ::ffff:a.b.c.d; process() turns it back into IPv4 so an IPv4 entry matches it.
+ */
+export function parseAddress(address: string): Addr | undefined {
   const bare = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address;
   const noZone = bare.replace(/%.*$/, '');
   if (!ipaddr.isValid(noZone)) return undefined;

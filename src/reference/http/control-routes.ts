@@ -3,7 +3,7 @@ import { type Context, Hono } from 'hono';
 import { refuse } from '../domain/errors.js';
 import type { FaultRuleInput } from '../faults/index.js';
 import { bearer, isAdminToken } from './auth.js';
-import { bodyOf, checkExpect, parseJson, readRawBody, requireNoBody } from './body.js';
+import { bodyOf, checkExpect, parseJson, requireNoBody } from './body.js';
 import { type AppDeps, type AppEnv, pathId } from './context.js';
 import { MAX_RESTORE_BYTES } from '../state/limits.js';
 import { json } from './errors.js';
@@ -28,10 +28,9 @@ function adminGuard(adminToken: string) {
       throw refuse(CODE.unauthorized, msg);
     }
     checkExpect(c.req.raw);
-    // A snapshot of a large state is far over the API's body limit (the adapter left it unread); only the admin
-    // can send one.
-    const restore = c.req.path.endsWith('/_simulator/restore') && !c.env?.body;
-    c.set('raw', await (restore ? readRawBody(c.req.raw, MAX_RESTORE_BYTES) : bodyOf(c)));
+    // A snapshot of a large state is far over the API's body limit; only the admin can send one.
+    const restore = c.req.path.endsWith('/_simulator/restore');
+    c.set('raw', await (restore ? bodyOf(c, MAX_RESTORE_BYTES) : bodyOf(c)));
     await next();
   };
 }

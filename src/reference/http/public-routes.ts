@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { matchedRoutes } from 'hono/route';
 import { SBP_BANKS } from '../domain/bank-directory.js';
 import { bodyOf, checkExpect, parseJson, requireJson, requireNoBody } from './body.js';
 import { authenticate, checkBlock, checkSignature, clientAddress } from './auth.js';
@@ -26,6 +27,8 @@ export function publicRoutes(deps: AppDeps): Hono<AppEnv> {
     const address = clientAddress(request, c.env?.remoteAddress, deps.trustProxy);
     const caller = authenticate(domain, request, address, deps.adminToken);
     checkExpect(request);
+    // No route for this path and method (a 404 or 405 follows): its body is never read, nor its signature checked.
+    if (!matchedRoutes(c).some((route) => route.method !== 'ALL')) return next();
     const raw = await bodyOf(c);
     checkSignature(caller, request, raw);
     c.set('caller', caller);

@@ -6,6 +6,6 @@
  *
  * @example
  * import { MAX_RESTORE_BYTES } from './limits.js';
- * if (contentLength > MAX_RESTORE_BYTES) throw refuse(CODE.payload_too_large, '...');
+ * const raw = await bodyOf(c, MAX_RESTORE_BYTES); // past it: 400 bad_request, "Payload too large"
  */
 export const MAX_RESTORE_BYTES = 32 * 1024 * 1024;

@@ -3,6 +3,7 @@ import { isWebhookUrl } from '../../schemas/common.js';
 import { WEBHOOK_EVENTS } from '../../schemas/events.js';
 import {
   MODES,
+  PAYMENT_CURRENCIES,
   PAYMENT_METHODS,
   PAYMENT_STATUSES,
   PAYOUT_STATUSES,
@@ -13,7 +14,7 @@ import { adminTokenProblem } from '../domain/admin-token.js';
 import { CABINET_RULES } from '../domain/cabinet-inputs.js';
 import { CLOCK_MAX_MS, TIME_MAX_MS } from '../domain/clock.js';
 import { MAX_MERCHANTS } from '../domain/control.js';
-import { PAYMENT_CURRENCIES, PAYOUT_CURRENCIES } from '../domain/defaults.js';
+import { PAYOUT_CURRENCIES } from '../domain/defaults.js';
 import { PAYMENT_OUTCOMES, PAYOUT_OUTCOMES } from '../domain/outcomes.js';
 import { ENDPOINT_URL } from '../webhooks/endpoints.js';
 

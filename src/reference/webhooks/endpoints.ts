@@ -3,6 +3,7 @@ import { isWebhookUrl, maxChars, oneOf } from '../../schemas/common.js';
 import { WEBHOOK_EVENTS, type WebhookEventName } from '../../schemas/events.js';
 import { LIMITS } from '../../schemas/limits.js';
 import { DomainError } from '../domain/errors.js';
+import { parseAddress } from '../domain/ip-allow.js';
 import { quote } from '../http/errors.js';
 import { parseBody } from '../domain/validate.js';
 import { type AttemptRecord, DeliveryLog } from './log.js';
@@ -150,4 +151,13 @@ export class EndpointRegistry {
     this.#byId.set(endpoint.id, endpoint);
     this.#byShop.set(endpoint.shopId, [...this.ofShop(endpoint.shopId), endpoint]);
   }
+}
+
+/**
+ * Whether a webhook may be POSTed to `address` (an IP, as a URL's hostname or a DNS answer gives it) when private
+ * targets are not allowed: only a public unicast address may. Loopback, private, link-local (cloud metadata),
+ * carrier-grade NAT, multicast, unspecified and reserved ranges are refused, an IPv4-mapped IPv6 address as its IPv4.
+ */
+export function isPublicAddress(address: string): boolean {
+  return parseAddress(address)?.range() === 'unicast';
 }

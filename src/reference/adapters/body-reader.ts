@@ -1,0 +1,128 @@
+import { Buffer } from 'node:buffer';
+import type { IncomingMessage } from 'node:http';
+import { DomainError } from '../domain/errors.js';
+import { payloadTooLarge } from '../http/body.js';
+
+/** Limits of the node adapter's body reads; see `ListenOptions`. */
+export interface BodyLimits {
+  /** A body must arrive whole within this many milliseconds of the route asking for it. */
+  timeoutMs: number;
+  /** Most bytes of request bodies held at once, over every connection. */
+  maxBytesInFlight: number;
+}
+
+/**
+ * The bytes of request bodies the adapter holds at once, over every connection: read and not yet handed back when
+ * the request's answer is ready. Bounded, so a crowd of uploads cannot grow the process without bound.
+ */
+export class BodyBudget {
+  #held = 0;
+  constructor(readonly max: number) {}
+
+  get held(): number {
+    return this.#held;
+  }
+
+  /** Takes `n` bytes from the budget; false (and nothing taken) when that would pass the bound. */
+  take(n: number): boolean {
+    if (this.#held + n > this.max) return false;
+    this.#held += n;
+    return true;
+  }
+
+  give(n: number): void {
+    this.#held -= n;
+  }
+}
+
+/** A request's body, read only when the app asks for it (after section 5), and given back to the budget once. */
+export interface LazyBody {
+  read(maxBytes: number): Promise<Uint8Array>;
+  /** Hands the bytes back to the budget: the request has its answer. */
+  release(): void;
+}
+
+const EMPTY = new Uint8Array(0);
+
+/**
+ * The body of `incoming`, read on demand with a per-route cap, the body timeout and the shared budget: a
+ * `Content-Length` over the cap is refused unread, a body that grows past the cap is cut there, a body slower than
+ * the timeout is cut, and a chunk the budget cannot hold is a 503 (retry shortly). What is left unread is drained by
+ * @hono/node-server after the answer (at most 500 ms, then the socket closes). The bytes are also left as
+ * `rawBody`, so a handler that reads `request.body` gets the same ones.
+ */
+export function lazyBody(
+  incoming: IncomingMessage & { rawBody?: Buffer },
+  budget: BodyBudget,
+  limits: BodyLimits,
+): LazyBody {
+  let held = 0;
+  let reading: Promise<Uint8Array> | undefined;
+  const read = (maxBytes: number): Promise<Uint8Array> =>
+    new Promise((resolve, reject) => {
+      if (incoming.readableEnded) return resolve(EMPTY);
+      if (Number(incoming.headers['content-length']) > maxBytes) return reject(payloadTooLarge(maxBytes));
+      const chunks: Buffer[] = [];
+      let total = 0;
+      const stop = (error?: DomainError) => {
+        clearTimeout(timer);
+        incoming.off('data', onData);
+        incoming.off('end', onEnd);
+        incoming.off('close', onClose);
+        if (error) {
+          incoming.pause();
+          reject(error);
+        }
+      };
+      const timer = setTimeout(
+        () =>
+          stop(
+            new DomainError(
+              400,
+              'bad_request',
+              `The request body did not arrive within ${limits.timeoutMs / 1000} s.`,
+            ),
+          ),
+        limits.timeoutMs,
+      );
+      const onData = (chunk: Buffer) => {
+        total += chunk.byteLength;
+        if (total > maxBytes) return stop(payloadTooLarge(maxBytes));
+        if (!budget.take(chunk.byteLength))
+          return stop(
+            new DomainError(
+              503,
+              'service_unavailable',
+              'The reference is reading too many request bodies at once; retry shortly.',
+              { 'retry-after': '1' },
+            ),
+          );
+        held += chunk.byteLength;
+        chunks.push(chunk);
+      };
+      const onEnd = () => {
+        stop();
+        const whole = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
+        incoming.rawBody = whole;
+        // A plain Uint8Array view, as a web stream gives (a Buffer's toString and slice differ).
+        resolve(new Uint8Array(whole.buffer, whole.byteOffset, whole.byteLength));
+      };
+      // Nobody is left to answer, and a cut-off body must never reach a route: a refund whose body was cut off
+      // would refund the whole balance.
+      const onClose = () => stop(new DomainError(400, 'bad_request', 'The client went away.'));
+      incoming.on('data', onData);
+      incoming.on('end', onEnd);
+      incoming.on('close', onClose);
+      incoming.resume();
+    });
+  return {
+    read(maxBytes) {
+      reading ??= read(maxBytes);
+      return reading;
+    },
+    release() {
+      budget.give(held);
+      held = 0;
+    },
+  };
+}

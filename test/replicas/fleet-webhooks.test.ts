@@ -1,0 +1,200 @@
+// The fleet (issue 24, point 4): the reference delivers webhooks through a round-robin proxy to three receiver
+// processes, each with createWebhookHandler + redisDedupe on one Redis, and a side effect of one INCR per event.
+// Duplicates are made on purpose: receivers answer 500 at random (seeded), before the handler and after it (a lost
+// acknowledgement); one receiver kills itself with SIGKILL inside its handler, holding an event's lease; the
+// reference's retries are driven by its manual clock; then every event is resent from the cabinet. Promise: every
+// event's side effect happened exactly once, none missing.
+//
+// No wall-clock assertion: the loop waits for what the delivery log says (bounded polling), and the only real-time
+// mechanism, the dead replica's lease running out, is waited for by resending until the event is acknowledged.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import { join } from 'node:path';
+import { createClient } from 'redis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningReference, startReference } from '../../src/reference/index.js';
+import { haveRedis, type RedisServer, startRedisServer } from '../support/redis-server.js';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const RECEIVER = join('test', 'replicas', 'fixtures', 'webhook-receiver.ts');
+const PAYMENTS = 12;
+// Far above a handler's run on a loaded machine, so a live replica's lease never runs out under it.
+const LEASE_MS = 5000;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface Replica {
+  child: ChildProcess;
+  port: number;
+  exited: Promise<NodeJS.Signals | null>;
+}
+
+async function startReplica(env: Record<string, string>): Promise<Replica> {
+  const child = spawn(process.execPath, ['--import', 'tsx', RECEIVER], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = new Promise<NodeJS.Signals | null>((r) => child.once('exit', (_c, signal) => r(signal)));
+  const port = await new Promise<number>((resolve, reject) => {
+    let out = '';
+    child.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /\{"port":(\d+)\}/.exec(out);
+      if (m) resolve(Number(m[1]));
+    });
+    child.once('exit', (code) => reject(new Error(`receiver exited early (${code})`)));
+  });
+  return { child, port, exited };
+}
+
+/** A round-robin load balancer on 127.0.0.1; a refused connection (a dead replica) goes to the next one. */
+function startProxy(ports: number[]): Promise<Server> {
+  let next = 0;
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const body = Buffer.concat(chunks);
+    const tryTarget = (left: number) => {
+      const port = ports[next++ % ports.length]!;
+      const up = httpRequest(
+        { host: '127.0.0.1', port, method: req.method, path: req.url, headers: req.headers },
+        (r) => {
+          res.writeHead(r.statusCode ?? 502, r.headers);
+          r.pipe(res);
+        },
+      );
+      up.on('error', (e: NodeJS.ErrnoException) => {
+        if (e.code === 'ECONNREFUSED' && left > 1) tryTarget(left - 1);
+        else if (!res.headersSent) res.writeHead(502).end();
+      });
+      up.end(body);
+    };
+    tryTarget(ports.length);
+  });
+  return new Promise((r) => server.listen(0, '127.0.0.1', () => r(server)));
+}
+
+describe.skipIf(!haveRedis())('three webhook receivers behind a load balancer, one Redis', () => {
+  let redisServer: RedisServer;
+  let ref: RunningReference;
+  let proxy: Server;
+  const replicas: Replica[] = [];
+
+  beforeAll(async () => {
+    redisServer = await startRedisServer();
+  });
+  afterAll(async () => {
+    for (const r of replicas) if (r.child.exitCode === null && r.child.signalCode === null) r.child.kill();
+    await Promise.all(replicas.map((r) => r.exited));
+    await ref?.close();
+    await new Promise((r) => (proxy ? proxy.close(r) : r(undefined)));
+    await redisServer?.stop();
+  });
+
+  it('runs every event exactly once through retries, lost acknowledgements, resends and a SIGKILL', {
+    timeout: 180_000,
+  }, async () => {
+    const ports: number[] = [];
+    proxy = await startProxy(ports);
+    ref = await startReference({ port: 0, clock: 'manual' });
+    const { port: proxyPort } = proxy.address() as { port: number };
+    const ep = await ref.control.createWebhookEndpoint(ref.shop_id, {
+      url: `http://127.0.0.1:${proxyPort}/webhooks`,
+    });
+    for (const [i, die] of [
+      [0, '0'],
+      [1, '1'],
+      [2, '0'],
+    ] as const) {
+      const r = await startReplica({
+        REDIS_URL: redisServer.url,
+        SECRET: ep.secret,
+        SEED: String(1000 + i),
+        LEASE_MS: String(LEASE_MS),
+        DIE: die,
+      });
+      replicas.push(r);
+      ports.push(r.port);
+    }
+
+    for (let i = 0; i < PAYMENTS; i++) {
+      const res = await ref.fetch(
+        new Request(`${ref.base_url}/api/v1/public/payments`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${ref.api_key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ amount: 1000 + i }),
+        }),
+      );
+      expect(res.status).toBe(201);
+      const { payment } = (await res.json()) as { payment: { id: string } };
+      await ref.control.succeedPayment(payment.id);
+    }
+
+    const log = async () => (await ref.control.listDeliveries(ep.id)).items;
+    const ok = (s: number | null) => s !== null && s >= 200 && s < 300;
+    /** Entries per event id, in order. */
+    const byEvent = async () => {
+      const items = await log();
+      const m = new Map<string, typeof items>();
+      for (const e of items) m.set(e.event_id, [...(m.get(e.event_id) ?? []), e]);
+      return m;
+    };
+
+    // Drives the reference until every event's latest series ended in a 2xx: waits for attempts in flight,
+    // advances the manual clock to the next retry, and resends a series that gave up. `after` holds, per event,
+    // how many log entries must exist first (a resend not yet attempted is in flight too). Bounded.
+    async function settle(after: Map<string, number>): Promise<void> {
+      for (let round = 0; round < 3000; round++) {
+        const events = await byEvent();
+        const now = ref.clock.now();
+        let inFlight = events.size < PAYMENTS;
+        const due: number[] = [];
+        const gaveUp: string[] = [];
+        for (const [id, entries] of events) {
+          const last = entries.at(-1)!;
+          if (entries.length <= (after.get(id) ?? 0)) inFlight = true;
+          else if (ok(last.status_code)) continue;
+          else if (last.next_attempt_at === null) gaveUp.push(id);
+          else if (Date.parse(last.next_attempt_at) <= now) inFlight = true;
+          else due.push(Date.parse(last.next_attempt_at));
+        }
+        if (inFlight) {
+          await sleep(20);
+          continue;
+        }
+        if (!due.length && !gaveUp.length) return;
+        for (const id of gaveUp) {
+          after.set(id, events.get(id)!.length);
+          await ref.control.resendEvent(id);
+        }
+        if (!gaveUp.length) await ref.control.advanceClock(Math.ceil((Math.min(...due) - now) / 1000));
+        // A lease held by the dead replica runs out in Redis's own time: give it a moment between rounds of 409s.
+        else await sleep(50);
+      }
+      throw new Error('the deliveries did not settle');
+    }
+
+    await settle(new Map());
+    // Every event once more, from the cabinet: each arrives again with the same id.
+    const before = new Map([...(await byEvent())].map(([id, entries]) => [id, entries.length]));
+    for (const id of before.keys()) await ref.control.resendEvent(id);
+    await settle(before);
+
+    const ids = [...(await byEvent()).keys()];
+    expect(ids).toHaveLength(PAYMENTS);
+    const redis = createClient({ url: redisServer.url });
+    await redis.connect();
+    try {
+      const counts = await Promise.all(ids.map((id) => redis.get(`fleet:count:${id}`)));
+      expect(counts).toEqual(ids.map(() => '1'));
+      // The duplicates were real: a replica died inside a handler, and the service saw failures and resends.
+      expect(await redis.keys('fleet:died-in:*')).toHaveLength(1);
+    } finally {
+      redis.destroy();
+    }
+    expect(await replicas[1]!.exited).toBe('SIGKILL');
+    const statuses = (await log()).map((e) => e.status_code);
+    expect(statuses.some((s) => s === 500)).toBe(true);
+    expect(statuses.filter(ok).length).toBeGreaterThanOrEqual(2 * PAYMENTS);
+  });
+});
