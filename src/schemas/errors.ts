@@ -33,10 +33,9 @@ export interface ErrorCodeInfo {
 }
 
 const TABLE = {
-  // 400: the request is invalid (spec 4: no 413 or 415; docs/spec-decisions.md).
+  // 400: the request is invalid, the reason in the message (a body too large or not JSON too: spec section 4
+  // lists no 413 or 415; docs/spec-decisions.md).
   bad_request: { status: 400, ofStatus: true },
-  unsupported_media_type: { status: 400 },
-  payload_too_large: { status: 400 },
   // The spec also files `signature_required` under 401; the reference answers 400, and the class goes by code.
   signature_required: { status: 400, class: 'SignatureError' },
   invalid_signature: { status: 400, class: 'SignatureError' },
@@ -71,7 +70,8 @@ const TABLE = {
   rate_limited: { status: 429, ofStatus: true },
   headers_too_large: { status: 431 },
   internal_error: { status: 500, ofStatus: true },
-  // A fault rule's default (a rule may name any code: the network in front of the API answers what it likes).
+  // Too busy reading other request bodies (Retry-After); also a fault rule's default (a rule may name any code:
+  // the network in front of the API answers what it likes).
   service_unavailable: { status: 503 },
 } as const satisfies Record<string, ErrorCodeInfo>;
 
