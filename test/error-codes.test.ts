@@ -5,7 +5,7 @@ import { createApiError, type PspApiError } from '../src/client/api-errors.js';
 import * as sdk from '../src/index.js';
 import { buildOpenApiDocument } from '../src/openapi/document.js';
 import { DomainError, refuse } from '../src/reference/domain/errors.js';
-import { CODE, ERROR_CODES, type ErrorCode } from '../src/schemas/errors.js';
+import { CLIENT_CODES, CODE, ERROR_CODES, type ErrorCode } from '../src/schemas/errors.js';
 
 /**
  * src/schemas/errors.ts is the one table of error codes: the reference's statuses, the client's classes and the
@@ -21,10 +21,12 @@ function sources(dir: string): string[] {
 }
 
 describe('the table of error codes', () => {
-  it('gives every code its own name and one status', () => {
+  it('gives every code its own name and one status, and the client every row it reads', () => {
     for (const code of codes) {
       expect(CODE[code]).toBe(code);
       expect(Number.isInteger(ERROR_CODES[code].status)).toBe(true);
+      const { class: name, ofStatus } = ERROR_CODES[code];
+      expect(code in CLIENT_CODES, code).toBe(Boolean(name || ofStatus));
     }
   });
 

@@ -1,4 +1,4 @@
-import { CODE, ERROR_CODES, type ErrorClassName, SDK_CODES } from '../schemas/errors.js';
+import { CLIENT_CODES, SDK_CODES } from '../schemas/errors.js';
 import { hide, named, PspError, PspResponseError } from './base-errors.js';
 import { release } from './release.js';
 import { redactSecrets } from './redact.js';
@@ -75,7 +75,7 @@ function readBody(
     code:
       typeof err?.code === 'string' && err.code
         ? err.code
-        : (CODE_OF_STATUS[status] ?? (status >= 500 ? CODE.internal_error : SDK_CODES.http_error)),
+        : (CODE_OF_STATUS[status >= 500 ? 500 : status] ?? SDK_CODES.http_error),
     message:
       (typeof err?.message === 'string' && err.message) ||
       (text ? `HTTP ${status}: ${text}` : `HTTP ${status}`),
@@ -238,8 +238,8 @@ export class SignatureError extends BadRequestError {
 
 type ApiErrorClass = new (args: ApiErrorArgs) => PspApiError;
 
-// The classes a code of the table (src/schemas/errors.ts) can name.
-const CLASSES: Record<ErrorClassName, ApiErrorClass> = {
+// The classes a code of the table (src/schemas/errors.ts) can name, found there by their `name`.
+const CLASSES: ApiErrorClass[] = [
   SignatureError,
   LiveNotEnabledError,
   IpNotAllowedError,
@@ -247,7 +247,7 @@ const CLASSES: Record<ErrorClassName, ApiErrorClass> = {
   ForbiddenPurposeError,
   IdempotentConflictError,
   NotPendingError,
-};
+];
 
 // The class when no code picks one, by status.
 const CLASS_OF_STATUS: Record<number, ApiErrorClass> = {
@@ -264,8 +264,8 @@ const CLASS_OF_STATUS: Record<number, ApiErrorClass> = {
 // No prototype: a code such as `constructor` must pick no class.
 const BY_CODE: Record<string, ApiErrorClass> = Object.create(null);
 const CODE_OF_STATUS: Record<number, string> = {};
-for (const [code, row] of Object.entries(ERROR_CODES)) {
-  if (row.class) BY_CODE[code] = CLASSES[row.class];
+for (const [code, row] of Object.entries(CLIENT_CODES)) {
+  if (row.class) BY_CODE[code] = CLASSES.find((cls) => cls.name === row.class)!;
   if (row.ofStatus) CODE_OF_STATUS[row.status] = code;
 }
 

@@ -26,13 +26,16 @@ export interface ErrorCodeInfo {
   readonly status: number;
   /** The client's class for this code; without one, the client picks the class by status. */
   readonly class?: ErrorClassName;
-  /** The code the client gives an answer of this status that carries none (one per status). */
+  /**
+   * The code the client gives an answer of this status that carries none (one per status). `forbidden`, `conflict`
+   * and `unprocessable_entity` are the client's only: the reference always names a more specific code.
+   */
   readonly ofStatus?: true;
-  /** Given by the client only, for such an answer: the reference always names a more specific code. */
-  readonly clientOnly?: true;
 }
 
-const TABLE = {
+// The rows are in two parts, one table: the codes the client reads (a class of their own, or the code of a status
+// without one), then the codes only the reference answers, which the client's bundle need not carry.
+const CLIENT_ROWS = {
   // 400: the request is invalid, the reason in the message (a body too large or not JSON too: spec section 4
   // lists no 413 or 415; docs/spec-decisions.md).
   bad_request: { status: 400, ofStatus: true },
@@ -40,18 +43,25 @@ const TABLE = {
   signature_required: { status: 400, class: 'SignatureError' },
   invalid_signature: { status: 400, class: 'SignatureError' },
   unauthorized: { status: 401, ofStatus: true },
-  forbidden: { status: 403, ofStatus: true, clientOnly: true },
+  forbidden: { status: 403, ofStatus: true },
   ip_not_allowed: { status: 403, class: 'IpNotAllowedError' },
   live_not_enabled: { status: 403, class: 'LiveNotEnabledError' },
   // A merchant's block (the cabinet sets one of these two) is also its refusal's code.
   aml_blocked: { status: 403, class: 'AmlBlockedError' },
   forbidden_purpose: { status: 403, class: 'ForbiddenPurposeError' },
   not_found: { status: 404, ofStatus: true },
-  method_not_allowed: { status: 405 },
   request_timeout: { status: 408, ofStatus: true },
-  conflict: { status: 409, ofStatus: true, clientOnly: true },
+  conflict: { status: 409, ofStatus: true },
   idempotent_conflict: { status: 409, class: 'IdempotentConflictError' },
   not_pending: { status: 409, class: 'NotPendingError' },
+  unprocessable_entity: { status: 422, ofStatus: true },
+  rate_limited: { status: 429, ofStatus: true },
+  // Any 5xx without a code.
+  internal_error: { status: 500, ofStatus: true },
+} as const satisfies Record<string, ErrorCodeInfo>;
+
+const REFERENCE_ROWS = {
+  method_not_allowed: { status: 405 },
   not_succeeded: { status: 409 },
   already_refunded: { status: 409 },
   refund_limit_reached: { status: 409 },
@@ -63,22 +73,30 @@ const TABLE = {
   too_many_api_keys: { status: 409 },
   too_many_webhook_endpoints: { status: 409 },
   too_many_rules: { status: 409 },
-  unprocessable_entity: { status: 422, ofStatus: true, clientOnly: true },
   amount_exceeds_balance: { status: 422 },
   route_not_configured: { status: 422 },
   bank_not_supported: { status: 422 },
-  rate_limited: { status: 429, ofStatus: true },
   headers_too_large: { status: 431 },
-  internal_error: { status: 500, ofStatus: true },
   // Too busy reading other request bodies (Retry-After); also a fault rule's default (a rule may name any code:
   // the network in front of the API answers what it likes).
   service_unavailable: { status: 503 },
 } as const satisfies Record<string, ErrorCodeInfo>;
 
+type Table = typeof CLIENT_ROWS & typeof REFERENCE_ROWS;
+
 /** An error code of the API: a key of {@link ERROR_CODES}. */
-export type ErrorCode = keyof typeof TABLE;
+export type ErrorCode = keyof Table;
 /** The status of `C` in the table, as a literal type (`StatusOf<'not_pending'>` is `409`). */
-export type StatusOf<C extends ErrorCode> = (typeof TABLE)[C]['status'];
+export type StatusOf<C extends ErrorCode> = Table[C]['status'];
+
+/**
+ * The rows the client reads: each code with a class of its own, and the code an answer of a status without one
+ * gets. Part of {@link ERROR_CODES}.
+ *
+ * @example
+ * CLIENT_CODES.not_pending.class; // 'NotPendingError'
+ */
+export const CLIENT_CODES: { readonly [C in keyof typeof CLIENT_ROWS]: ErrorCodeInfo } = CLIENT_ROWS;
 
 /**
  * Every error code with its status, and the client's class for the codes that have their own.
@@ -86,7 +104,13 @@ export type StatusOf<C extends ErrorCode> = (typeof TABLE)[C]['status'];
  * @example
  * ERROR_CODES.not_pending.status; // 409
  */
-export const ERROR_CODES: { readonly [C in ErrorCode]: ErrorCodeInfo } = TABLE;
+export const ERROR_CODES: { readonly [C in ErrorCode]: ErrorCodeInfo } = /* @__PURE__ */ Object.assign(
+  {},
+  CLIENT_ROWS,
+  REFERENCE_ROWS,
+);
+
+const byName = (table: object) => Object.fromEntries(Object.keys(table).map((code) => [code, code]));
 
 /**
  * Each code by its name, for writing it elsewhere: `CODE.not_pending` is `'not_pending'`, typed as that literal.
@@ -94,9 +118,7 @@ export const ERROR_CODES: { readonly [C in ErrorCode]: ErrorCodeInfo } = TABLE;
  * @example
  * throw refuse(CODE.not_pending, 'Only a pending payment can be cancelled.');
  */
-export const CODE = Object.fromEntries(Object.keys(TABLE).map((code) => [code, code])) as {
-  readonly [C in ErrorCode]: C;
-};
+export const CODE = /* @__PURE__ */ byName(ERROR_CODES) as { readonly [C in ErrorCode]: C };
 
 /**
  * The codes the SDK gives an error of its own, for an answer that is not the API's: a redirect (the API never
