@@ -25,6 +25,12 @@ const defaultStages = [
   [
     { name: 'lint', cmd: bin('biome'), args: ['check', '.'] },
     { name: 'typecheck', cmd: bin('tsc'), args: ['--noEmit', '-p', 'tsconfig.json'] },
+    // No import circle under src/, type-only imports included (--transform false keeps them in the graph).
+    {
+      name: 'import cycles',
+      cmd: bin('dpdm'),
+      args: ['--no-warning', '--no-tree', '--transform', 'false', '--exit-code', 'circular:1', 'src/**/*.ts'],
+    },
     // `npm run build`: openapi.json from the zod schemas first, then tsup, which bundles it into the reference.
     { name: 'build', cmd: 'npm', args: ['run', '--silent', 'build'] },
     // Network-bound (npm ci of the pinned Deno, Node 24 and Bun when missing), and needed from the next stage on:

@@ -28,7 +28,7 @@ export {
   SignatureError,
   UnprocessableEntityError,
 } from './client/errors.js';
-export type { DisconnectReason, StreamEventsOptions } from './client/event-stream.js';
+export type { DisconnectReason, Lease, StreamEventsOptions } from './client/event-stream.js';
 export type { BackoffOptions } from './client/sse/backoff.js';
 export type { Logger } from './client/logger.js';
 export type { AppInfo, ClientOptions, RequestOptions } from './client/options.js';

@@ -15,7 +15,7 @@ const PARTS = [
   ['issue 14: log levels', ['src/client/log-level.ts:leveledLogger', 'src/client/log-level.ts:logFailure']],
   ['issue 14: middleware chain', ['src/client/middleware.ts:runChain', 'src/client/middleware.ts:bodyBytes']],
   ['event stream (with eventsource-parser)', ['src/client/event-stream.ts:streamEvents']],
-  ['issue 13: redaction of encoded secrets', ['src/client/redact.ts:hidesSecret']],
+  ['issue 13: redaction of encoded secrets', ['src/internal/redact.ts:hidesSecret']],
   ['response schemas (both modes)', ['src/schemas/resources.ts:build']],
   ['input schemas', ['src/schemas/inputs.ts:build']],
   [

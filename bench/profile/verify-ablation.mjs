@@ -9,7 +9,7 @@ import { compare, printRows } from '../lib/harness.mjs';
 import { distFile } from '../lib/sdk.mjs';
 
 const { verifyWebhook } = await import(pathToFileURL(distFile('psp-sdk/webhooks')).href);
-// The same steps as src/webhooks/hmac.ts, which the entry no longer exports.
+// The same steps as src/internal/hmac.ts, which the entry does not export.
 const hmacSha256HexParts = (key, parts) => {
   const h = createHmac('sha256', key);
   for (const p of parts) h.update(p);

@@ -114,7 +114,7 @@ if (typeof ours?.verifyWebhook === 'function') {
     fn: () => verifyWebhook(bodyBytes, headers, secret),
   });
   // verifyWebhook picks node:crypto whenever the runtime has it; its portable fallback is the same steps with
-  // @noble/hashes (src/webhooks/hmac.ts: hmac.create, update per part, bytesToHex, then a string compare), which
+  // @noble/hashes (src/internal/hmac.ts: hmac.create, update per part, bytesToHex, then a string compare), which
   // the entry does not export: measured here as that replica, plus the JSON.parse verifyWebhook does.
   const strEq = (a, b) => {
     if (a.length !== b.length) return false;

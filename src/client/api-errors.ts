@@ -1,7 +1,7 @@
 import { CLIENT_CODES, SDK_CODES } from '../schemas/errors.js';
 import { hide, named, PspError, PspResponseError } from './base-errors.js';
 import { release } from './release.js';
-import { redactSecrets } from './redact.js';
+import { redactSecrets } from '../internal/redact.js';
 
 /** What {@link createApiError} and every API error constructor take. */
 export interface ApiErrorArgs {

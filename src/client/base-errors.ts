@@ -1,5 +1,5 @@
 import { type FieldIssue, formatFieldIssues } from '../schemas/issues.js';
-import { redactDeep, redactSecrets, safeHeaders } from './redact.js';
+import { redactDeep, redactSecrets, safeHeaders } from '../internal/redact.js';
 
 /** Node's `util.inspect` hook (a registered symbol: no node: import needed). */
 export const INSPECT = Symbol.for('nodejs.util.inspect.custom');

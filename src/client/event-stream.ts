@@ -36,6 +36,24 @@ export interface StreamTap {
   listeners: Set<(event: SseEvent | undefined) => void>;
 }
 
+/**
+ * A lease that lets one stream among many (replicas of one service, each with the same API key) hold the
+ * connection: `memoryLease()` or `redisLease(redis)` from `psp-sdk/replicas`, or your own with the same promise.
+ *
+ * @example
+ * import { redisLease } from 'psp-sdk/replicas';
+ * const stream = client.events.stream({ lease: redisLease(redis) });
+ */
+export interface Lease {
+  /**
+   * Resolves once the caller holds the lease, waiting as long as it takes, or with `undefined` when `signal`
+   * aborts first. The holder keeps it renewed until `signal` aborts, then releases it. The hold's `lost` aborts
+   * if the lease is lost (a renewal refused, failed or not confirmed in time) while it cannot yet have run out
+   * in the store: stop using it at once, and nobody else can have it before then.
+   */
+  acquire(signal: AbortSignal): Promise<{ readonly lost: AbortSignal } | undefined>;
+}
+
 /** Why the stream dropped a connection; reported to `onDisconnect` and `onReconnect`. */
 export type DisconnectReason =
   | 'network_error'
@@ -73,9 +91,25 @@ export interface StreamEventsOptions {
   maxRetries?: number;
   /** Source of jitter in [0, 1); for tests. Default `Math.random`. */
   random?: () => number;
+  /**
+   * One stream among many replicas: only the holder of `lease` connects. Until it holds it the iterator yields
+   * nothing (it waits, trying again about every third of the lease's time, until `close()` or the signal); while
+   * holding it renews it; on losing it (a renewal refused, failed or late) it closes the connection before the
+   * lease can run out elsewhere, then waits again; `close()`, the signal or an error release it at once.
+   * Default: none (the stream connects at once).
+   */
+  lease?: Lease;
+  /**
+   * Called when the stream starts (`true`) or stops (`false`) holding its `lease`. Events sent while no replica
+   * held it are lost: on `true`, catch up with a list call.
+   */
+  onLeaseChange?: (info: { holding: boolean }) => void;
 }
 
 const WATCHDOG = 'heartbeat_timeout';
+// A connection open this long has really worked (more than one 25 s heartbeat): only then do failures restart
+// from zero. `: connected` alone does not count; a server that greets and then fails would never reach maxRetries.
+const STABLE_MS = 30_000;
 const TEMPLATE = '/api/v1/public/events';
 const MAX_BUFFER = 1 << 20;
 const MAX_RETRY_AFTER_MS = 600_000;
@@ -103,10 +137,17 @@ export function streamEvents(
   const stop = new AbortController();
   let endReason: 'replaced' | 'closed' | 'aborted' | undefined;
   let started = false;
+  // The lease this stream holds now; it is released when `stop` aborts.
+  let hold: { readonly lost: AbortSignal } | undefined;
+  const holding = (now: typeof hold) => {
+    if (!hold !== !now) safely(options.onLeaseChange, { holding: !!now });
+    hold = now;
+  };
   const end = (reason: 'replaced' | 'closed' | 'aborted') => {
     if (endReason) return;
     endReason = reason;
     stop.abort();
+    holding(undefined);
     safely(options.onEnd, { reason });
   };
   const onAbort = () => end('aborted');
@@ -119,11 +160,27 @@ export function streamEvents(
     let failures = 0;
     let reconnectReason: string | undefined;
     let serverRetryMs: number | undefined;
+    let current: AbortController | undefined;
     try {
       while (!stop.signal.aborted) {
+        if (options.lease && !hold) {
+          // Waits (yielding nothing) until this replica holds the lease; undefined when the stream stops first.
+          const got = await options.lease.acquire(stop.signal);
+          if (!got) return;
+          holding(got);
+          got.lost.addEventListener('abort', () => {
+            if (stop.signal.aborted) return;
+            // Closed at once, before another replica may open one; then the loop waits for the lease again.
+            current?.abort('lease_lost');
+            log(logger, 'warn', 'psp-sdk: event stream lease lost; closed until it is held again');
+            holding(undefined);
+          });
+        }
         const conn = new AbortController();
+        current = conn;
         const abortConn = () => conn.abort('stopped');
         stop.signal.addEventListener('abort', abortConn, { once: true });
+        let stable: ReturnType<typeof setTimeout> | undefined;
         let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
         conn.signal.addEventListener('abort', () => void release(reader), { once: true });
         let watchdog: ReturnType<typeof setTimeout> | undefined;
@@ -162,6 +219,7 @@ export function streamEvents(
             if (after !== undefined) retryAfterMs = Math.min(after, MAX_RETRY_AFTER_MS);
           } else {
             log(logger, 'debug', 'psp-sdk: event stream connected', { attempt: failures + 1 });
+            stable = setTimeout(() => (failures = 0), STABLE_MS);
             if (tap) {
               live = true;
               tap.live++;
@@ -189,9 +247,7 @@ export function streamEvents(
                   });
               },
               onComment: (comment) => {
-                const c = comment.trim();
-                if (c === 'connected') failures = 0;
-                else if (c === 'replaced') replaced = true;
+                if (comment.trim() === 'replaced') replaced = true;
               },
               onRetry: (ms) => {
                 // Never below the 1 s default: `retry: 0` from a broken server would reconnect in a tight loop.
@@ -230,6 +286,7 @@ export function streamEvents(
           log(logger, 'debug', 'psp-sdk: event stream connection failed', { error });
         } finally {
           clearTimeout(watchdog);
+          clearTimeout(stable);
           stop.signal.removeEventListener('abort', abortConn);
           // Close this connection before any other opens: never two at once.
           conn.abort('done');
@@ -242,6 +299,8 @@ export function streamEvents(
         // Whatever ended the connection (a failed read, an ended body), heartbeat silence is the cause if it fired.
         if (conn.signal.reason === WATCHDOG) reason = WATCHDOG;
         if (stop.signal.aborted) return;
+        // Not a failure: the loop's top waits for the lease again, which paces it.
+        if (options.lease && !hold) continue;
         failures++;
         if (options.maxRetries !== undefined && failures > options.maxRetries)
           throw new PspConnectionError(`Event stream gave up after ${failures} failed attempts (${reason}).`);
@@ -269,6 +328,8 @@ export function streamEvents(
     } finally {
       options.signal?.removeEventListener('abort', onAbort);
       end('closed');
+      // An error ended it (`end` then did nothing): the lease was released with `stop`.
+      holding(undefined);
     }
   }
 

@@ -7,7 +7,7 @@ import {
   PspError,
   PspTimeoutError,
 } from './errors.js';
-import { redactSecrets } from './redact.js';
+import { redactSecrets } from '../internal/redact.js';
 
 /** Per-call state, shared by the attempts of one call. */
 export interface CallState {

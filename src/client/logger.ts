@@ -1,6 +1,6 @@
-import { redactDeep, redactSecrets } from './redact.js';
+import { redactDeep, redactSecrets } from '../internal/redact.js';
 
-export { redactSecrets, SAFE_HEADERS, safeHeaders } from './redact.js';
+export { redactSecrets, SAFE_HEADERS, safeHeaders } from '../internal/redact.js';
 
 type LogFn = (msg: string, meta?: Record<string, unknown>) => void;
 

@@ -3,7 +3,8 @@ import { inputSchemas } from '../schemas/inputs.js';
 import type { responseSchemas } from '../schemas/resources.js';
 import { ApiPromise } from './api-promise.js';
 import type { RequestOptions } from './options.js';
-import type { Operation, Transport } from './transport.js';
+import type { Operation } from './operation.js';
+import type { Transport } from './transport.js';
 import { checkInput, idempotencyKeyIssue, idIssue, jsonBody, responseParser } from './validate.js';
 
 type Answers = ReturnType<typeof responseSchemas>;

@@ -1,7 +1,7 @@
 import { originRefused } from './api-errors.js';
-import type { Operation } from './transport.js';
+import type { Operation } from './operation.js';
 
-export type { Operation } from './transport.js';
+export type { Operation } from './operation.js';
 
 /**
  * What a {@link Middleware} knows about the attempt it wraps.

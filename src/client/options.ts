@@ -3,7 +3,7 @@ import { PspValidationError } from './errors.js';
 import { clientLogger, LEVEL_NAMES, type LogLevel, parseLogLevel } from './log-level.js';
 import type { Logger } from './logger.js';
 import type { Middleware } from './middleware.js';
-import { rememberSecret } from './redact.js';
+import { rememberSecret } from '../internal/redact.js';
 import type { TelemetryOptions } from './telemetry.js';
 import { VERSION } from './version.js';
 

@@ -1,7 +1,7 @@
 // OpenTelemetry without a dependency: the client speaks to the providers through the few methods of
 // @opentelemetry/api it needs, found on the API's global registration (or given in the options). Nothing of this
 // runs, and nothing is allocated, on a call while no provider is there.
-import type { Operation } from './middleware.js';
+import type { Operation } from './operation.js';
 import { VERSION } from './version.js';
 
 /**

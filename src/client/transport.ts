@@ -14,22 +14,11 @@ import { logFailure } from './log-level.js';
 import { log, safeHeaders } from './logger.js';
 import { bodyBytes, type Middleware, runChain, templateOf } from './middleware.js';
 import { type RequestOptions, type ResolvedOptions, resolveCallOptions } from './options.js';
+import type { Operation } from './operation.js';
 import { release } from './release.js';
 import { createSigner, type Signer } from './sign.js';
 import type { StreamTap } from './event-stream.js';
 import { type CallRecord, telemetry } from './telemetry.js';
-
-/** The name of an API operation, as middleware and telemetry see it. */
-export type Operation =
-  | 'payments.create'
-  | 'payments.get'
-  | 'payments.cancel'
-  | 'payments.refund'
-  | 'payouts.create'
-  | 'payouts.get'
-  | 'banks.list'
-  | 'events.stream'
-  | 'request';
 
 /** One API call as the resources describe it. */
 export interface TransportRequest {
@@ -123,18 +112,13 @@ export class Transport {
 
   /**
    * The headers of a GET without body made outside ky (the event stream, per connection attempt): bearer auth
-   * and, when signing, the signature of the empty string; a promise only where signing is async (WebCrypto).
+   * and, when signing, the signature of the empty string.
    */
-  getHeaders(): Record<string, string> | Promise<Record<string, string>> {
+  getHeaders(): Record<string, string> {
     const h: Record<string, string> = { authorization: this.#auth };
     if (this.#o.userAgent) h['user-agent'] = this.#o.userAgent;
-    if (!this.#sign) return h;
-    const signed = (hex: string) => {
-      h['x-psp-signature'] = `sha256=${hex}`;
-      return h;
-    };
-    const hex = this.#sign('');
-    return typeof hex === 'string' ? signed(hex) : hex.then(signed);
+    if (this.#sign) h['x-psp-signature'] = `sha256=${this.#sign('')}`;
+    return h;
   }
 
   /**
@@ -329,14 +313,9 @@ export class Transport {
     const h = request.headers;
     h.set('authorization', this.#auth);
     if (state.idempotencyKey !== undefined) h.set('idempotency-key', state.idempotencyKey);
-    if (!this.#sign) return this.#send(request, init, state);
-    const signed = (hex: string) => {
-      h.set('x-psp-signature', `sha256=${hex}`);
-      return this.#send(request, init, state);
-    };
     // Per attempt, over the exact text handed to fetch (fetch encodes a string body as UTF-8, as HMAC does).
-    const hex = this.#sign(body ?? '');
-    return typeof hex === 'string' ? signed(hex) : hex.then(signed);
+    if (this.#sign) h.set('x-psp-signature', `sha256=${this.#sign(body ?? '')}`);
+    return this.#send(request, init, state);
   }
 
   async #fail(err: unknown, state: CallState, req: TransportRequest): Promise<PspError> {

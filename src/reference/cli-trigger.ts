@@ -16,7 +16,7 @@ import {
   type TriggerConfig,
   TriggerUsageError,
 } from './adapters/trigger-args.js';
-import { redactSecrets } from './http/errors.js';
+import { redactSecrets } from '../internal/redact.js';
 
 /** The trigger did not happen (exit 1): a refused request, or an answer that is not what the reference says. */
 class TriggerFailedError extends Error {

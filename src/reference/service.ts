@@ -2,14 +2,19 @@ import { type Clock, ManualClock, RealClock } from './domain/clock.js';
 import { type CabinetApi, createCabinet, createSimulator, type SimulatorApi } from './domain/control.js';
 import { Domain } from './domain/core.js';
 import { newAdminToken } from './domain/admin-token.js';
+import type { StartupFacts } from './domain/accounts.js';
 import type { BankAdapter } from './domain/bank.js';
 import { ConnectionReset, Faults, type FaultRuleInput, type FaultsApi } from './faults/index.js';
 import { createApp } from './http/app.js';
-import { redactSecrets, toResponse } from './http/errors.js';
+import { redactSecrets } from '../internal/redact.js';
+import type { RequestInfo } from './http/context.js';
+import { toResponse } from './http/errors.js';
 import { createEventStreamHub } from './sse/index.js';
 import { buildState, createState, type StateApi } from './state/index.js';
 import { createWebhookService } from './webhooks/index.js';
 import { type ReferenceControl, referenceControl } from './handle.js';
+
+export type { RequestInfo, StartupFacts };
 
 /**
  * Options of {@link createReference}; every field is optional.
@@ -56,34 +61,6 @@ export interface ReferenceOptions {
   onChange?: () => void;
 }
 
-/** What the socket adapter knows about a request and a Request cannot carry. */
-export interface RequestInfo {
-  /** The peer's IP address, as the socket reports it. */
-  remoteAddress?: string;
-  /**
-   * The whole request body, when the adapter has already read it from its socket (at most the body limit): the
-   * app then takes these bytes instead of reading `request.body`. Default: the body is read from `request.body`.
-   */
-  body?: Uint8Array;
-  /**
-   * Reads the request body on demand, at most `maxBytes` (the route's cap), rejecting with the reference's own
-   * refusal (a `DomainError`) when it is larger, too slow or cannot be held now. The node adapter passes it so that
-   * no byte of a body is read before section 5 has passed; `request.body` gives the same bytes after it (call it
-   * before reading `request.body`, not after). Default: the body is read from `request.body`.
-   */
-  readBody?: (maxBytes: number) => Promise<Uint8Array>;
-}
-
-/** The reference's starting facts: one merchant, shop, terminal and test key, and the admin token. */
-export interface StartupFacts {
-  admin_token: string;
-  merchant_id: string;
-  shop_id: string;
-  terminal_id: string;
-  api_key: string;
-  signing_secret: string;
-}
-
 /**
  * Counts of what the reference holds, for tests and benchmarks.
  *
@@ -96,6 +73,8 @@ export interface ReferenceStats {
   payouts: number;
   idempotency_keys: number;
   scheduled_deadlines: number;
+  /** Event streams ended because a newer one opened with the same API key (`: replaced`), since start. */
+  streams_replaced: number;
 }
 
 /**
@@ -238,6 +217,7 @@ export function createReference(options: ReferenceOptions = {}): Reference {
       payouts: domain.payouts.size,
       idempotency_keys: domain.idempotency.size,
       scheduled_deadlines: domain.scheduler.size,
+      streams_replaced: hub.stats().replaced,
     }),
     close() {
       closed ??= (async () => {

@@ -23,10 +23,16 @@ export interface Events {
    * Opens `GET /events` and yields each event; reconnects by itself after a break. Each connection attempt
    * gets fresh headers (bearer auth and, with a signing secret, the signature of the empty body).
    * One stream per key: a second stream with the same key replaces the first. `close()` or the signal ends it.
+   * Across replicas, pass a `lease` (`memoryLease()`, `redisLease(redis)` from `psp-sdk/replicas`): only its
+   * holder connects, the others wait (yielding nothing) and take over within the lease time when it goes.
    *
    * @example
    * const stream = client.events.stream({ signal: AbortSignal.timeout(60_000) });
    * for await (const ev of stream) console.log(ev.kind, ev.payload.id);
+   *
+   * @example
+   * import { redisLease } from 'psp-sdk/replicas';
+   * for await (const ev of client.events.stream({ lease: redisLease(redis, { ttlMs: 10_000 }) })) handle(ev);
    */
   stream(options?: StreamEventsOptions): EventStream;
 }

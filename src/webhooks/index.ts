@@ -6,7 +6,7 @@
  */
 export { type WebhookVerificationReason, WebhookVerificationError } from './errors.js';
 export { createWebhookHandler, type WebhookHandlerOptions, type WebhookHandlers } from './handler.js';
-export { type HmacBackend, hmacBackend } from './hmac.js';
+export { type HmacBackend, hmacBackend } from '../internal/hmac.js';
 export type { RawWebhookBody, WebhookHeaders } from './input.js';
 export {
   type DedupeBegin,

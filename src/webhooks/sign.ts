@@ -1,4 +1,4 @@
-import { hmacSha256HexParts } from './hmac.js';
+import { hmacSha256HexParts } from '../internal/hmac.js';
 import { secretProblem } from './signature.js';
 
 /** Signature scheme of an endpoint: `v2` (timestamped, the default) or `v1` (legacy `sha256=`). */

@@ -1,5 +1,5 @@
 import { fail } from './errors.js';
-import { hmacSha256HexParts, timingSafeEqualString } from './hmac.js';
+import { hmacSha256HexParts, timingSafeEqualString } from '../internal/hmac.js';
 import { header, type RawWebhookBody, rawBody as toRaw, type WebhookHeaders } from './input.js';
 import { parseSignatureHeader, secretProblem } from './signature.js';
 import type { WebhookEvent } from './types.js';

@@ -67,10 +67,8 @@ describe.skipIf(missing !== undefined)(
       await expect(page.locator('#status').getAttribute('data-status')).resolves.toBe('pending');
       await expect(page.locator('#status').textContent()).resolves.toBe('Awaiting payment');
       await expect(page.locator('#pay').textContent()).resolves.toBe('Pay ₽2,499.00');
-      // The shop being paid is named (a new merchant's shop is called after it: "<merchant name> shop").
-      await expect(page.locator('[data-testid="shop"]').textContent()).resolves.toBe(
-        'Reference merchant shop',
-      );
+      // The shop being paid is named (a new merchant's one shop bears the merchant's name).
+      await expect(page.locator('[data-testid="shop"]').textContent()).resolves.toBe('Reference merchant');
       // The planned outcome in the buyer's words, the enum value only for machines.
       await expect(page.locator('[data-testid="simulator"]').textContent()).resolves.toBe(
         'the bank confirms the payment',
@@ -149,9 +147,8 @@ describe.skipIf(missing !== undefined)(
         );
         await expect(page.locator('#pay').textContent()).resolves.toBe('Оплатить 2\u00a0499,00\u00a0₽');
         await expect(page.locator('#decline').textContent()).resolves.toBe('Отказаться');
-        await expect(page.locator('[data-testid="shop"]').textContent()).resolves.toBe(
-          'Кофейня «Зерно» shop',
-        );
+        // The shop bears its merchant's name: no English word (was "Кофейня «Зерно» shop") on the Russian page.
+        await expect(page.locator('[data-testid="shop"]').textContent()).resolves.toBe('Кофейня «Зерно»');
         // Was "Исход при оплате: succeeded": no word of the page itself is left in English.
         await expect(page.locator('[data-testid="simulator"]').textContent()).resolves.toBe(
           'банк подтвердит платёж',

@@ -1,7 +1,7 @@
 import util from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { redactSecrets } from '../../src/client/redact.js';
+import { redactSecrets } from '../../src/internal/redact.js';
 import {
   createApiError,
   PspClient,

@@ -46,9 +46,9 @@ const tsconfig = {
     paths: {
       'psp-sdk': ['../../src/index.ts'],
       'psp-sdk/webhooks': ['../../src/webhooks/index.ts'],
+      'psp-sdk/replicas': ['../../src/replicas/index.ts'],
       'psp-sdk/reference': ['../../src/reference/index.ts'],
       'psp-sdk/reference/msw': ['../../src/reference/msw.ts'],
-      'psp-sdk/replicas': ['../../src/replicas/index.ts'],
     },
   },
   include: ['*.ts'],

@@ -38,9 +38,9 @@ const OPT_IN = [
 const ENTRIES: Record<string, string> = {
   'psp-sdk': 'src/index.ts',
   'psp-sdk/webhooks': 'src/webhooks/index.ts',
+  'psp-sdk/replicas': 'src/replicas/index.ts',
   'psp-sdk/reference': 'src/reference/index.ts',
   'psp-sdk/reference/msw': 'src/reference/msw.ts',
-  'psp-sdk/replicas': 'src/replicas/index.ts',
 };
 
 // Blocks that talk to Redis (docs/replicas.md) get a redis-server started here, as REDIS_URL.

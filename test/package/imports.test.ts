@@ -14,9 +14,9 @@ const required: Record<string, string[]> = {
     'PspAbortError',
   ],
   'psp-sdk/webhooks': ['verifyWebhook', 'signWebhook', 'WebhookVerificationError'],
+  'psp-sdk/replicas': ['memoryDedupe', 'redisDedupe', 'memoryLease', 'redisLease'],
   'psp-sdk/reference': ['createReference', 'startReference', 'ManualClock'],
   'psp-sdk/reference/msw': [],
-  'psp-sdk/replicas': ['memoryDedupe', 'redisDedupe'],
 };
 
 describe('the packed package loads in every runtime', () => {

@@ -342,7 +342,7 @@ describe('psp-reference trigger', () => {
         event,
         ...connection().slice(0, 2),
         '--admin-token',
-        'adm_wrongwrongwrong',
+        'adm_wrong_but_well_formed_token_0123456789',
         '--api-key',
         ref.api_key,
       ]);

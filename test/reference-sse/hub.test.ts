@@ -202,14 +202,14 @@ describe('connections', () => {
     expect(comments).toEqual(['connected', 'replaced']);
     expect(events).toHaveLength(1); // what was queued before the replacement still arrives, then `: replaced`
     expect(before.text.endsWith(': replaced\n\n')).toBe(true);
-    expect(hub.stats().connections).toBe(1);
+    expect(hub.stats()).toMatchObject({ connections: 1, replaced: 1 });
     bus.publish(allKinds()[0]!);
     const after = await drain(fresh);
     expect(parse(after.text).comments).toEqual(['connected']);
     expect(parse(after.text).events).toHaveLength(1);
     // Another key of the same merchant is a separate connection.
     hub.open({ keyId: 'k2', merchantId: MERCHANT });
-    expect(hub.stats().connections).toBe(2);
+    expect(hub.stats()).toMatchObject({ connections: 2, replaced: 1 });
   });
 
   test('": replaced" reaches even a reader whose buffer is full, after what was buffered', async () => {

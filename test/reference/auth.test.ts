@@ -169,7 +169,7 @@ describe('request signatures (spec 5.4)', () => {
     expect((await env.call('/payments', { raw, sign: secret })).status).toBe(201);
     expect((await env.call('/banks/sbp', { sign: secret })).status).toBe(200);
     // A signature of the re-serialised body does not match the bytes sent.
-    const { hmacSha256Hex } = await import('../../src/webhooks/hmac.js');
+    const { hmacSha256Hex } = await import('../../src/internal/hmac.js');
     const wrong = `sha256=${hmacSha256Hex(secret, '{"amount":100}')}`;
     expectError(
       await env.call('/payments', { raw, headers: { 'x-psp-signature': wrong } }),

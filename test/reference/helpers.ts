@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import { responseSchemas } from '../../src/schemas/resources.js';
-import { hmacSha256Hex } from '../../src/webhooks/hmac.js';
+import { hmacSha256Hex } from '../../src/internal/hmac.js';
 import { ManualClock } from '../../src/reference/domain/clock.js';
 import { createReference, type Reference, type ReferenceOptions } from '../../src/reference/service.js';
 import { checkedFetch } from '../openapi/answer-check.js';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type RunningReference, startReference } from '../../src/reference/start.js';
-import { hmacSha256Hex } from '../../src/webhooks/hmac.js';
+import { hmacSha256Hex } from '../../src/internal/hmac.js';
 
 let ref: RunningReference | undefined;
 afterEach(async () => {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { responseSchemas } from '../../src/schemas/resources.js';
-import { hmacSha256Hex } from '../../src/webhooks/hmac.js';
+import { hmacSha256Hex } from '../../src/internal/hmac.js';
 import { PUBLIC, payoutInput, setup } from './helpers.js';
 
 // Random requests to every public endpoint: never a 5xx, every refusal carries the spec's error body, and a

@@ -5,7 +5,7 @@ import {
   hmacSha256Hex,
   hmacSha256HexParts,
   timingSafeEqualString,
-} from '../../src/webhooks/hmac.js';
+} from '../../src/internal/hmac.js';
 import { BODY, hmacHex, NOW_MS, SECRET, T, v1Headers, v2Headers } from './helpers.js';
 
 const VECTORS: Array<[string, string | Uint8Array]> = [
@@ -69,7 +69,7 @@ describe('verifyWebhook without node:crypto (the @noble/hashes fallback)', () =>
     vi.resetModules();
     vi.spyOn(process, 'getBuiltinModule').mockReturnValue(undefined as never);
     const fresh = await import('../../src/webhooks/index.js');
-    const hmac = await import('../../src/webhooks/hmac.js');
+    const hmac = await import('../../src/internal/hmac.js');
     expect(hmac.hmacBackend()).toBe('noble');
     expect(fresh.verifyWebhook(BODY, v2Headers(BODY), SECRET, { now: NOW_MS }).id).toBe('evt_01JD3Z8K9QW');
     expect(fresh.verifyWebhook(Buffer.from(BODY), v1Headers(BODY), SECRET).id).toBe('evt_01JD3Z8K9QW');

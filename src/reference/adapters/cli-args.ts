@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 // package.json stays out of the bundle), so the bin reports the version it was built as, wherever it runs from.
 import pkg from '../../../package.json' with { type: 'json' };
 import { type FaultRuleInput, parseFaultRules } from '../faults/index.js';
-import { redactSecrets } from '../http/errors.js';
+import { redactSecrets } from '../../internal/redact.js';
 import type { RunningReference } from '../start.js';
 
 /** The package's version, as `psp-reference --version` prints it. */

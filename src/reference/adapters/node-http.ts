@@ -4,7 +4,7 @@ import { getRequestListener } from '@hono/node-server';
 import { CODE } from '../../schemas/errors.js';
 import { ConnectionReset } from '../faults/index.js';
 import { refusalResponse } from '../http/errors.js';
-import type { RequestInfo } from '../service.js';
+import type { RequestInfo } from '../http/context.js';
 import { BodyBudget, lazyBody } from './body-reader.js';
 import { answerClientError } from './client-errors.js';
 

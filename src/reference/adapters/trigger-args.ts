@@ -8,7 +8,7 @@ import { WEBHOOK_EVENTS, type WebhookEventName } from '../../schemas/events.js';
 import { API_KEY_RE } from '../../schemas/limits.js';
 import { adminTokenProblem } from '../domain/admin-token.js';
 import { planPaymentOutcome, planPayoutOutcome } from '../domain/outcomes.js';
-import { redactSecrets } from '../http/errors.js';
+import { redactSecrets } from '../../internal/redact.js';
 
 /** The `psp-reference trigger --help` text. */
 export const TRIGGER_USAGE = `Usage: psp-reference trigger <event> [options]

@@ -1,4 +1,4 @@
-import { hmacSha256Hex } from '../../webhooks/hmac.js';
+import { hmacSha256Hex } from '../../internal/hmac.js';
 import { CODE } from '../../schemas/errors.js';
 import { API_KEY_RE, type MODES } from '../../schemas/limits.js';
 import { DEFAULTS } from './defaults.js';
@@ -94,7 +94,7 @@ export class Accounts {
       rateLimit: { ...DEFAULTS.rateLimit },
       payoutsEnabled: true,
     };
-    const shop: ShopRecord = { id: newId(), merchantId: merchant.id, name: `${merchant.name} shop` };
+    const shop: ShopRecord = { id: newId(), merchantId: merchant.id, name: merchant.name };
     const terminal: TerminalRecord = {
       id: newId(),
       merchantId: merchant.id,
@@ -179,4 +179,14 @@ export class Accounts {
     this.terminal(terminalId);
     return [...this.keys.values()].filter((k) => k.terminalId === terminalId);
   }
+}
+
+/** The reference's starting facts: one merchant, shop, terminal and test key, and the admin token. */
+export interface StartupFacts {
+  admin_token: string;
+  merchant_id: string;
+  shop_id: string;
+  terminal_id: string;
+  api_key: string;
+  signing_secret: string;
 }

@@ -1,4 +1,4 @@
-import { hmacSha256Hex } from '../../webhooks/hmac.js';
+import { hmacSha256Hex } from '../../internal/hmac.js';
 import {
   type PaymentOutcome,
   type PayoutOutcome,

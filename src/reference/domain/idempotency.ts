@@ -1,5 +1,5 @@
+import { hmacSha256Hex } from '../../internal/hmac.js';
 import { CODE } from '../../schemas/errors.js';
-import { hmacSha256Hex } from '../../webhooks/hmac.js';
 import { refuse } from './errors.js';
 
 /** What an Idempotency-Key points at: the created object, the request's fingerprint, and when. */

@@ -1,5 +1,5 @@
+import { hmacSha256Hex, timingSafeEqualString } from '../../internal/hmac.js';
 import { CODE } from '../../schemas/errors.js';
-import { hmacSha256Hex, timingSafeEqualString } from '../../webhooks/hmac.js';
 import type { MerchantBlock } from '../domain/accounts.js';
 import type { Domain } from '../domain/core.js';
 import { refuse } from '../domain/errors.js';

@@ -7,10 +7,27 @@ import type { CabinetApi, SimulatorApi } from '../domain/control.js';
 import { refuse } from '../domain/errors.js';
 import type { Caller } from '../domain/validate.js';
 import type { Faults } from '../faults/index.js';
-import type { RequestInfo } from '../service.js';
 import type { EventStreamHub } from '../sse/index.js';
 import type { StateApi } from '../state/index.js';
-import { quote } from './errors.js';
+import { quote } from '../../internal/quote.js';
+
+/** What the socket adapter knows about a request and a Request cannot carry. */
+export interface RequestInfo {
+  /** The peer's IP address, as the socket reports it. */
+  remoteAddress?: string;
+  /**
+   * The whole request body, when the adapter has already read it from its socket (at most the body limit): the
+   * app then takes these bytes instead of reading `request.body`. Default: the body is read from `request.body`.
+   */
+  body?: Uint8Array;
+  /**
+   * Reads the request body on demand, at most `maxBytes` (the route's cap), rejecting with the reference's own
+   * refusal (a `DomainError`) when it is larger, too slow or cannot be held now. The node adapter passes it so that
+   * no byte of a body is read before section 5 has passed; `request.body` gives the same bytes after it (call it
+   * before reading `request.body`, not after). Default: the body is read from `request.body`.
+   */
+  readBody?: (maxBytes: number) => Promise<Uint8Array>;
+}
 
 /** Hono environment of the reference app: what the adapter knows of a request is its bindings. */
 export interface AppEnv {

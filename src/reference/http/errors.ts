@@ -1,6 +1,6 @@
 import { CODE, ERROR_CODES, type ErrorCode } from '../../schemas/errors.js';
 import { DomainError } from '../domain/errors.js';
-import { redactSecrets } from '../../client/redact.js';
+import { redactSecrets } from '../../internal/redact.js';
 
 /** A JSON answer with the reference's standard headers. */
 export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
@@ -15,13 +15,10 @@ export function jsonText(status: number, text: string, headers: Record<string, s
   });
 }
 
-// Anything shaped like a secret that reached a message (a key pasted into a path or a field name, in any
-// encoding) is masked by the package's one redaction: error bodies end up in logs.
-export { redactSecrets };
-
 /**
- * The spec's error body (2.9) for a status and code. Secret-shaped substrings of the message and of the code are
- * redacted: a code can be caller input too (a fault rule's `code`, which a key fits).
+ * The spec's error body (2.9) for a status and code. Secret-shaped substrings of the message and of the code (a key
+ * pasted into a path or a field name, in any encoding; a fault rule's `code`, which a key fits) are masked by the
+ * package's one redaction: error bodies end up in logs.
  */
 export function errorResponse(
   status: number,
@@ -52,14 +49,4 @@ export function toResponse(err: unknown, log?: (line: string) => void): Response
   if (err instanceof DomainError) return errorResponse(err.status, err.code, err.message, err.headers);
   log?.(redactSecrets(`internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`));
   return refusalResponse(CODE.internal_error, 'The reference failed to answer this request.');
-}
-
-/**
- * Quotes a client-supplied value for an error message, bounded so a huge value is never echoed whole. Redacted as
- * the client wrote it, before `JSON.stringify` doubles its backslashes: a secret sent JSON-escaped (`\u005f`)
- * would otherwise reach the message as `\\u005f`, which no decoding of the message reads back as the secret.
- */
-export function quote(value: string, max = 64): string {
-  const safe = redactSecrets(value);
-  return JSON.stringify(safe.length > max ? `${safe.slice(0, max)}…` : safe);
 }

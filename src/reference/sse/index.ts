@@ -35,8 +35,11 @@ export interface EventStreamHub {
    * opens the stream: a test key sees only test objects' events, as its GETs see only test objects.
    */
   open(args: StreamOwner & { signal?: AbortSignal }): ReadableStream<Uint8Array>;
-  /** Open connections, and messages dropped for slow readers since the hub started. */
-  stats(): { connections: number; dropped: number; bufferedBytes: number };
+  /**
+   * Open connections, messages dropped for slow readers, and streams ended by a newer one with the same key
+   * (`: replaced`), the last two since the hub started.
+   */
+  stats(): { connections: number; dropped: number; bufferedBytes: number; replaced: number };
   /** Ends the streams whose key fails `keep` (a restore: keys that no longer exist, or are revoked). */
   endWhere(keep: (keyId: string) => boolean): void;
   /** Ends every stream (their buffered messages are still delivered), stops the heartbeat and unsubscribes. */
@@ -64,6 +67,7 @@ export function createEventStreamHub(deps: EventStreamHubDeps): EventStreamHub {
   const byKey = new Map<string, Connection>();
   const byMerchant = new Map<string, Set<Connection>>();
   let dropped = 0;
+  let replaced = 0;
   let closed = false;
   let heartbeat: Timer | undefined;
 
@@ -105,7 +109,11 @@ export function createEventStreamHub(deps: EventStreamHubDeps): EventStreamHub {
       if (closed || signal?.aborted) return new ReadableStream({ start: (controller) => controller.close() });
       const group = groupOf(merchantId, mode);
       const c = new Connection(keyId, group, limits, gone, signal);
-      byKey.get(keyId)?.end(REPLACED);
+      const previous = byKey.get(keyId);
+      if (previous) {
+        replaced++;
+        previous.end(REPLACED);
+      }
       byKey.set(keyId, c);
       const set = byMerchant.get(group) ?? new Set();
       byMerchant.set(group, set.add(c));
@@ -116,7 +124,7 @@ export function createEventStreamHub(deps: EventStreamHubDeps): EventStreamHub {
     stats() {
       let bufferedBytes = 0;
       for (const c of byKey.values()) bufferedBytes += c.bufferedBytes;
-      return { connections: byKey.size, dropped, bufferedBytes };
+      return { connections: byKey.size, dropped, bufferedBytes, replaced };
     },
     endWhere(keep) {
       for (const c of [...byKey.values()]) if (!keep(c.keyId)) c.end();

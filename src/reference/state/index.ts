@@ -1,8 +1,7 @@
-import type { StartupFacts } from '../service.js';
-import type { Domain } from '../domain/core.js';
-import type { EventStreamHub } from '../sse/index.js';
-import type { WebhookService } from '../webhooks/index.js';
+import type { StateParts } from './parts.js';
 import { type Built, buildState } from './restore.js';
+
+export type { FaultRulesState, StateParts } from './parts.js';
 
 export { type Built, buildState } from './restore.js';
 import type { Snapshot } from './schema.js';
@@ -33,24 +32,6 @@ export interface StateApi {
    * A document that is not a valid snapshot is a DomainError 400 `bad_request` and changes nothing.
    */
   restore(doc: unknown): Restored;
-}
-
-/** Fault rules as the snapshot sees them: listed, and replaced in two steps (check all, then commit). */
-export interface FaultRulesState {
-  list(): Record<string, unknown>[];
-  /** Checks every rule (throws a DomainError 400 naming the bad one) and answers what puts them in force. */
-  prepare(rules: Record<string, unknown>[]): () => void;
-}
-
-/** What a snapshot is taken of and restored into. */
-export interface StateParts {
-  domain: Domain;
-  webhooks: WebhookService;
-  hub: EventStreamHub;
-  adminToken: string;
-  /** The startup facts' merchant: replaced by the document's on restore. */
-  facts: Omit<StartupFacts, 'admin_token'>;
-  faults?: FaultRulesState;
 }
 
 /**

@@ -2,13 +2,13 @@ import { CODE } from '../../schemas/errors.js';
 import type { ApiKeyRecord, MerchantRecord, ShopRecord, TerminalRecord } from '../domain/accounts.js';
 import { MAX_KEYS_PER_TERMINAL } from '../domain/control.js';
 import { refuse } from '../domain/errors.js';
-import { quote } from '../http/errors.js';
+import { quote } from '../../internal/quote.js';
 import type { IdempotentEntry } from '../domain/idempotency.js';
 import { StorageQuota } from '../domain/quota.js';
 import { PaymentRecord, PayoutRecord, RefundRecord } from '../domain/records.js';
 import { MAX_ENDPOINTS_PER_SHOP } from '../webhooks/endpoints.js';
 import type { WebhookEvent, WebhookState } from '../webhooks/index.js';
-import type { FaultRulesState } from './index.js';
+import type { FaultRulesState } from './parts.js';
 import { SNAPSHOT_FORMAT, SNAPSHOT_VERSION, type Snapshot, SnapshotSchema } from './schema.js';
 import { camelKey } from './snapshot.js';
 

@@ -1,5 +1,5 @@
 import { SNAPSHOT_FORMAT, SNAPSHOT_VERSION, type Snapshot } from './schema.js';
-import type { StateParts } from './index.js';
+import type { StateParts } from './parts.js';
 import type { WebhookEvent } from '../webhooks/index.js';
 
 // Stored records keep camelCase fields; the document is snake_case like the wire. One generic conversion each way

@@ -4,8 +4,8 @@ import { isWebhookUrl, maxChars, oneOf } from '../../schemas/common.js';
 import { WEBHOOK_EVENTS, type WebhookEventName } from '../../schemas/events.js';
 import { LIMITS } from '../../schemas/limits.js';
 import { refuse } from '../domain/errors.js';
+import { quote } from '../../internal/quote.js';
 import { parseAddress } from '../domain/ip-allow.js';
-import { quote } from '../http/errors.js';
 import { parseBody } from '../domain/validate.js';
 import { type AttemptRecord, DeliveryLog } from './log.js';
 

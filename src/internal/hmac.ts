@@ -1,4 +1,8 @@
-import { _SHA256 } from '@noble/hashes/sha2.js';
+// The one HMAC-SHA256 of the package: the client's X-PSP-Signature, the webhooks' signatures and the reference's
+// checks and keyed digests all compute it here, so the halves cannot disagree on a byte.
+import { hmac } from '@noble/hashes/hmac.js';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex } from '@noble/hashes/utils.js';
 
 type NodeHmac = { update(d: string | Uint8Array): NodeHmac; digest(enc: 'hex'): string };
 type NodeCrypto = { createHmac(alg: string, key: string | Uint8Array): NodeHmac };
@@ -28,9 +32,12 @@ export function hmacBackend(): HmacBackend {
   return nodeCrypto ? 'node' : 'noble';
 }
 
+const enc = new TextEncoder();
+
 /**
  * HMAC-SHA256 keyed by the UTF-8 bytes of `key` over the concatenation of `parts` (strings as UTF-8), as lowercase
- * hex. Hashing the parts in sequence spares the copy of `<t>.<body>` a concatenation would make.
+ * hex. Hashing the parts in sequence spares the copy of `<t>.<body>` a concatenation would make. Synchronous on
+ * every runtime (WebCrypto's HMAC is async only), so a signature never turns a call into a promise.
  *
  * @param backend - defaults to {@link hmacBackend}(); `noble` forces the pure-JS path (tests compare both).
  * @example
@@ -47,22 +54,9 @@ export function hmacSha256HexParts(
     for (const p of parts) h.update(p);
     return h.digest('hex');
   }
-  // RFC 2104 over noble's SHA-256 class, rather than @noble/hashes/hmac.js and the sha256 wrapper: the same result
-  // (tests compare both backends with node:crypto) for ~550 fewer gzip bytes of the 5 KB budget of psp-sdk/webhooks.
-  const enc = new TextEncoder();
-  let k = enc.encode(key);
-  if (k.length > 64) k = new _SHA256().update(k).digest();
-  const pad = new Uint8Array(64);
-  pad.set(k);
-  for (let i = 0; i < 64; i++) pad[i]! ^= 0x36;
-  const inner = new _SHA256().update(pad);
-  for (const p of parts) inner.update(typeof p === 'string' ? enc.encode(p) : p);
-  const digest = inner.digest();
-  for (let i = 0; i < 64; i++) pad[i]! ^= 0x36 ^ 0x5c;
-  let hex = '';
-  for (const b of new _SHA256().update(pad).update(digest).digest())
-    hex += (b < 16 ? '0' : '') + b.toString(16);
-  return hex;
+  const h = hmac.create(sha256, enc.encode(key));
+  for (const p of parts) h.update(typeof p === 'string' ? enc.encode(p) : p);
+  return bytesToHex(h.digest());
 }
 
 /**
