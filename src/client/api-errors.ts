@@ -1,3 +1,4 @@
+import { CLIENT_CODES, SDK_CODES } from '../schemas/errors.js';
 import { hide, named, PspError, PspResponseError } from './base-errors.js';
 import { release } from './release.js';
 import { redactSecrets } from '../internal/redact.js';
@@ -64,14 +65,17 @@ function readBody(
   // A 3xx (or the browser's opaque redirect, status 0) comes from a proxy or a wrong baseUrl, not from the API:
   // its body is not the API's.
   if (status < 200 || (status >= 300 && status < 400))
-    return { code: 'unexpected_redirect', message: own ?? redirectMessage(status, headers.get('location')) };
+    return {
+      code: SDK_CODES.unexpected_redirect,
+      message: own ?? redirectMessage(status, headers.get('location')),
+    };
   const err = (body as { error?: { code?: unknown; message?: unknown } } | null)?.error;
   const text = typeof body === 'string' ? body.trim().slice(0, 200) : '';
   return {
     code:
       typeof err?.code === 'string' && err.code
         ? err.code
-        : (BY_STATUS[status]?.[0] ?? (status >= 500 ? 'internal_error' : 'http_error')),
+        : (CODE_OF_STATUS[status >= 500 ? 500 : status] ?? SDK_CODES.http_error),
     message:
       (typeof err?.message === 'string' && err.message) ||
       (text ? `HTTP ${status}: ${text}` : `HTTP ${status}`),
@@ -234,28 +238,36 @@ export class SignatureError extends BadRequestError {
 
 type ApiErrorClass = new (args: ApiErrorArgs) => PspApiError;
 
-const BY_CODE: Record<string, ApiErrorClass> = {
-  idempotent_conflict: IdempotentConflictError,
-  not_pending: NotPendingError,
-  live_not_enabled: LiveNotEnabledError,
-  ip_not_allowed: IpNotAllowedError,
-  aml_blocked: AmlBlockedError,
-  forbidden_purpose: ForbiddenPurposeError,
-  signature_required: SignatureError,
-  invalid_signature: SignatureError,
+// The classes a code of the table (src/schemas/errors.ts) can name, found there by their `name`.
+const CLASSES: ApiErrorClass[] = [
+  SignatureError,
+  LiveNotEnabledError,
+  IpNotAllowedError,
+  AmlBlockedError,
+  ForbiddenPurposeError,
+  IdempotentConflictError,
+  NotPendingError,
+];
+
+// The class when no code picks one, by status.
+const CLASS_OF_STATUS: Record<number, ApiErrorClass> = {
+  400: BadRequestError,
+  401: AuthenticationError,
+  403: PermissionDeniedError,
+  404: NotFoundError,
+  409: ConflictError,
+  422: UnprocessableEntityError,
+  429: RateLimitError,
 };
 
-// By status: the code an answer without one gets, and the class when no code picks one.
-const BY_STATUS: Record<number, [code: string, cls?: ApiErrorClass]> = {
-  400: ['bad_request', BadRequestError],
-  401: ['unauthorized', AuthenticationError],
-  403: ['forbidden', PermissionDeniedError],
-  404: ['not_found', NotFoundError],
-  408: ['request_timeout'],
-  409: ['conflict', ConflictError],
-  422: ['unprocessable_entity', UnprocessableEntityError],
-  429: ['rate_limited', RateLimitError],
-};
+// From the table: the class of each code that has its own, and the code an answer without one gets by status.
+// No prototype: a code such as `constructor` must pick no class.
+const BY_CODE: Record<string, ApiErrorClass> = Object.create(null);
+const CODE_OF_STATUS: Record<number, string> = {};
+for (const [code, row] of Object.entries(CLIENT_CODES)) {
+  if (row.class) BY_CODE[code] = CLASSES.find((cls) => cls.name === row.class)!;
+  if (row.ofStatus) CODE_OF_STATUS[row.status] = code;
+}
 
 /**
  * Builds the typed error for an HTTP error answer: by the body's `code` first, by status second, `PspApiError`
@@ -269,7 +281,7 @@ export function createApiError(args: ApiErrorArgs): PspApiError {
   const code = (args.body as { error?: { code?: unknown } } | null)?.error?.code;
   const byCode = typeof code === 'string' ? BY_CODE[code] : undefined;
   const Cls =
-    byCode ?? BY_STATUS[args.status]?.[1] ?? (args.status >= 500 ? InternalServerError : PspApiError);
+    byCode ?? CLASS_OF_STATUS[args.status] ?? (args.status >= 500 ? InternalServerError : PspApiError);
   return new Cls(args);
 }
 

@@ -2,7 +2,15 @@ import { WEBHOOK_EVENTS } from '../schemas/events.js';
 import { IDEMPOTENCY_KEY_RE, LIMITS } from '../schemas/limits.js';
 import { componentRef, componentSchemas } from './components.js';
 import type { JsonSchema } from './leaves.js';
-import { type Answer, OPERATIONS, type Operation, PUBLIC_PREFIX, SHARED_REFUSALS } from './operations.js';
+import { ERROR_CODES } from '../schemas/errors.js';
+import {
+  type Answer,
+  OPERATIONS,
+  type Operation,
+  PUBLIC_PREFIX,
+  type Refusal,
+  SHARED_REFUSALS,
+} from './operations.js';
 
 /** An OpenAPI 3.1 document, as plain JSON. */
 export type OpenApiDocument = {
@@ -40,6 +48,31 @@ function errorAnswer(status: number, description: string): JsonSchema {
   return { description, headers, content: { 'application/json': { schema: componentRef('Error') } } };
 }
 
+/**
+ * The error answers of `refusals`, by the status each code has in the table of codes: one description per status,
+ * naming its codes (`` `not_found`: why. `` alone, else `` `a` (why), `b` or `c`. ``).
+ */
+export function refusalTexts(refusals: readonly Refusal[]): Map<number, string> {
+  const byStatus = new Map<number, Array<readonly [string, string?]>>();
+  for (const refusal of refusals) {
+    const [code, why] = typeof refusal === 'string' ? [refusal] : refusal;
+    const { status } = ERROR_CODES[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), [code, why]]);
+  }
+  const texts = new Map<number, string>();
+  for (const [status, codes] of byStatus) {
+    const [[code, why] = ['']] = codes;
+    if (codes.length === 1 && why) {
+      texts.set(status, `\`${code}\`: ${why}.`);
+      continue;
+    }
+    const named = codes.map(([c, w]) => (w ? `\`${c}\` (${w})` : `\`${c}\``));
+    const last = named.pop();
+    texts.set(status, `${named.length ? `${named.join(', ')} or ` : ''}${last}.`);
+  }
+  return texts;
+}
+
 function operation(op: Operation): JsonSchema {
   const parameters: JsonSchema[] = [];
   if (op.id) parameters.push(ref('parameters', op.id === 'payment' ? 'PaymentId' : 'PayoutId'));
@@ -47,8 +80,8 @@ function operation(op: Operation): JsonSchema {
   parameters.push(ref('parameters', 'Signature'));
   const byStatus: Array<[number, JsonSchema]> = [
     ...Object.entries(op.ok).map(([s, a]) => [Number(s), jsonAnswer(a)] as [number, JsonSchema]),
-    ...Object.entries({ ...op.refusals, ...SHARED_REFUSALS }).map(
-      ([s, d]) => [Number(s), errorAnswer(Number(s), d)] as [number, JsonSchema],
+    ...[...refusalTexts([...op.refusals, ...SHARED_REFUSALS])].map(
+      ([s, d]) => [s, errorAnswer(s, d)] as [number, JsonSchema],
     ),
   ];
   byStatus.sort((a, b) => a[0] - b[0]);

@@ -6,6 +6,10 @@
  * the reference starts to answer and this table does not list fails a test.
  */
 
+import { CODE, type ErrorCode } from '../schemas/errors.js';
+
+const NO_PAYMENT = 'no payment of this merchant has this id';
+
 /** The public API's prefix (spec 9). */
 export const PUBLIC_PREFIX = '/api/v1/public';
 
@@ -36,14 +40,32 @@ export interface Operation {
   body?: { schema: string; required: boolean };
   /** Success answers by status. */
   ok: Record<number, Answer>;
-  /** Refusals particular to this operation, by status, with their codes (the shared ones are added by document.ts). */
-  refusals: Record<number, string>;
+  /**
+   * Refusals particular to this operation: each code, with what causes it where the code does not say; document.ts
+   * files them under their statuses from the table of codes (src/schemas/errors.ts) and adds the shared ones.
+   */
+  refusals: readonly Refusal[];
 }
 
-const SIG =
-  '`signature_required` (the terminal requires signatures and none was sent), `invalid_signature`, `payload_too_large` (a body over 1 MiB: the body is read on every request, as the signature covers it)';
-const BAD_BODY =
-  '`unsupported_media_type` (a body that is not JSON in UTF-8), `bad_request` (a body that is not valid JSON, a field that breaks its rule or is unknown, a bad Idempotency-Key)';
+/** A code an operation can answer, alone or with its cause (`[code, 'why']`). */
+export type Refusal = ErrorCode | readonly [ErrorCode, string];
+
+// Section 5's refusals every operation can answer before its route runs: the signature, the key's access, and a
+// body over 1 MiB (read on every request, as the signature covers it).
+const SIG: readonly Refusal[] = [
+  [CODE.signature_required, 'the terminal requires signatures and none was sent'],
+  CODE.invalid_signature,
+];
+const TOO_LARGE = 'a body over 1 MiB';
+const ACCESS: readonly Refusal[] = [CODE.ip_not_allowed, CODE.live_not_enabled];
+// What an operation that moves money adds to ACCESS: the merchant's block.
+const MONEY: readonly Refusal[] = [...ACCESS, CODE.aml_blocked, CODE.forbidden_purpose];
+const BAD_BODY: Refusal = [
+  CODE.bad_request,
+  `${TOO_LARGE}, a body that is not JSON in UTF-8 or not valid JSON, a field that breaks its rule or is unknown, a bad Idempotency-Key`,
+];
+const STORAGE: Refusal = [CODE.storage_limit_reached, 'the bound on the objects one merchant may hold'];
+const REPLAY: Refusal = [CODE.idempotent_conflict, 'the Idempotency-Key was used with another body'];
 
 /** Every operation of spec section 4 (4.9, the merchant's webhook receiver, is in the document's `webhooks`). */
 export const OPERATIONS: readonly Operation[] = [
@@ -64,11 +86,7 @@ export const OPERATIONS: readonly Operation[] = [
         replay: true,
       },
     },
-    refusals: {
-      400: `${SIG}, ${BAD_BODY}.`,
-      403: '`ip_not_allowed`, `live_not_enabled`, `aml_blocked` or `forbidden_purpose`.',
-      409: '`idempotent_conflict` (the Idempotency-Key was used with another body) or `storage_limit_reached` (the bound on the objects one merchant may hold).',
-    },
+    refusals: [...SIG, BAD_BODY, ...MONEY, REPLAY, STORAGE],
   },
   {
     method: 'get',
@@ -83,11 +101,7 @@ export const OPERATIONS: readonly Operation[] = [
         schema: 'Payment',
       },
     },
-    refusals: {
-      400: `${SIG}.`,
-      403: '`ip_not_allowed` or `live_not_enabled`.',
-      404: '`not_found`: no payment of this merchant has this id.',
-    },
+    refusals: [...SIG, [CODE.bad_request, TOO_LARGE], ...ACCESS, [CODE.not_found, NO_PAYMENT]],
   },
   {
     method: 'post',
@@ -102,12 +116,13 @@ export const OPERATIONS: readonly Operation[] = [
         schema: 'CancelPaymentResponse',
       },
     },
-    refusals: {
-      400: `${SIG}, \`unsupported_media_type\`, or \`bad_request\` (a body other than none or \`{}\`: this operation takes none).`,
-      403: '`ip_not_allowed` or `live_not_enabled`.',
-      404: '`not_found`: no payment of this merchant has this id.',
-      409: '`not_pending`: the payment is not pending.',
-    },
+    refusals: [
+      ...SIG,
+      [CODE.bad_request, `${TOO_LARGE}, a body other than none or \`{}\`: this operation takes none`],
+      ...ACCESS,
+      [CODE.not_found, NO_PAYMENT],
+      [CODE.not_pending, 'the payment is not pending'],
+    ],
   },
   {
     method: 'post',
@@ -126,13 +141,18 @@ export const OPERATIONS: readonly Operation[] = [
         replay: true,
       },
     },
-    refusals: {
-      400: `${SIG}, ${BAD_BODY}.`,
-      403: '`ip_not_allowed`, `live_not_enabled`, `aml_blocked` or `forbidden_purpose`.',
-      404: '`not_found`: no payment of this merchant has this id.',
-      409: '`not_succeeded` (the payment is not succeeded), `already_refunded`, `refund_limit_reached` (the 100th refund must return the whole balance), `idempotent_conflict`, or `storage_limit_reached` (the bound on the objects one merchant may hold).',
-      422: '`amount_exceeds_balance`: the amount is larger than what is left to refund.',
-    },
+    refusals: [
+      ...SIG,
+      BAD_BODY,
+      ...MONEY,
+      [CODE.not_found, NO_PAYMENT],
+      [CODE.not_succeeded, 'the payment is not succeeded'],
+      CODE.already_refunded,
+      [CODE.refund_limit_reached, 'the 100th refund must return the whole balance'],
+      CODE.idempotent_conflict,
+      STORAGE,
+      [CODE.amount_exceeds_balance, 'the amount is larger than what is left to refund'],
+    ],
   },
   {
     method: 'post',
@@ -150,12 +170,15 @@ export const OPERATIONS: readonly Operation[] = [
         replay: true,
       },
     },
-    refusals: {
-      400: `${SIG}, ${BAD_BODY}.`,
-      403: '`ip_not_allowed`, `live_not_enabled`, `aml_blocked` or `forbidden_purpose`.',
-      409: '`idempotent_conflict` (the Idempotency-Key was used with another body) or `storage_limit_reached` (the bound on the objects one merchant may hold).',
-      422: '`route_not_configured` (no payout route for the merchant or currency) or `bank_not_supported`.',
-    },
+    refusals: [
+      ...SIG,
+      BAD_BODY,
+      ...MONEY,
+      REPLAY,
+      STORAGE,
+      [CODE.route_not_configured, 'no payout route for the merchant or currency'],
+      CODE.bank_not_supported,
+    ],
   },
   {
     method: 'get',
@@ -165,11 +188,12 @@ export const OPERATIONS: readonly Operation[] = [
     section: '4.6',
     id: 'payout',
     ok: { 200: { description: 'The payout.', schema: 'Payout' } },
-    refusals: {
-      400: `${SIG}.`,
-      403: '`ip_not_allowed` or `live_not_enabled`.',
-      404: '`not_found`: no payout of this merchant has this id.',
-    },
+    refusals: [
+      ...SIG,
+      [CODE.bad_request, TOO_LARGE],
+      ...ACCESS,
+      [CODE.not_found, 'no payout of this merchant has this id'],
+    ],
   },
   {
     method: 'get',
@@ -183,7 +207,7 @@ export const OPERATIONS: readonly Operation[] = [
         schema: 'BankList',
       },
     },
-    refusals: { 400: `${SIG}.`, 403: '`ip_not_allowed` or `live_not_enabled`.' },
+    refusals: [...SIG, [CODE.bad_request, TOO_LARGE], ...ACCESS],
   },
   {
     method: 'get',
@@ -198,7 +222,7 @@ export const OPERATIONS: readonly Operation[] = [
         stream: true,
       },
     },
-    refusals: { 400: `${SIG}.`, 403: '`ip_not_allowed` or `live_not_enabled`.' },
+    refusals: [...SIG, [CODE.bad_request, TOO_LARGE], ...ACCESS],
   },
 ];
 
@@ -208,8 +232,11 @@ export const OPERATIONS: readonly Operation[] = [
  * which the node adapter answers for any request whose headers node's parser refuses as too large
  * (src/reference/adapters/client-errors.ts), before any route.
  */
-export const SHARED_REFUSALS: Record<number, string> = {
-  401: '`unauthorized`: the Authorization header is missing or malformed, the key is unknown or revoked, or it is the admin token.',
-  429: '`rate_limited`: the merchant rate limit is exceeded; `Retry-After` says when to retry, in seconds.',
-  431: '`headers_too_large`: the request headers are larger than the server reads (node: 16 KiB in all).',
-};
+export const SHARED_REFUSALS: readonly Refusal[] = [
+  [
+    CODE.unauthorized,
+    'the Authorization header is missing or malformed, the key is unknown or revoked, or it is the admin token',
+  ],
+  [CODE.rate_limited, 'the merchant rate limit is exceeded; `Retry-After` says when to retry, in seconds'],
+  [CODE.headers_too_large, 'the request headers are larger than the server reads (node: 16 KiB in all)'],
+];

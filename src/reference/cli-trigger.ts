@@ -7,6 +7,7 @@
  */
 import { PspApiError, redirectMessage } from '../client/api-errors.js';
 import { PspClient } from '../client/client.js';
+import { SDK_CODES } from '../schemas/errors.js';
 import type { WebhookEventName } from '../schemas/events.js';
 import { responseSchemas } from '../schemas/resources.js';
 import {
@@ -68,13 +69,13 @@ async function control(config: TriggerConfig, method: 'GET' | 'POST', path: stri
     throw refused(
       step,
       res.status,
-      'unexpected_redirect',
+      SDK_CODES.unexpected_redirect,
       redirectMessage(res.status, res.headers.get('location')),
     );
   }
   const body = (await res.json().catch(() => undefined)) as { error?: { code?: unknown; message?: unknown } };
   if (!res.ok) {
-    const code = typeof body?.error?.code === 'string' ? body.error.code : 'http_error';
+    const code = typeof body?.error?.code === 'string' ? body.error.code : SDK_CODES.http_error;
     const message = typeof body?.error?.message === 'string' ? body.error.message : `status ${res.status}`;
     throw refused(step, res.status, code, message);
   }

@@ -1,6 +1,7 @@
+import { CODE } from '../../schemas/errors.js';
 import { Buffer } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
-import { DomainError } from '../domain/errors.js';
+import { type DomainError, refuse } from '../domain/errors.js';
 import { payloadTooLarge } from '../http/body.js';
 
 /** Limits of the node adapter's body reads; see `ListenOptions`. */
@@ -77,11 +78,7 @@ export function lazyBody(
       const timer = setTimeout(
         () =>
           stop(
-            new DomainError(
-              400,
-              'bad_request',
-              `The request body did not arrive within ${limits.timeoutMs / 1000} s.`,
-            ),
+            refuse(CODE.bad_request, `The request body did not arrive within ${limits.timeoutMs / 1000} s.`),
           ),
         limits.timeoutMs,
       );
@@ -90,9 +87,8 @@ export function lazyBody(
         if (total > maxBytes) return stop(payloadTooLarge(maxBytes));
         if (!budget.take(chunk.byteLength))
           return stop(
-            new DomainError(
-              503,
-              'service_unavailable',
+            refuse(
+              CODE.service_unavailable,
               'The reference is reading too many request bodies at once; retry shortly.',
               { 'retry-after': '1' },
             ),
@@ -109,7 +105,7 @@ export function lazyBody(
       };
       // Nobody is left to answer, and a cut-off body must never reach a route: a refund whose body was cut off
       // would refund the whole balance.
-      const onClose = () => stop(new DomainError(400, 'bad_request', 'The client went away.'));
+      const onClose = () => stop(refuse(CODE.bad_request, 'The client went away.'));
       incoming.on('data', onData);
       incoming.on('end', onEnd);
       incoming.on('close', onClose);

@@ -1,12 +1,13 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
+import { CODE, ERROR_CODES, type ErrorCode } from '../../schemas/errors.js';
 
-const CLIENT_ERRORS: Record<string, [number, string, string]> = {
-  HPE_HEADER_OVERFLOW: [431, 'headers_too_large', 'The request headers are too large.'],
-  ERR_HTTP_REQUEST_TIMEOUT: [408, 'request_timeout', 'The request took too long to arrive.'],
-  ERR_HTTP_HEADERS_TIMEOUT: [408, 'request_timeout', 'The request headers took too long to arrive.'],
+const CLIENT_ERRORS: Record<string, [ErrorCode, string]> = {
+  HPE_HEADER_OVERFLOW: [CODE.headers_too_large, 'The request headers are too large.'],
+  ERR_HTTP_REQUEST_TIMEOUT: [CODE.request_timeout, 'The request took too long to arrive.'],
+  ERR_HTTP_HEADERS_TIMEOUT: [CODE.request_timeout, 'The request headers took too long to arrive.'],
 };
-const NOT_HTTP: [number, string, string] = [400, 'bad_request', 'The request is not valid HTTP/1.1.'];
+const NOT_HTTP: [ErrorCode, string] = [CODE.bad_request, 'The request is not valid HTTP/1.1.'];
 
 /**
  * Answers what node's HTTP parser refuses before any handler runs (oversized headers, a malformed request
@@ -18,7 +19,8 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket):
     socket.destroy();
     return;
   }
-  const [status, code, message] = CLIENT_ERRORS[error.code ?? ''] ?? NOT_HTTP;
+  const [code, message] = CLIENT_ERRORS[error.code ?? ''] ?? NOT_HTTP;
+  const { status } = ERROR_CODES[code];
   // ASCII only (fixed messages above), so length in characters is length in bytes; no Buffer, for Deno.
   const body = JSON.stringify({ error: { code, message } });
   socket.end(

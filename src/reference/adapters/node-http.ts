@@ -1,8 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
+import { CODE } from '../../schemas/errors.js';
 import { ConnectionReset } from '../faults/index.js';
-import { errorResponse } from '../http/errors.js';
+import { refusalResponse } from '../http/errors.js';
 import type { RequestInfo } from '../http/context.js';
 import { BodyBudget, lazyBody } from './body-reader.js';
 import { answerClientError } from './client-errors.js';
@@ -104,7 +105,7 @@ export function listenNode(handler: FetchHandler, options: ListenOptions = {}): 
       const incoming = env.incoming as IncomingMessage;
       // Node's own refusal of this (requireHostHeader) is a bare 400 without the spec's error body (RFC 9112 3.2).
       if (incoming.httpVersion === '1.1' && incoming.headers.host === undefined)
-        return errorResponse(400, 'bad_request', 'An HTTP/1.1 request must carry a Host header.');
+        return refusalResponse(CODE.bad_request, 'An HTTP/1.1 request must carry a Host header.');
       // The body is read only when the app asks for it: after section 5, and never for an unknown route.
       const body = lazyBody(incoming, budget, limits);
       const remoteAddress = normalizeRemoteAddress(incoming.socket?.remoteAddress);
@@ -137,8 +138,8 @@ export function listenNode(handler: FetchHandler, options: ListenOptions = {}): 
         error instanceof ConnectionReset
           ? undefined
           : error instanceof Error && error.name === 'RequestError'
-            ? errorResponse(400, 'bad_request', 'The request target or Host header is malformed.')
-            : errorResponse(500, 'internal_error', 'The reference failed to answer this request.'),
+            ? refusalResponse(CODE.bad_request, 'The request target or Host header is malformed.')
+            : refusalResponse(CODE.internal_error, 'The reference failed to answer this request.'),
     },
   );
   const server = createServer(

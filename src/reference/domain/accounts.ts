@@ -1,11 +1,12 @@
 import { hmacSha256Hex } from '../../internal/hmac.js';
+import { CODE } from '../../schemas/errors.js';
 import { API_KEY_RE, type MODES } from '../../schemas/limits.js';
 import { DEFAULTS } from './defaults.js';
 import { found } from './errors.js';
 import { newId, randomToken } from './ids.js';
 
 /** Why the cabinet blocked a merchant (spec 5, section 7 codes). */
-export const MERCHANT_BLOCKS = ['aml_blocked', 'forbidden_purpose'] as const;
+export const MERCHANT_BLOCKS = [CODE.aml_blocked, CODE.forbidden_purpose] as const;
 export type MerchantBlock = (typeof MERCHANT_BLOCKS)[number];
 export type KeyMode = (typeof MODES)[number];
 

@@ -40,7 +40,9 @@ const schemas = {
         .check(z.maxLength(1000, 'must have at most 1000 entries')),
     ),
     block: z.optional(
-      z.nullable(z.enum(MERCHANT_BLOCKS, 'must be "aml_blocked", "forbidden_purpose" or null')),
+      z.nullable(
+        z.enum(MERCHANT_BLOCKS, `must be ${MERCHANT_BLOCKS.map((b) => `"${b}"`).join(', ')} or null`),
+      ),
     ),
     rate_limit: z.optional(
       z.strictObject(

@@ -1,3 +1,4 @@
+import { CODE } from '../../schemas/errors.js';
 import type { Payment, Payout } from '../../schemas/resources.js';
 import type { WebhookService } from '../webhooks/index.js';
 import type { ApiKeyRecord, MerchantBlock, MerchantRecord, TerminalRecord } from './accounts.js';
@@ -11,7 +12,7 @@ import {
 } from './cabinet-inputs.js';
 import { ClockLimitError } from './clock.js';
 import type { Domain } from './core.js';
-import { DomainError } from './errors.js';
+import { refuse } from './errors.js';
 import { iso, isoOrNull } from './ids.js';
 import { paymentToWire, payoutToWire } from './serialize.js';
 
@@ -166,7 +167,7 @@ export function createCabinet(domain: Domain, webhooks: WebhookService): Cabinet
     createMerchant(input) {
       const { name } = parseControl('createMerchant', input);
       if (a.merchants.size >= MAX_MERCHANTS)
-        throw new DomainError(409, 'too_many_merchants', `At most ${MAX_MERCHANTS} merchants.`);
+        throw refuse(CODE.too_many_merchants, `At most ${MAX_MERCHANTS} merchants.`);
       const m = a.createMerchant(name);
       return {
         merchant_id: m.merchant.id,
@@ -201,9 +202,8 @@ export function createCabinet(domain: Domain, webhooks: WebhookService): Cabinet
       a.terminal(id);
       const { mode } = parseControl('createApiKey', input);
       if (a.keysOfTerminal(id).length >= MAX_KEYS_PER_TERMINAL)
-        throw new DomainError(
-          409,
-          'too_many_api_keys',
+        throw refuse(
+          CODE.too_many_api_keys,
           `At most ${MAX_KEYS_PER_TERMINAL} API keys per terminal, revoked ones included.`,
         );
       const { key, apiKey } = a.createApiKey(id, mode);
@@ -238,17 +238,15 @@ export function createSimulator(domain: Domain): SimulatorApi {
     async advanceClock(arg) {
       const { seconds } = parseControl('advanceClock', typeof arg === 'number' ? { seconds: arg } : arg);
       if (clock.mode !== 'manual' || typeof clock.advance !== 'function') {
-        throw new DomainError(
-          409,
-          'clock_not_manual',
+        throw refuse(
+          CODE.clock_not_manual,
           'The clock is real time; start the reference with a manual clock to advance it.',
         );
       }
       try {
         return { now: iso(await clock.advance(Math.round(seconds * 1000))) };
       } catch (err) {
-        if (err instanceof ClockLimitError)
-          throw new DomainError(400, 'bad_request', `seconds: ${err.message}.`);
+        if (err instanceof ClockLimitError) throw refuse(CODE.bad_request, `seconds: ${err.message}.`);
         throw err;
       }
     },

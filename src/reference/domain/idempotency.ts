@@ -1,5 +1,6 @@
 import { hmacSha256Hex } from '../../internal/hmac.js';
-import { DomainError } from './errors.js';
+import { CODE } from '../../schemas/errors.js';
+import { refuse } from './errors.js';
 
 /** What an Idempotency-Key points at: the created object, the request's fingerprint, and when. */
 export interface IdempotentEntry {
@@ -23,9 +24,8 @@ export interface IdempotentRequest {
 
 /** 409 `idempotent_conflict`: the key was used for another request (spec 5.6). */
 export const idempotentConflict = () =>
-  new DomainError(
-    409,
-    'idempotent_conflict',
+  refuse(
+    CODE.idempotent_conflict,
     'This Idempotency-Key was already used with a different request body or endpoint; use a new key for a new request.',
   );
 

@@ -1,7 +1,8 @@
+import { CODE } from '../../schemas/errors.js';
 import { type CreatePaymentInput, inputSchemas } from '../../schemas/inputs.js';
 import type { CreatePaymentResponse, PaymentStatus } from '../../schemas/resources.js';
 import { DEFAULTS } from './defaults.js';
-import { DomainError } from './errors.js';
+import { refuse } from './errors.js';
 import { origin } from './events.js';
 import { newId } from './ids.js';
 import { PAYMENT_DECLINE, PAYMENT_REFUSAL, planPaymentOutcome } from './outcomes.js';
@@ -159,11 +160,7 @@ export class Payments extends RecordStore<PaymentRecord> {
   cancel(caller: Caller, id: string): { status: 'cancelled' } {
     const p = this.own(caller, id);
     if (p.status !== 'pending') {
-      throw new DomainError(
-        409,
-        'not_pending',
-        `Only a pending payment can be cancelled; this one is ${p.status}.`,
-      );
+      throw refuse(CODE.not_pending, `Only a pending payment can be cancelled; this one is ${p.status}.`);
     }
     this.move(p, 'cancelled');
     return { status: 'cancelled' };
@@ -176,7 +173,7 @@ export class Payments extends RecordStore<PaymentRecord> {
   move(p: PaymentRecord, to: PaymentStatus, failureCode?: string, failureMessage?: string): PaymentRecord {
     const from = p.status;
     if (!ALLOWED[from].includes(to)) {
-      throw new DomainError(409, 'invalid_transition', `The payment is ${from} and cannot become ${to}.`);
+      throw refuse(CODE.invalid_transition, `The payment is ${from} and cannot become ${to}.`);
     }
     const now = this.d.clock.now();
     p.status = to;
@@ -210,7 +207,7 @@ export class Payments extends RecordStore<PaymentRecord> {
   buyerAct(id: string, action: 'pay' | 'decline'): PaymentRecord {
     const p = this.get(id);
     if (p.status !== 'pending') {
-      throw new DomainError(409, 'not_pending', `The payment is ${p.status}; there is nothing to pay.`);
+      throw refuse(CODE.not_pending, `The payment is ${p.status}; there is nothing to pay.`);
     }
     if (action === 'decline')
       return this.move(p, 'failed', 'declined_by_buyer', 'The buyer declined the payment.');

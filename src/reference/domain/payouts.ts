@@ -1,8 +1,9 @@
+import { CODE } from '../../schemas/errors.js';
 import { type CreatePayoutInput, inputSchemas } from '../../schemas/inputs.js';
 import type { CreatePayoutResponse, Payout, PayoutStatus } from '../../schemas/resources.js';
 import { findBank } from './bank-directory.js';
 import { DEFAULTS, PAYOUT_CURRENCIES } from './defaults.js';
-import { DomainError } from './errors.js';
+import { refuse } from './errors.js';
 import { origin } from './events.js';
 import { newId } from './ids.js';
 import { PAYOUT_DECLINE, PAYOUT_REFUSAL, planPayoutOutcome } from './outcomes.js';
@@ -36,19 +37,14 @@ export class Payouts extends RecordStore<PayoutRecord> {
     const mode = caller.key.mode;
     const currency = input.currency ?? 'RUB';
     if (!caller.merchant.payoutsEnabled) {
-      throw new DomainError(422, 'route_not_configured', 'SBP payouts are not enabled for this merchant.');
+      throw refuse(CODE.route_not_configured, 'SBP payouts are not enabled for this merchant.');
     }
     if (!(PAYOUT_CURRENCIES as readonly string[]).includes(currency)) {
-      throw new DomainError(
-        422,
-        'route_not_configured',
-        `No payout route for ${currency}: SBP pays out RUB only.`,
-      );
+      throw refuse(CODE.route_not_configured, `No payout route for ${currency}: SBP pays out RUB only.`);
     }
     if (!findBank(input.bank_id)) {
-      throw new DomainError(
-        422,
-        'bank_not_supported',
+      throw refuse(
+        CODE.bank_not_supported,
         'bank_id is not a participant of the SBP directory (GET /api/v1/public/banks/sbp).',
       );
     }
@@ -116,7 +112,7 @@ export class Payouts extends RecordStore<PayoutRecord> {
   move(p: PayoutRecord, to: PayoutStatus, failReason?: string): PayoutRecord {
     const from = p.status;
     if (from !== 'pending' || to === 'pending') {
-      throw new DomainError(409, 'invalid_transition', `The payout is ${from} and cannot become ${to}.`);
+      throw refuse(CODE.invalid_transition, `The payout is ${from} and cannot become ${to}.`);
     }
     const now = this.d.clock.now();
     p.status = to;

@@ -1,5 +1,6 @@
+import { CODE } from '../../schemas/errors.js';
 import { DEFAULTS } from './defaults.js';
-import { DomainError } from './errors.js';
+import { refuse } from './errors.js';
 
 /**
  * The bound on what one merchant's keys can make the reference keep (the guide's rule: no key grows memory
@@ -23,9 +24,8 @@ export class StorageQuota {
   admit(merchantId: string, bytes: number): void {
     if (this.used(merchantId) + bytes <= this.#limit) return;
     const mib = Math.round(this.#limit / 2 ** 20);
-    throw new DomainError(
-      409,
-      'storage_limit_reached',
+    throw refuse(
+      CODE.storage_limit_reached,
       `This merchant's payments, refunds and payouts fill the reference's ${mib} MiB per merchant; restore a snapshot or restart the reference to start afresh.`,
     );
   }

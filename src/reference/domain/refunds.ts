@@ -1,7 +1,8 @@
+import { CODE } from '../../schemas/errors.js';
 import { inputSchemas } from '../../schemas/inputs.js';
 import type { Refund } from '../../schemas/resources.js';
 import { DEFAULTS } from './defaults.js';
-import { DomainError } from './errors.js';
+import { refuse } from './errors.js';
 import { origin } from './events.js';
 import { newId } from './ids.js';
 import type { Payments } from './payments.js';
@@ -44,30 +45,24 @@ export class Refunds extends RecordStore<RefundRecord> {
   /** Checks the payment's state and balance, then records the refund and publishes it: nothing changes on a refusal. */
   #make(p: PaymentRecord, asked: number | undefined, reason: string | undefined): RefundRecord {
     if (p.status === 'refunded') {
-      throw new DomainError(409, 'already_refunded', 'The payment is already fully refunded.');
+      throw refuse(CODE.already_refunded, 'The payment is already fully refunded.');
     }
     if (p.status !== 'succeeded') {
-      throw new DomainError(
-        409,
-        'not_succeeded',
-        `Only a succeeded payment can be refunded; this one is ${p.status}.`,
-      );
+      throw refuse(CODE.not_succeeded, `Only a succeeded payment can be refunded; this one is ${p.status}.`);
     }
     const available = p.amount - p.amountRefunded;
     const amount = asked ? asked : available;
     if (amount > available) {
-      throw new DomainError(
-        422,
-        'amount_exceeds_balance',
+      throw refuse(
+        CODE.amount_exceeds_balance,
         `The refund amount ${amount} is larger than the available balance ${available}.`,
       );
     }
     // The last refund a payment can have must return the whole balance, so no money is ever left unrefundable.
     const max = DEFAULTS.maxRefundsPerPayment;
     if ((p.refunds?.length ?? 0) >= max - 1 && amount < available) {
-      throw new DomainError(
-        409,
-        'refund_limit_reached',
+      throw refuse(
+        CODE.refund_limit_reached,
         `A payment can have at most ${max} refunds and this one has ${max - 1}: the last must refund the whole remaining balance of ${available} (send no amount).`,
       );
     }

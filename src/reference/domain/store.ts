@@ -1,6 +1,7 @@
+import { CODE } from '../../schemas/errors.js';
 import type { BankAdapter } from './bank.js';
 import type { Clock } from './clock.js';
-import { DomainError, found } from './errors.js';
+import { found, refuse } from './errors.js';
 import type { EventBus } from './events.js';
 import { type IdempotencyStore, type IdempotentRequest, idempotentConflict } from './idempotency.js';
 import { StorageQuota } from './quota.js';
@@ -87,7 +88,7 @@ export function owned<R extends { merchantId: string; mode: string }>(
   noun: string,
 ): R {
   if (record?.merchantId !== caller.merchant.id || record.mode !== caller.key.mode) {
-    throw new DomainError(404, 'not_found', `No ${noun} with this id.`);
+    throw refuse(CODE.not_found, `No ${noun} with this id.`);
   }
   return record;
 }

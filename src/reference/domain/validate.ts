@@ -1,7 +1,8 @@
+import { CODE } from '../../schemas/errors.js';
 import type * as z from 'zod/mini';
 import { formatFieldIssues, toFieldIssues } from '../../schemas/issues.js';
 import type { ApiKeyRecord, MerchantRecord, TerminalRecord } from './accounts.js';
-import { DomainError } from './errors.js';
+import { refuse } from './errors.js';
 
 /** Who is calling the public API: the key, and the terminal and merchant it belongs to. */
 export interface Caller {
@@ -17,11 +18,7 @@ export function parseBody<S extends z.ZodMiniType>(schema: S, raw: unknown): z.o
   const r = schema.safeParse(raw);
   if (!r.success) {
     const text = formatFieldIssues(toFieldIssues(r.error.issues));
-    throw new DomainError(
-      400,
-      'bad_request',
-      text.length > MAX_MESSAGE ? `${text.slice(0, MAX_MESSAGE)}…` : text,
-    );
+    throw refuse(CODE.bad_request, text.length > MAX_MESSAGE ? `${text.slice(0, MAX_MESSAGE)}…` : text);
   }
   // A metadata key named "__proto__" is kept (the spec allows any key): JSON.parse makes it an own property, the
   // schemas check the object as given, and the payment copies it with a spread, which defines rather than sets.

@@ -1,4 +1,5 @@
-import { DomainError } from '../domain/errors.js';
+import { CODE } from '../../schemas/errors.js';
+import { refuse } from '../domain/errors.js';
 import { randomToken } from '../domain/ids.js';
 import { ConnectionReset } from './reset.js';
 import {
@@ -83,9 +84,9 @@ export class Faults implements FaultsApi {
 
   addFault(input: FaultRuleInput): FaultRule {
     const rule = checkFaultRule(input);
-    if ('error' in rule) throw new DomainError(400, 'bad_request', rule.error);
+    if ('error' in rule) throw refuse(CODE.bad_request, rule.error);
     if (this.#rules.length >= MAX_RULES) {
-      throw new DomainError(409, 'too_many_rules', `At most ${MAX_RULES} fault rules; delete some first.`);
+      throw refuse(CODE.too_many_rules, `At most ${MAX_RULES} fault rules; delete some first.`);
     }
     const stored = { id: `flt_${randomToken(16)}`, ...rule };
     this.#rules.push(stored);
@@ -98,7 +99,7 @@ export class Faults implements FaultsApi {
 
   removeFault(id: string): void {
     const i = this.#rules.findIndex((r) => r.id === id);
-    if (i < 0) throw new DomainError(404, 'not_found', 'No fault rule with this id.');
+    if (i < 0) throw refuse(CODE.not_found, 'No fault rule with this id.');
     this.#rules.splice(i, 1);
   }
 
@@ -141,21 +142,16 @@ export class Faults implements FaultsApi {
    * what puts them in force, ids and hits kept.
    */
   prepare(rules: Record<string, unknown>[]): () => void {
-    if (rules.length > MAX_RULES)
-      throw new DomainError(400, 'bad_request', `At most ${MAX_RULES} fault rules.`);
+    if (rules.length > MAX_RULES) throw refuse(CODE.bad_request, `At most ${MAX_RULES} fault rules.`);
     const ids = new Set<unknown>();
     const checked = rules.map(({ id, hits, ...input }, i) => {
       const rule = checkFaultRule(input, `fault_rules[${i}].`);
-      if ('error' in rule) throw new DomainError(400, 'bad_request', `Not a valid snapshot: ${rule.error}`);
+      if ('error' in rule) throw refuse(CODE.bad_request, `Not a valid snapshot: ${rule.error}`);
       if (typeof id !== 'string' || !Number.isSafeInteger(hits) || (hits as number) < 0)
-        throw new DomainError(
-          400,
-          'bad_request',
-          `Not a valid snapshot: fault_rules[${i}] needs its id and hits.`,
-        );
+        throw refuse(CODE.bad_request, `Not a valid snapshot: fault_rules[${i}] needs its id and hits.`);
       // DELETE /_simulator/faults/{id} names one rule.
       if (ids.has(id))
-        throw new DomainError(400, 'bad_request', `Not a valid snapshot: fault_rules[${i}] repeats an id.`);
+        throw refuse(CODE.bad_request, `Not a valid snapshot: fault_rules[${i}] repeats an id.`);
       ids.add(id);
       return { ...rule, id, hits: hits as number };
     });

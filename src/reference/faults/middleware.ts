@@ -1,4 +1,5 @@
 import type { Context, MiddlewareHandler } from 'hono';
+import { CODE } from '../../schemas/errors.js';
 import type { Domain } from '../domain/core.js';
 import { bearer } from '../http/auth.js';
 import type { AppEnv } from '../http/context.js';
@@ -74,7 +75,7 @@ export function faultMiddleware(faults: Faults, domain: Domain): MiddlewareHandl
       const message = `Injected by fault rule ${rule.id} of the reference.`;
       return replace(
         c,
-        errorResponse(rule.status ?? 503, rule.code ?? 'service_unavailable', message, headers),
+        errorResponse(rule.status ?? 503, rule.code ?? CODE.service_unavailable, message, headers),
       );
     }
     if (rule.kind === 'timeout') await wait();

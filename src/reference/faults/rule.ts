@@ -1,3 +1,4 @@
+import { CODE } from '../../schemas/errors.js';
 import * as z from 'zod/mini';
 import { type FieldIssue, formatFieldIssues, toFieldIssues } from '../../schemas/issues.js';
 
@@ -121,7 +122,7 @@ export function checkFaultRule(input: unknown, where = ''): Omit<FaultRule, 'id'
   };
   if (rule.kind === 'error') {
     rule.status ??= 503;
-    rule.code ??= rule.status === 429 ? 'rate_limited' : 'service_unavailable';
+    rule.code ??= rule.status === 429 ? CODE.rate_limited : CODE.service_unavailable;
     if (rule.status === 429) rule.retry_after ??= 1;
   }
   if (rule.kind === 'latency') rule.delay_ms ??= 1_000;

@@ -1,7 +1,8 @@
 import { hmacSha256Hex, timingSafeEqualString } from '../../internal/hmac.js';
+import { CODE } from '../../schemas/errors.js';
 import type { MerchantBlock } from '../domain/accounts.js';
 import type { Domain } from '../domain/core.js';
-import { DomainError } from '../domain/errors.js';
+import { refuse } from '../domain/errors.js';
 import { isAllowed } from '../domain/ip-allow.js';
 import type { Caller } from '../domain/validate.js';
 
@@ -11,14 +12,10 @@ const SIGNATURE_RE = /^sha256=([0-9a-f]{64})$/;
 export function bearer(request: Request): string {
   const value = request.headers.get('authorization');
   if (value === null || value.trim() === '') {
-    throw new DomainError(
-      401,
-      'unauthorized',
-      'Missing Authorization header: send "Authorization: Bearer <API key>".',
-    );
+    throw refuse(CODE.unauthorized, 'Missing Authorization header: send "Authorization: Bearer <API key>".');
   }
   const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(value);
-  if (!m) throw new DomainError(401, 'unauthorized', 'The Authorization header must be "Bearer <API key>".');
+  if (!m) throw refuse(CODE.unauthorized, 'The Authorization header must be "Bearer <API key>".');
   return m[1]!;
 }
 
@@ -58,11 +55,7 @@ export function authenticate(
 ): Caller {
   const token = bearer(request);
   if (isAdminToken(token, adminToken)) {
-    throw new DomainError(
-      401,
-      'unauthorized',
-      'The admin token is for /_cabinet and /_simulator only; use an API key.',
-    );
+    throw refuse(CODE.unauthorized, 'The admin token is for /_cabinet and /_simulator only; use an API key.');
   }
   const found = domain.accounts.authenticate(token);
   if (found.kind !== 'ok') {
@@ -72,32 +65,23 @@ export function authenticate(
         'The API key is not recognised: it has the form of a key, but this service never issued it (copy the key the cabinet showed).',
       revoked: 'The API key has been revoked.',
     }[found.kind];
-    throw new DomainError(401, 'unauthorized', why);
+    throw refuse(CODE.unauthorized, why);
   }
   const caller = domain.caller(found.key);
   if (!isAllowed(caller.merchant.ipAllowList, address)) {
-    throw new DomainError(
-      403,
-      'ip_not_allowed',
-      'The request comes from an address outside the IP allow-list.',
-    );
+    throw refuse(CODE.ip_not_allowed, 'The request comes from an address outside the IP allow-list.');
   }
   const admission = domain.rateLimiter.admit(caller.merchant.id, caller.merchant.rateLimit);
   if (!admission.ok) {
     const s = admission.retryAfterSeconds;
-    throw new DomainError(
-      429,
-      'rate_limited',
+    throw refuse(
+      CODE.rate_limited,
       `Merchant rate limit of ${caller.merchant.rateLimit.limit} requests per ${caller.merchant.rateLimit.window_seconds} s exceeded; retry in ${s} s.`,
       { 'retry-after': String(s) },
     );
   }
   if (found.key.mode === 'live' && !caller.merchant.liveEnabled) {
-    throw new DomainError(
-      403,
-      'live_not_enabled',
-      'Live mode is not activated for this merchant; use a test key.',
-    );
+    throw refuse(CODE.live_not_enabled, 'Live mode is not activated for this merchant; use a test key.');
   }
   return caller;
 }
@@ -110,9 +94,8 @@ export function checkSignature(caller: Caller, request: Request, body: Uint8Arra
   const sent = request.headers.get('x-psp-signature');
   if (sent === null) {
     if (caller.terminal.requireSignature) {
-      throw new DomainError(
-        400,
-        'signature_required',
+      throw refuse(
+        CODE.signature_required,
         'This terminal requires signed requests: send X-PSP-Signature: sha256=<HMAC-SHA256 of the body>.',
       );
     }
@@ -120,15 +103,14 @@ export function checkSignature(caller: Caller, request: Request, body: Uint8Arra
   }
   const m = SIGNATURE_RE.exec(sent.trim());
   if (!m) {
-    throw new DomainError(
-      400,
-      'invalid_signature',
+    throw refuse(
+      CODE.invalid_signature,
       'X-PSP-Signature must be "sha256=" and 64 lowercase hex characters.',
     );
   }
   const expected = hmacSha256Hex(caller.terminal.signingSecret, body);
   if (!timingSafeEqualString(m[1]!, expected)) {
-    throw new DomainError(400, 'invalid_signature', 'X-PSP-Signature does not match the request body.');
+    throw refuse(CODE.invalid_signature, 'X-PSP-Signature does not match the request body.');
   }
 }
 
@@ -140,5 +122,5 @@ const BLOCKED: Record<MerchantBlock, string> = {
 /** Spec 7: a blocked merchant can move no money (403 with the block as its code). */
 export function checkBlock(caller: Caller): void {
   const block = caller.merchant.block;
-  if (block !== null) throw new DomainError(403, block, BLOCKED[block]);
+  if (block !== null) throw refuse(block, BLOCKED[block]);
 }

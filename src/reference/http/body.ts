@@ -1,6 +1,7 @@
+import { CODE } from '../../schemas/errors.js';
 import type { Context } from 'hono';
 import { DEFAULTS } from '../domain/defaults.js';
-import { DomainError } from '../domain/errors.js';
+import { DomainError, refuse } from '../domain/errors.js';
 import type { AppEnv } from './context.js';
 
 const EMPTY = new Uint8Array(0);
@@ -13,7 +14,7 @@ const EMPTY = new Uint8Array(0);
 export function checkExpect(request: Request): void {
   const expect = request.headers.get('expect');
   if (expect === null || expect.trim().toLowerCase() === '100-continue') return;
-  throw new DomainError(400, 'bad_request', 'Expect: only "100-continue" is supported.');
+  throw refuse(CODE.bad_request, 'Expect: only "100-continue" is supported.');
 }
 
 /**
@@ -21,11 +22,7 @@ export function checkExpect(request: Request): void {
  * the reason in the message.
  */
 export function payloadTooLarge(maxBytes: number): DomainError {
-  return new DomainError(
-    400,
-    'bad_request',
-    `Payload too large: the request body is larger than ${maxBytes} bytes.`,
-  );
+  return refuse(CODE.bad_request, `Payload too large: the request body is larger than ${maxBytes} bytes.`);
 }
 
 /**
@@ -77,7 +74,7 @@ export async function readRawBody(
     }
   } catch (err) {
     if (err instanceof DomainError) throw err;
-    throw new DomainError(400, 'bad_request', 'The request body could not be read.');
+    throw refuse(CODE.bad_request, 'The request body could not be read.');
   }
   return new Uint8Array(await new Blob(chunks).arrayBuffer());
 }
@@ -89,9 +86,8 @@ function checkContentType(header: string | undefined): void {
   const [type = '', ...params] = header.split(';').map((s) => s.trim().toLowerCase());
   if (type !== 'application/json' && !/^application\/[a-z0-9.+-]+\+json$/.test(type)) {
     // 400 `bad_request`, the reason in the message: spec section 4 lists no 415 (docs/spec-decisions.md).
-    throw new DomainError(
-      400,
-      'bad_request',
+    throw refuse(
+      CODE.bad_request,
       'Unsupported media type: the request body must be JSON (Content-Type: application/json).',
     );
   }
@@ -100,11 +96,7 @@ function checkContentType(header: string | undefined): void {
     ?.slice(8)
     .replace(/"/g, '');
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
-    throw new DomainError(
-      400,
-      'bad_request',
-      'Unsupported media type: the request body must be UTF-8 encoded JSON.',
-    );
+    throw refuse(CODE.bad_request, 'Unsupported media type: the request body must be UTF-8 encoded JSON.');
   }
 }
 
@@ -122,23 +114,22 @@ export function parseJson(c: Context<AppEnv>): unknown {
   try {
     text = decoder.decode(bytes);
   } catch {
-    throw new DomainError(400, 'bad_request', 'The request body is not valid UTF-8.');
+    throw refuse(CODE.bad_request, 'The request body is not valid UTF-8.');
   }
   try {
     return JSON.parse(text);
   } catch (err) {
     const at = /position (\d+)/.exec(err instanceof Error ? err.message : '')?.[1];
     const where = at ? ` (near byte ${at})` : '';
-    if (err instanceof RangeError)
-      throw new DomainError(400, 'bad_request', 'The JSON body is nested too deeply.');
-    throw new DomainError(400, 'bad_request', `The request body is not valid JSON${where}.`);
+    if (err instanceof RangeError) throw refuse(CODE.bad_request, 'The JSON body is nested too deeply.');
+    throw refuse(CODE.bad_request, `The request body is not valid JSON${where}.`);
   }
 }
 
 /** A body the route requires: 400 when it is missing. */
 export function requireJson(c: Context<AppEnv>): unknown {
   const value = parseJson(c);
-  if (value === undefined) throw new DomainError(400, 'bad_request', 'A JSON request body is required.');
+  if (value === undefined) throw refuse(CODE.bad_request, 'A JSON request body is required.');
   return value;
 }
 
@@ -148,5 +139,5 @@ export function requireNoBody(c: Context<AppEnv>): void {
   if (value === undefined) return;
   if (value !== null && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 0)
     return;
-  throw new DomainError(400, 'bad_request', 'This endpoint takes no request body.');
+  throw refuse(CODE.bad_request, 'This endpoint takes no request body.');
 }

@@ -1,9 +1,10 @@
+import { CODE } from '../../schemas/errors.js';
 import type { Context } from 'hono';
 import { IdempotencyKey } from '../../schemas/inputs.js';
 import { IDEMPOTENCY_KEY_RULE, UUID_V4_RE } from '../../schemas/limits.js';
 import type { Domain } from '../domain/core.js';
 import type { CabinetApi, SimulatorApi } from '../domain/control.js';
-import { DomainError } from '../domain/errors.js';
+import { refuse } from '../domain/errors.js';
 import type { Caller } from '../domain/validate.js';
 import type { Faults } from '../faults/index.js';
 import type { EventStreamHub } from '../sse/index.js';
@@ -52,7 +53,7 @@ export interface AppDeps {
 export function pathId(c: Context, what: string): string {
   const id = c.req.param('id') ?? '';
   if (!UUID_V4_RE.test(id)) {
-    throw new DomainError(404, 'not_found', `No ${what} with id ${quote(id)}: ids are UUIDv4 strings.`);
+    throw refuse(CODE.not_found, `No ${what} with id ${quote(id)}: ids are UUIDv4 strings.`);
   }
   return id.toLowerCase();
 }
@@ -62,6 +63,6 @@ export function idempotencyKey(c: Context): string | undefined {
   const value = c.req.header('idempotency-key');
   if (value === undefined) return undefined;
   const r = IdempotencyKey.safeParse(value);
-  if (!r.success) throw new DomainError(400, 'bad_request', `Idempotency-Key: ${IDEMPOTENCY_KEY_RULE}.`);
+  if (!r.success) throw refuse(CODE.bad_request, `Idempotency-Key: ${IDEMPOTENCY_KEY_RULE}.`);
   return r.data;
 }

@@ -1,5 +1,6 @@
+import { CODE } from '../../schemas/errors.js';
 import { type Context, Hono } from 'hono';
-import { DomainError } from '../domain/errors.js';
+import { refuse } from '../domain/errors.js';
 import type { FaultRuleInput } from '../faults/index.js';
 import { bearer, isAdminToken } from './auth.js';
 import { bodyOf, checkExpect, parseJson, requireNoBody } from './body.js';
@@ -12,7 +13,7 @@ const ENDPOINT_ID_RE = /^[A-Za-z0-9_-]{1,128}$/;
 
 function plainId(c: Context, what: string, re: RegExp): string {
   const id = c.req.param('id') ?? '';
-  if (!re.test(id)) throw new DomainError(404, 'not_found', `No ${what} with this id.`);
+  if (!re.test(id)) throw refuse(CODE.not_found, `No ${what} with this id.`);
   return id;
 }
 
@@ -24,7 +25,7 @@ function adminGuard(adminToken: string) {
       const msg = token.startsWith('sk_')
         ? 'API keys are refused on the control surface; use the admin token.'
         : 'The admin token is not recognised.';
-      throw new DomainError(401, 'unauthorized', msg);
+      throw refuse(CODE.unauthorized, msg);
     }
     checkExpect(c.req.raw);
     // A snapshot of a large state is far over the API's body limit; only the admin can send one.
@@ -116,7 +117,7 @@ export function simulatorRoutes(deps: AppDeps): Hono<AppEnv> {
   r.post('/clock/advance', async (c) => {
     const input = parseJson(c);
     if (input === null || typeof input !== 'object' || Array.isArray(input)) {
-      throw new DomainError(400, 'bad_request', 'A JSON body { "seconds": number } is required.');
+      throw refuse(CODE.bad_request, 'A JSON body { "seconds": number } is required.');
     }
     return json(200, await sim.advanceClock(input as { seconds: number }));
   });

@@ -1,3 +1,4 @@
+import { CODE, ERROR_CODES, type ErrorCode } from '../../schemas/errors.js';
 import { DomainError } from '../domain/errors.js';
 import { redactSecrets } from '../../internal/redact.js';
 
@@ -28,9 +29,24 @@ export function errorResponse(
   return json(status, { error: { code: redactSecrets(code), message: redactSecrets(message) } }, headers);
 }
 
+/**
+ * The error body of `code` at its status from the table of codes, for an answer made without a thrown
+ * {@link DomainError} (the 404 and 405 of an unknown path, an adapter's own refusals).
+ *
+ * @example
+ * return refusalResponse(CODE.not_found, 'No such endpoint.');
+ */
+export function refusalResponse(
+  code: ErrorCode,
+  message: string,
+  headers?: Record<string, string>,
+): Response {
+  return errorResponse(ERROR_CODES[code].status, code, message, headers);
+}
+
 /** Maps a thrown value to an answer: a DomainError to its status and body, anything else to a 500 (a bug). */
 export function toResponse(err: unknown, log?: (line: string) => void): Response {
   if (err instanceof DomainError) return errorResponse(err.status, err.code, err.message, err.headers);
   log?.(redactSecrets(`internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`));
-  return errorResponse(500, 'internal_error', 'The reference failed to answer this request.');
+  return refusalResponse(CODE.internal_error, 'The reference failed to answer this request.');
 }

@@ -1,6 +1,7 @@
+import { CODE } from '../../schemas/errors.js';
 import type { ApiKeyRecord, MerchantRecord, ShopRecord, TerminalRecord } from '../domain/accounts.js';
 import { MAX_KEYS_PER_TERMINAL } from '../domain/control.js';
-import { DomainError } from '../domain/errors.js';
+import { refuse } from '../domain/errors.js';
 import { quote } from '../../internal/quote.js';
 import type { IdempotentEntry } from '../domain/idempotency.js';
 import { StorageQuota } from '../domain/quota.js';
@@ -23,7 +24,7 @@ const bytes = new TextEncoder();
 /** The new state, built whole from a document before anything live changes. */
 export type Built = ReturnType<typeof buildState>;
 
-const bad = (message: string) => new DomainError(400, 'bad_request', `Not a valid snapshot: ${message}`);
+const bad = (message: string) => refuse(CODE.bad_request, `Not a valid snapshot: ${message}`);
 
 /** The records `make` builds from `items`, by id, refusing a repeated id. */
 function byId<I, T extends { id: string }>(what: string, items: I[], make: (item: I) => T): Map<string, T> {

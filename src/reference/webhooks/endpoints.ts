@@ -1,8 +1,9 @@
+import { CODE } from '../../schemas/errors.js';
 import * as z from 'zod/mini';
 import { isWebhookUrl, maxChars, oneOf } from '../../schemas/common.js';
 import { WEBHOOK_EVENTS, type WebhookEventName } from '../../schemas/events.js';
 import { LIMITS } from '../../schemas/limits.js';
-import { DomainError } from '../domain/errors.js';
+import { refuse } from '../domain/errors.js';
 import { quote } from '../../internal/quote.js';
 import { parseAddress } from '../domain/ip-allow.js';
 import { parseBody } from '../domain/validate.js';
@@ -85,9 +86,8 @@ export class EndpointRegistry {
   create(shopId: string, input: unknown): Endpoint {
     const { url, events, signature_version } = parseBody(endpointInput, input);
     if (this.ofShop(shopId).length >= MAX_ENDPOINTS_PER_SHOP)
-      throw new DomainError(
-        409,
-        'too_many_webhook_endpoints',
+      throw refuse(
+        CODE.too_many_webhook_endpoints,
         `At most ${MAX_ENDPOINTS_PER_SHOP} webhook endpoints per shop; delete one first.`,
       );
     const endpoint: Endpoint = {
@@ -108,7 +108,7 @@ export class EndpointRegistry {
   get(id: string): Endpoint {
     const endpoint = this.#byId.get(id);
     // The id is caller input: quoted redacted and capped, so neither a pasted secret nor a huge segment shows.
-    if (!endpoint) throw new DomainError(404, 'not_found', `No webhook endpoint ${quote(id, 100)}.`);
+    if (!endpoint) throw refuse(CODE.not_found, `No webhook endpoint ${quote(id, 100)}.`);
     return endpoint;
   }
 

@@ -1,5 +1,6 @@
+import { CODE } from '../../schemas/errors.js';
 import type { Clock } from '../domain/clock.js';
-import { DomainError } from '../domain/errors.js';
+import { refuse } from '../domain/errors.js';
 import type { EventBus } from '../domain/events.js';
 import { Dispatcher, type PendingSeries } from './dispatcher.js';
 import { type CreatedEndpoint, EndpointRegistry, type EndpointState, newWebhookSecret } from './endpoints.js';
@@ -181,11 +182,7 @@ export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
     resend(eventId) {
       const event = history.get(eventId);
       if (!event)
-        throw new DomainError(
-          404,
-          'not_found',
-          `No event ${JSON.stringify(eventId.slice(0, 100))} to resend.`,
-        );
+        throw refuse(CODE.not_found, `No event ${JSON.stringify(eventId.slice(0, 100))} to resend.`);
       if (dispatcher.dispatch(event) === 0)
         logger?.(`webhook ${event.id} ${event.event} resend: no endpoint of the shop takes it now`);
     },
