@@ -23,6 +23,8 @@ function fakeDist(files: Files, sources: Record<string, string[]> = {}): string 
     'index.cjs': "module.exports = require('zod/mini');\n",
     'webhooks/index.js': 'export const w = 1;\n',
     'webhooks/index.cjs': 'module.exports = { w: 1 };\n',
+    'replicas/index.js': 'export const r = 1;\n',
+    'replicas/index.cjs': 'module.exports = { r: 1 };\n',
     'reference/index.js': "import { Hono } from 'hono';\nimport 'node:http';\nexport { Hono };\n",
     'reference/index.cjs': "module.exports = require('hono');\n",
     'reference/msw.js': "export { http } from 'msw';\n",
