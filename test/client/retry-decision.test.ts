@@ -16,31 +16,31 @@ const base: RetryInput = {
   random: () => 0.5,
 };
 const at = (over: Partial<RetryInput>) => retryDecision({ ...base, ...over });
-const no = { retry: false };
-const after = (ms: number) => ({ retry: true, delayMs: ms });
+const no = { retry: false } as const;
+const waits = (ms: number) => ({ retry: true, delayMs: ms }) as const;
 
 describe('retryDecision', () => {
   it.each<[string, Partial<RetryInput>, ReturnType<typeof retryDecision>]>([
-    ['a 503 on the first attempt: half of 300 ms', {}, after(150)],
-    ['the second attempt: half of 600 ms', { attempt: 2 }, after(300)],
+    ['a 503 on the first attempt: half of 300 ms', {}, waits(150)],
+    ['the second attempt: half of 600 ms', { attempt: 2 }, waits(300)],
     ['past maxRetries', { attempt: 3 }, no],
     ['maxRetries 0', { maxRetries: 0 }, no],
     ['a call not safe to repeat', { safe: false }, no],
-    ['a timeout', { outcome: { failure: 'timeout' } }, after(150)],
-    ['a network failure', { outcome: { failure: 'network' } }, after(150)],
+    ['a timeout', { outcome: { failure: 'timeout' } }, waits(150)],
+    ['a network failure', { outcome: { failure: 'network' } }, waits(150)],
     ['our own refusal or the caller abort', { outcome: { failure: 'final' } }, no],
-    ['408', { outcome: { status: 408 } }, after(150)],
-    ['500', { outcome: { status: 500 } }, after(150)],
+    ['408', { outcome: { status: 408 } }, waits(150)],
+    ['500', { outcome: { status: 500 } }, waits(150)],
     ['501 is final', { outcome: { status: 501 } }, no],
-    ['502', { outcome: { status: 502 } }, after(150)],
-    ['504', { outcome: { status: 504 } }, after(150)],
-    ['599, above the usual list', { outcome: { status: 599 } }, after(150)],
+    ['502', { outcome: { status: 502 } }, waits(150)],
+    ['504', { outcome: { status: 504 } }, waits(150)],
+    ['599, above the usual list', { outcome: { status: 599 } }, waits(150)],
     ['413 is final', { outcome: { status: 413, retryAfterMs: 1000 } }, no],
     ['409 is final', { outcome: { status: 409 } }, no],
-    ['a readable Retry-After is the wait', { outcome: { status: 503, retryAfterMs: 2000 } }, after(2000)],
-    ['Retry-After 0 retries at once', { outcome: { status: 429, retryAfterMs: 0 } }, after(0)],
-    ['capped by maxRetryDelay', { outcome: { status: 503, retryAfterMs: 90_000 } }, after(60_000)],
-    ['backoff capped too', { attempt: 2, maxRetryDelayMs: 100 }, after(100)],
+    ['a readable Retry-After is the wait', { outcome: { status: 503, retryAfterMs: 2000 } }, waits(2000)],
+    ['Retry-After 0 retries at once', { outcome: { status: 429, retryAfterMs: 0 } }, waits(0)],
+    ['capped by maxRetryDelay', { outcome: { status: 503, retryAfterMs: 90_000 } }, waits(60_000)],
+    ['backoff capped too', { attempt: 2, maxRetryDelayMs: 100 }, waits(100)],
     [
       'a 429 asking longer than the timeout: answered now',
       { outcome: { status: 429, retryAfterMs: 30_001 } },
@@ -49,20 +49,20 @@ describe('retryDecision', () => {
     [
       'a 429 asking exactly the timeout waits',
       { outcome: { status: 429, retryAfterMs: 30_000 } },
-      after(30_000),
+      waits(30_000),
     ],
     [
       'a 503 asking longer than the timeout waits (capped)',
       { outcome: { status: 503, retryAfterMs: 40_000 } },
-      after(40_000),
+      waits(40_000),
     ],
   ])('%s', (_name, over, expected) => {
     expect(at(over)).toEqual(expected);
   });
 
   it('full jitter spans [0, 300 x 2^(n-1))', () => {
-    expect(at({ random: () => 0 })).toEqual(after(0));
-    expect(at({ attempt: 2, random: () => 0.999 })).toEqual(after(0.999 * 600));
+    expect(at({ random: () => 0 })).toEqual(waits(0));
+    expect(at({ attempt: 2, random: () => 0.999 })).toEqual(waits(0.999 * 600));
   });
 });
 
