@@ -4,11 +4,12 @@ import { HTTPError, TimeoutError } from 'ky';
 import { PspError, parseRetryAfter } from './errors.js';
 
 /**
- * How an attempt ended: an HTTP error answer (`status`), a `timeout` of the attempt, a `network` failure (no
- * answer, or a middleware that threw), or `final`: the SDK's own refusal or the caller's abort, never retried.
+ * How an attempt ended: an HTTP error answer (`status`, with its readable `Retry-After` in ms), a `timeout` of
+ * the attempt, a `network` failure (no answer, or a middleware that threw), or `final`: the SDK's own refusal or
+ * the caller's abort, never retried.
  */
 export type AttemptOutcome =
-  | { readonly status: number; readonly retryAfterMs?: number | undefined }
+  | { readonly status: number; readonly retryAfter?: number | undefined }
   | { readonly failure: 'timeout' | 'network' | 'final' };
 
 /** What {@link retryDecision} weighs after a failed attempt. */
@@ -20,9 +21,9 @@ export interface RetryInput {
   readonly safe: boolean;
   readonly outcome: AttemptOutcome;
   /** The call's per-attempt timeout, in ms. */
-  readonly timeoutMs: number;
+  readonly timeout: number;
   /** Ceiling of any wait, the server's included (the client's `maxRetryDelay`). */
-  readonly maxRetryDelayMs: number;
+  readonly maxRetryDelay: number;
   /** Source of jitter in [0, 1); default `Math.random`. */
   readonly random?: () => number;
 }
@@ -36,21 +37,22 @@ const STOP: RetryDecision = { retry: false };
  * 408, 429, 500 and 502 and above (501 and 413 are final), on calls safe to repeat, up to `maxRetries` retries.
  * A 429 whose `Retry-After` outlasts the call's timeout is answered at once (the error carries `retryAfter`). The
  * wait is the answer's readable `Retry-After`, else full jitter over 0.3 s x 2^(attempt-1), capped by
- * `maxRetryDelayMs`.
+ * `maxRetryDelay`.
  *
  * @example
- * retryDecision({ attempt: 1, maxRetries: 2, safe: true, outcome: { status: 503 }, timeoutMs: 30_000, maxRetryDelayMs: 8_000 });
+ * retryDecision({ attempt: 1, maxRetries: 2, safe: true, outcome: { status: 503 }, timeout: 30_000, maxRetryDelay: 8_000 });
  * // { retry: true, delayMs: <between 0 and 300> }
  */
 export function retryDecision(input: RetryInput): RetryDecision {
-  const { outcome } = input;
-  if ('failure' in outcome ? outcome.failure === 'final' : !retriedStatus(outcome.status)) return STOP;
-  const after = 'status' in outcome ? outcome.retryAfterMs : undefined;
-  if ('status' in outcome && outcome.status === 429 && after !== undefined && after > input.timeoutMs)
-    return STOP;
-  if (!input.safe || input.attempt > input.maxRetries) return STOP;
+  const { outcome: o } = input;
+  const after = 'status' in o ? o.retryAfter : undefined;
+  const final =
+    'status' in o
+      ? !retriedStatus(o.status) || (o.status === 429 && after !== undefined && after > input.timeout)
+      : o.failure === 'final';
+  if (final || !input.safe || input.attempt > input.maxRetries) return STOP;
   const backoff = () => (input.random ?? Math.random)() * 300 * 2 ** (input.attempt - 1);
-  return { retry: true, delayMs: Math.min(after ?? backoff(), input.maxRetryDelayMs) };
+  return { retry: true, delayMs: Math.min(after ?? backoff(), input.maxRetryDelay) };
 }
 
 const retriedStatus = (status: number) => status === 408 || status === 429 || status === 500 || status >= 502;
@@ -68,6 +70,6 @@ export function outcomeOf(error: unknown): AttemptOutcome {
   if (!(error instanceof HTTPError)) return { failure: 'network' };
   const { status, headers } = error.response;
   return status === 429 || status === 503
-    ? { status, retryAfterMs: parseRetryAfter(headers.get('retry-after')) }
+    ? { status, retryAfter: parseRetryAfter(headers.get('retry-after')) }
     : { status };
 }

@@ -26,8 +26,8 @@ export interface SendOptions {
 }
 
 /**
- * Sends `request` (built on baseUrl, without secrets) with `body`, its exact text, once. `init` is handed to fetch
- * as given (ky's per-attempt options).
+ * Sends `request` (built on baseUrl with `redirect: 'manual'`, without secrets) with `body`, its exact text,
+ * once. `init` is handed to fetch as given (ky's per-attempt options).
  */
 export type SendStep = (
   request: Request,
@@ -67,41 +67,36 @@ export function credentialsOf(apiKey: string, signingSecret?: string): Credentia
  * const res = await send(new Request(url, { redirect: 'manual' }), { operation: 'banks.list', attempt: 1, urlTemplate });
  */
 export function createSendStep({ fetch, middleware = [], headers }: SendOptions): SendStep {
-  const finish = (
+  const finish = async (
     request: Request,
     body: string | Uint8Array | undefined,
     context: AttemptContext,
     init: RequestInit | undefined,
   ): Promise<Response> => {
-    const secret = headers(body, context);
-    const go = (h: Record<string, string>) => {
-      for (const k in h) request.headers.set(k, h[k]!);
-      return fetch(request, init).then((res) => refuseRedirected(res, context));
-    };
-    return secret instanceof Promise ? secret.then(go) : go(secret);
+    const secret = await headers(body, context);
+    for (const k in secret) request.headers.set(k, secret[k]!);
+    const res = await fetch(request, init);
+    if (!res.redirected) return res;
+    // A custom fetch that followed a redirect in spite of `redirect: 'manual'`: too late to stop it, but the
+    // answer of another address is not the API's.
+    void release(res.body);
+    throw new PspResponseError(redirectMessage(res.status, res.url), res.status, [], context.idempotencyKey);
   };
-  return (request, context, body, init) => {
-    // The API never redirects: a 3xx is an error answer, never a hop that takes the key elsewhere.
-    const own = request.redirect === 'manual' ? request : new Request(request, { redirect: 'manual' });
-    if (!middleware.length) return finish(own, body, context, init);
-    return runChain(middleware, own, context, async (r) => {
-      const sent = r === own ? body : await bodyBytes(r);
-      // A copy: the middleware never sees the key, and may hand the same request to next again. Our signal and
-      // `manual` again: a Request the middleware built itself would follow a redirect and outlive a timeout.
-      return finish(
-        new Request(r, { body: sent, redirect: 'manual', signal: own.signal }),
-        sent,
-        context,
-        init,
-      );
-    });
-  };
-}
-
-function refuseRedirected(res: Response, context: AttemptContext): Response {
-  if (!res.redirected) return res;
-  // A custom fetch that followed a redirect in spite of `redirect: 'manual'`: too late to stop it, but the answer
-  // of another address is not the API's.
-  void release(res.body);
-  throw new PspResponseError(redirectMessage(res.status, res.url), res.status, [], context.idempotencyKey);
+  // `request` is built with `redirect: 'manual'` (ky's option, the stream's own): the API never redirects, and a
+  // 3xx is an error answer, never a hop that takes the key elsewhere.
+  return (request, context, body, init) =>
+    middleware.length
+      ? runChain(middleware, request, context, async (r) => {
+          const sent = r === request ? body : await bodyBytes(r);
+          // A copy: the middleware never sees the key, and may hand the same request to next again. Our signal
+          // and `manual` again: a Request the middleware built itself would follow a redirect and outlive a
+          // timeout.
+          return finish(
+            new Request(r, { body: sent, redirect: 'manual', signal: request.signal }),
+            sent,
+            context,
+            init,
+          );
+        })
+      : finish(request, body, context, init);
 }

@@ -1,4 +1,4 @@
-import ky, { HTTPError, type KyInstance, type Options as KyOptions, TimeoutError } from 'ky';
+import ky, { HTTPError, type KyInstance, type Options as KyOptions } from 'ky';
 import type { ApiResult } from './api-promise.js';
 import { PspAbortError, type PspError, PspResponseError, readText } from './errors.js';
 import { type CallState, markCall, toPspError } from './failures.js';
@@ -33,6 +33,7 @@ export interface TransportRequest {
 }
 
 const API_PREFIX = '/api/v1/public';
+const FINAL = { failure: 'final' } as const;
 
 type Parse<T> = (json: unknown, status: number) => T;
 
@@ -132,18 +133,33 @@ export class Transport {
       fetch: (input, init) => this.#attempt(input as Request, init, state, req, rec),
       retry: {
         shouldRetry: ({ error, retryCount }) => {
+          // The caller's abort is final: ky's sleep would end at once anyway.
+          const outcome = call.signal?.aborted ? FINAL : outcomeOf(error);
           const decision = retryDecision({
             attempt: retryCount,
             maxRetries: call.maxRetries,
             safe: req.safe,
-            // The caller's abort is final: ky's sleep would end at once anyway.
-            outcome: call.signal?.aborted ? { failure: 'final' } : outcomeOf(error),
-            timeoutMs: call.timeout,
-            maxRetryDelayMs: this.#o.maxRetryDelay,
+            outcome,
+            timeout: call.timeout,
+            maxRetryDelay: this.#o.maxRetryDelay,
           });
           if (!decision.retry) return false;
           delayMs = decision.delayMs;
-          this.#retrying(req, error, retryCount + 1, delayMs);
+          // The failed answer's body is never read: release its connection.
+          if (error instanceof HTTPError) void release(error.response.body);
+          if (this.#o.logger?.info)
+            log(this.#o.logger, 'info', 'psp-sdk: retrying', {
+              method: req.method,
+              url: this.url(req.path),
+              attempt: retryCount + 1,
+              reason:
+                'status' in outcome
+                  ? `HTTP ${outcome.status}`
+                  : outcome.failure === 'network'
+                    ? (error as Error).name
+                    : outcome.failure,
+              delayMs,
+            });
           return true;
         },
         delay: () => delayMs,
@@ -194,27 +210,6 @@ export class Transport {
       attempts: state.attempts,
       requestId: response.headers.get('x-request-id') ?? undefined,
     };
-  }
-
-  /** A retry is decided: the failed answer's body is never read (its connection is released), and it is logged. */
-  #retrying(req: TransportRequest, error: unknown, attempt: number, delayMs: number): void {
-    if (error instanceof HTTPError) void release(error.response.body);
-    const logger = this.#o.logger;
-    if (!logger?.info) return;
-    log(logger, 'info', 'psp-sdk: retrying', {
-      method: req.method,
-      url: this.url(req.path),
-      attempt,
-      reason:
-        error instanceof HTTPError
-          ? `HTTP ${error.response.status}`
-          : error instanceof TimeoutError
-            ? 'timeout'
-            : error instanceof Error
-              ? error.name
-              : 'error',
-      delayMs: Math.round(delayMs),
-    });
   }
 
   /** One attempt: ky calls this in place of fetch, with the Request it built (headers mutable, no body). */

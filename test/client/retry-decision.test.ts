@@ -11,8 +11,8 @@ const base: RetryInput = {
   maxRetries: 2,
   safe: true,
   outcome: { status: 503 },
-  timeoutMs: 30_000,
-  maxRetryDelayMs: 60_000,
+  timeout: 30_000,
+  maxRetryDelay: 60_000,
   random: () => 0.5,
 };
 const at = (over: Partial<RetryInput>) => retryDecision({ ...base, ...over });
@@ -35,25 +35,25 @@ describe('retryDecision', () => {
     ['502', { outcome: { status: 502 } }, waits(150)],
     ['504', { outcome: { status: 504 } }, waits(150)],
     ['599, above the usual list', { outcome: { status: 599 } }, waits(150)],
-    ['413 is final', { outcome: { status: 413, retryAfterMs: 1000 } }, no],
+    ['413 is final', { outcome: { status: 413, retryAfter: 1000 } }, no],
     ['409 is final', { outcome: { status: 409 } }, no],
-    ['a readable Retry-After is the wait', { outcome: { status: 503, retryAfterMs: 2000 } }, waits(2000)],
-    ['Retry-After 0 retries at once', { outcome: { status: 429, retryAfterMs: 0 } }, waits(0)],
-    ['capped by maxRetryDelay', { outcome: { status: 503, retryAfterMs: 90_000 } }, waits(60_000)],
-    ['backoff capped too', { attempt: 2, maxRetryDelayMs: 100 }, waits(100)],
+    ['a readable Retry-After is the wait', { outcome: { status: 503, retryAfter: 2000 } }, waits(2000)],
+    ['Retry-After 0 retries at once', { outcome: { status: 429, retryAfter: 0 } }, waits(0)],
+    ['capped by maxRetryDelay', { outcome: { status: 503, retryAfter: 90_000 } }, waits(60_000)],
+    ['backoff capped too', { attempt: 2, maxRetryDelay: 100 }, waits(100)],
     [
       'a 429 asking longer than the timeout: answered now',
-      { outcome: { status: 429, retryAfterMs: 30_001 } },
+      { outcome: { status: 429, retryAfter: 30_001 } },
       no,
     ],
     [
       'a 429 asking exactly the timeout waits',
-      { outcome: { status: 429, retryAfterMs: 30_000 } },
+      { outcome: { status: 429, retryAfter: 30_000 } },
       waits(30_000),
     ],
     [
       'a 503 asking longer than the timeout waits (capped)',
-      { outcome: { status: 503, retryAfterMs: 40_000 } },
+      { outcome: { status: 503, retryAfter: 40_000 } },
       waits(40_000),
     ],
   ])('%s', (_name, over, expected) => {
@@ -75,11 +75,11 @@ describe('outcomeOf', () => {
     ['our own error', new PspResponseError('redirected', 302), { failure: 'final' }],
     ['a fetch failure', new TypeError('fetch failed'), { failure: 'network' }],
     ['a 500', http(500, { 'retry-after': '3' }), { status: 500 }],
-    ['a 503 with Retry-After', http(503, { 'retry-after': '3' }), { status: 503, retryAfterMs: 3000 }],
+    ['a 503 with Retry-After', http(503, { 'retry-after': '3' }), { status: 503, retryAfter: 3000 }],
     [
       'a 429 with an unreadable one',
       http(429, { 'retry-after': 'soon' }),
-      { status: 429, retryAfterMs: undefined },
+      { status: 429, retryAfter: undefined },
     ],
   ])('%s', (_name, error, expected) => {
     expect(outcomeOf(error)).toEqual(expected);
