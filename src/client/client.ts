@@ -72,7 +72,7 @@ export class PspClient {
     this.payments = new Payments(this.#t);
     this.payouts = new Payouts(this.#t);
     this.banks = new Banks(this.#t, o.banksCacheTtl);
-    this.events = eventsOf(this.#t, o.fetch, o.logger);
+    this.events = eventsOf(this.#t, o.fetch, o.logger, o.userAgent);
   }
 
   /**

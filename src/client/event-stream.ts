@@ -4,24 +4,21 @@ import type { SseEvent } from '../schemas/events.js';
 export type { SseEvent } from '../schemas/events.js';
 import { apiErrorOf, PspApiError, PspConnectionError, parseRetryAfter } from './errors.js';
 import { type Logger, log } from './logger.js';
-import { type Middleware, runChain } from './middleware.js';
 import { release } from './release.js';
+import { createSendStep, type SendOptions } from './send.js';
 import { type BackoffOptions, backoffDelay, sleep } from './sse/backoff.js';
 import { parseEnvelope } from './sse/envelope.js';
 
-/** How the stream reaches `GET /api/v1/public/events`; the client builds it. */
-export interface EventStreamTransport {
+/**
+ * How the stream reaches `GET /api/v1/public/events`; the client builds it. Every connection attempt goes out
+ * through the client's one send step (`send.ts`), built from these `fetch`, `middleware` and `headers`.
+ */
+export interface EventStreamTransport extends SendOptions {
   /** Absolute URL of `GET /api/v1/public/events`. */
   url: string;
-  fetch: typeof fetch;
-  /**
-   * Fresh per connection attempt: Authorization, and X-PSP-Signature of the empty body when signing. May return
-   * a promise (a signer that is async, like WebCrypto's); a rejection counts as a failed connection attempt.
-   */
-  headers(): Record<string, string> | Promise<Record<string, string>>;
-  logger?: Logger;
-  /** Runs around every connection attempt (`operation` `'events.stream'`). */
-  middleware?: readonly Middleware[];
+  /** Sent on every connection, before the middleware (which may change it), as on every call. */
+  userAgent?: string | undefined;
+  logger?: Logger | undefined;
   /** Where the client's `waitFor` calls listen to this stream (they never open one of their own). */
   tap?: StreamTap;
 }
@@ -155,6 +152,7 @@ export function streamEvents(
   else options.signal?.addEventListener('abort', onAbort, { once: true });
 
   async function* run(): AsyncGenerator<SseEvent, void, undefined> {
+    const send = createSendStep(transport);
     const logger = transport.logger;
     const tap = transport.tap;
     let failures = 0;
@@ -193,22 +191,19 @@ export function streamEvents(
         let retryAfterMs: number | undefined;
         try {
           arm();
-          const request = new Request(transport.url, {
-            headers: { accept: 'text/event-stream', 'cache-control': 'no-cache' },
-            signal: conn.signal,
-          });
+          const headers: Record<string, string> = {
+            accept: 'text/event-stream',
+            'cache-control': 'no-cache',
+          };
+          if (transport.userAgent) headers['user-agent'] = transport.userAgent;
+          // The connection stays ours to end: the send step keeps this signal on whatever the middleware passes.
+          const request = new Request(transport.url, { headers, signal: conn.signal, redirect: 'manual' });
           const context = {
             operation: 'events.stream',
             attempt: failures + 1,
             urlTemplate: TEMPLATE,
           } as const;
-          const res = await runChain(transport.middleware ?? [], request, context, async (r) => {
-            // Auth after every middleware, on a copy the middleware never sees; the connection stays ours to end.
-            // The API never redirects: a 3xx is an error answer (below), never a hop that takes the key elsewhere.
-            const out = new Request(r, { signal: conn.signal, redirect: 'manual' });
-            for (const [k, v] of Object.entries(await transport.headers())) out.headers.set(k, v);
-            return transport.fetch(out);
-          });
+          const res = await send(request, context);
           if (!res.ok && !retryable(res.status)) throw await apiErrorOf(res, { attempts: failures + 1 });
           if (!res.ok || !res.body || !/^text\/event-stream/i.test(res.headers.get('content-type') ?? '')) {
             // A retryable error answer, or not a stream: the body is not needed, release the connection.

@@ -19,12 +19,6 @@ export interface CallState {
   signal: AbortSignal | undefined;
   idempotencyKey: string | undefined;
   started: number;
-  /** The last failed answer: its body is released before the next attempt, its status logged. */
-  failed?: Response | undefined;
-  /** Milliseconds the last failed answer's readable `Retry-After` asks to wait, if any. */
-  wait?: number | undefined;
-  /** Why the last attempt failed, for the retry log line. */
-  reason?: string | undefined;
 }
 
 /** Stamps the call's attempt count and Idempotency-Key on an error. @example markCall(new PspAbortError('x'), state) */

@@ -41,16 +41,22 @@ export interface Events {
  * `client.events` over a transport: a plain object (the namespace holds no state of its own).
  *
  * @example
- * const events = eventsOf(transport, fetch, logger);
+ * const events = eventsOf(transport, fetch, logger, userAgent);
  */
-export function eventsOf(t: Transport, fetchFn: typeof fetch, logger: Logger | undefined): Events {
+export function eventsOf(
+  t: Transport,
+  fetchFn: typeof fetch,
+  logger: Logger | undefined,
+  userAgent: string | undefined,
+): Events {
   return {
     stream: (options) =>
       streamEvents(
         {
           url: t.url('/events'),
           fetch: fetchFn,
-          headers: () => t.getHeaders(),
+          headers: t.credentials,
+          userAgent,
           logger,
           middleware: t.middleware,
           tap: t.tap,

@@ -1,0 +1,102 @@
+// The one way a request of this client leaves the process, for calls (per attempt) and the event stream (per
+// connection): the app's middleware, then the secrets, then fetch. Written once so that the key, the
+// Idempotency-Key and the signature are added, and a redirect refused, by the same lines everywhere.
+import { redirectMessage, PspResponseError } from './errors.js';
+import { type AttemptContext, bodyBytes, type Middleware, runChain } from './middleware.js';
+import { release } from './release.js';
+import { createSigner } from './sign.js';
+
+/**
+ * The secret headers of one attempt, over the exact body sent (its text or bytes; `undefined` when it has none):
+ * `Authorization`, the `Idempotency-Key` and `X-PSP-Signature`. May return a promise (an async signer); a
+ * rejection fails the attempt as a network error would.
+ */
+export type Credentials = (
+  body: string | Uint8Array | undefined,
+  context: AttemptContext,
+) => Record<string, string> | Promise<Record<string, string>>;
+
+/** What {@link createSendStep} is built from. */
+export interface SendOptions {
+  fetch: typeof fetch;
+  /** Run in order around every attempt; none by default. */
+  middleware?: readonly Middleware[] | undefined;
+  /** Fresh per attempt, after every middleware: see {@link credentialsOf}. */
+  headers: Credentials;
+}
+
+/**
+ * Sends `request` (built on baseUrl with `redirect: 'manual'`, without secrets) with `body`, its exact text,
+ * once. `init` is handed to fetch as given (ky's per-attempt options).
+ */
+export type SendStep = (
+  request: Request,
+  context: AttemptContext,
+  body?: string,
+  init?: RequestInit,
+) => Promise<Response>;
+
+/**
+ * The client's credentials: bearer auth with `apiKey`, the attempt's `Idempotency-Key` when it has one and, with a
+ * `signingSecret`, `X-PSP-Signature` over the exact body (the empty string when there is none).
+ *
+ * @example
+ * const headers = credentialsOf('sk_test_...', 'thm_...');
+ * headers('{"amount":100}', context); // { authorization, 'idempotency-key'?, 'x-psp-signature' }
+ */
+export function credentialsOf(apiKey: string, signingSecret?: string): Credentials {
+  const authorization = `Bearer ${apiKey}`;
+  const sign = signingSecret ? createSigner(signingSecret) : undefined;
+  return (body, context) => {
+    const h: Record<string, string> = { authorization };
+    if (context.idempotencyKey !== undefined) h['idempotency-key'] = context.idempotencyKey;
+    // Over the exact text handed to fetch (fetch encodes a string body as UTF-8, as HMAC does).
+    if (sign) h['x-psp-signature'] = `sha256=${sign(body ?? '')}`;
+    return h;
+  };
+}
+
+/**
+ * The send step: runs the middleware chain (which refuses a request moved to another origin), then sets the
+ * secret headers on a copy the middleware never sees, over the bytes the last middleware left, then fetches with
+ * `redirect: 'manual'`. An answer that a custom fetch reached by following a redirect anyway is refused with a
+ * `PspResponseError`: it is not the API's.
+ *
+ * @example
+ * const send = createSendStep({ fetch, middleware, headers: credentialsOf(apiKey) });
+ * const res = await send(new Request(url, { redirect: 'manual' }), { operation: 'banks.list', attempt: 1, urlTemplate });
+ */
+export function createSendStep({ fetch, middleware = [], headers }: SendOptions): SendStep {
+  const finish = async (
+    request: Request,
+    body: string | Uint8Array | undefined,
+    context: AttemptContext,
+    init: RequestInit | undefined,
+  ): Promise<Response> => {
+    const secret = await headers(body, context);
+    for (const k in secret) request.headers.set(k, secret[k]!);
+    const res = await fetch(request, init);
+    if (!res.redirected) return res;
+    // A custom fetch that followed a redirect in spite of `redirect: 'manual'`: too late to stop it, but the
+    // answer of another address is not the API's.
+    void release(res.body);
+    throw new PspResponseError(redirectMessage(res.status, res.url), res.status, [], context.idempotencyKey);
+  };
+  // `request` is built with `redirect: 'manual'` (ky's option, the stream's own): the API never redirects, and a
+  // 3xx is an error answer, never a hop that takes the key elsewhere.
+  return (request, context, body, init) =>
+    middleware.length
+      ? runChain(middleware, request, context, async (r) => {
+          const sent = r === request ? body : await bodyBytes(r);
+          // A copy: the middleware never sees the key, and may hand the same request to next again. Our signal
+          // and `manual` again: a Request the middleware built itself would follow a redirect and outlive a
+          // timeout.
+          return finish(
+            new Request(r, { body: sent, redirect: 'manual', signal: request.signal }),
+            sent,
+            context,
+            init,
+          );
+        })
+      : finish(request, body, context, init);
+}
