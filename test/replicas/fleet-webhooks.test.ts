@@ -187,8 +187,10 @@ describe.skipIf(!haveRedis())('three webhook receivers behind a load balancer, o
     try {
       const counts = await Promise.all(ids.map((id) => redis.get(`fleet:count:${id}`)));
       expect(counts).toEqual(ids.map(() => '1'));
-      // The duplicates were real: a replica died inside a handler, and the service saw failures and resends.
-      expect(await redis.keys('fleet:died-in:*')).toHaveLength(1);
+      // The duplicates were real: a replica died inside a handler (inside one or two: deliveries reach it side by
+      // side, and a second can enter its handler before the first kill lands), and the service saw failures and
+      // resends.
+      expect((await redis.keys('fleet:died-in:*')).length).toBeGreaterThanOrEqual(1);
     } finally {
       redis.destroy();
     }
