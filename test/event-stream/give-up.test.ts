@@ -1,21 +1,12 @@
 // Issue 23 #15: `: connected` used to reset the failure count, so a server that greets and then fails kept the
 // stream reconnecting for ever, however small `maxRetries`. Only a stream that really worked (an event, or a
 // connection that stayed open past the stable interval) starts counting from zero again.
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { PspConnectionError } from '../../src/client/errors.js';
 import { streamEvents } from '../../src/client/event-stream.js';
-import { frame, sseHead, startServer, type TestServer, take, transport, until } from './server.js';
+import { frame, serversClosedAfterEach, sseHead, take, transport, until } from './server.js';
 
-const servers: TestServer[] = [];
-async function server(...args: Parameters<typeof startServer>) {
-  const s = await startServer(...args);
-  servers.push(s);
-  return s;
-}
-afterEach(async () => {
-  vi.useRealTimers();
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const server = serversClosedAfterEach();
 
 const fast = { backoff: { initialDelayMs: 1, maxDelayMs: 5 } };
 

@@ -1,26 +1,8 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { type SseEvent, streamEvents } from '../../src/client/event-stream.js';
-import {
-  countingFetch,
-  frame,
-  sseHead,
-  startServer,
-  type TestServer,
-  take,
-  transport,
-  until,
-} from './server.js';
+import { countingFetch, frame, serversClosedAfterEach, sseHead, take, transport, until } from './server.js';
 
-const servers: TestServer[] = [];
-async function server(...args: Parameters<typeof startServer>) {
-  const s = await startServer(...args);
-  servers.push(s);
-  return s;
-}
-afterEach(async () => {
-  vi.useRealTimers();
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const server = serversClosedAfterEach();
 
 const fast = { backoff: { initialDelayMs: 1, maxDelayMs: 5 } };
 const created = (id: string) => frame('payment.created', { id, status: 'pending', amount: 1 });

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { afterEach, vi } from 'vitest';
 import type { EventStreamTransport } from '../../src/client/event-stream.js';
 
 export type Script = (req: IncomingMessage, res: ServerResponse, index: number) => void;
@@ -191,4 +192,21 @@ export function countingFetch(inner: typeof fetch = globalThis.fetch): FetchCoun
     },
   };
   return count;
+}
+
+/**
+ * For a test file: a `startServer` whose servers are closed after each test (real timers restored first), so no
+ * test leaves a socket or a fake clock behind.
+ */
+export function serversClosedAfterEach(): (...args: Parameters<typeof startServer>) => Promise<TestServer> {
+  const servers: TestServer[] = [];
+  afterEach(async () => {
+    vi.useRealTimers();
+    await Promise.all(servers.splice(0).map((s) => s.close()));
+  });
+  return async (...args) => {
+    const s = await startServer(...args);
+    servers.push(s);
+    return s;
+  };
 }

@@ -1,18 +1,9 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { AuthenticationError, IpNotAllowedError, PspConnectionError } from '../../src/client/errors.js';
 import { streamEvents } from '../../src/client/event-stream.js';
-import { frame, sseHead, startServer, type TestServer, take, transport } from './server.js';
+import { frame, serversClosedAfterEach, sseHead, take, transport } from './server.js';
 
-const servers: TestServer[] = [];
-async function server(...args: Parameters<typeof startServer>) {
-  const s = await startServer(...args);
-  servers.push(s);
-  return s;
-}
-afterEach(async () => {
-  vi.useRealTimers();
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const server = serversClosedAfterEach();
 
 const fast = { backoff: { initialDelayMs: 1, maxDelayMs: 5 } };
 
