@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { readStateFile, StateFileError } from '../../src/reference/state/file.js';
-import { MAX_RESTORE_BYTES } from '../../src/reference/state/limits.js';
+import { MAX_RESTORE_BYTES, MAX_STATE_FILE_BYTES } from '../../src/reference/state/limits.js';
 import { BASE, setup } from '../reference/helpers.js';
 
 describe('the restore size cap (MAX_RESTORE_BYTES)', () => {
@@ -26,16 +26,31 @@ describe('the restore size cap (MAX_RESTORE_BYTES)', () => {
     await ref.close();
   });
 
-  test('a --state file over the cap is refused before it is read, naming the file', async () => {
+  test('a --state file over its own bound is refused before it is read, naming the file', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'psp-cap-'));
     try {
       const file = join(dir, 'huge.json');
       await writeFile(file, '');
-      await truncate(file, MAX_RESTORE_BYTES + 1); // sparse: nothing is written
+      await truncate(file, MAX_STATE_FILE_BYTES + 1); // sparse: nothing is written
       const error = await readStateFile(file).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(StateFileError);
       expect((error as Error).message).toContain(file);
-      expect((error as Error).message).toContain(`${MAX_RESTORE_BYTES / 2 ** 20} MiB`);
+      expect((error as Error).message).toContain(`${MAX_STATE_FILE_BYTES / 2 ** 20} MiB`);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a --state file larger than a restore body still loads: the service wrote it, and a start serves nothing yet', async () => {
+    const { ref } = setup();
+    const doc = ref.simulator.snapshot();
+    await ref.close();
+    const dir = await mkdtemp(join(tmpdir(), 'psp-cap-'));
+    try {
+      const file = join(dir, 'large.json');
+      // A state as large as a busy service's: past the restore cap (JSON allows the trailing whitespace).
+      await writeFile(file, JSON.stringify(doc) + ' '.repeat(MAX_RESTORE_BYTES + 1));
+      expect(await readStateFile(file)).toEqual(doc);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -2,7 +2,7 @@
 import { open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { Faults } from '../faults/index.js';
-import { MAX_RESTORE_BYTES } from './limits.js';
+import { MAX_STATE_FILE_BYTES } from './limits.js';
 import { buildState } from './restore.js';
 import type { Snapshot } from './schema.js';
 
@@ -21,11 +21,12 @@ export class StateFileError extends Error {
 export async function readStateFile(path: string): Promise<unknown> {
   let text: string;
   try {
-    // Past the restore cap the start would stall like an oversized restore: refused before it is read.
+    // A runaway or foreign file is refused before it is read (the bound is far above what a start from the
+    // service's own file needs: see MAX_STATE_FILE_BYTES).
     const { size } = await stat(path);
-    if (size > MAX_RESTORE_BYTES)
+    if (size > MAX_STATE_FILE_BYTES)
       throw new StateFileError(
-        `the state file ${path} is ${size} bytes, over the ${MAX_RESTORE_BYTES / 2 ** 20} MiB a restore reads`,
+        `the state file ${path} is ${size} bytes, over the ${MAX_STATE_FILE_BYTES / 2 ** 20} MiB a start reads`,
       );
     text = await readFile(path, 'utf8');
   } catch (error) {
