@@ -16,6 +16,8 @@ export interface StartReferenceOptions extends ReferenceOptions {
   bodyTimeoutMs?: number;
   /** As `ListenOptions.maxBodyBytesInFlight`: most bytes of bodies read at once. Default 64 MiB. */
   maxBodyBytesInFlight?: number;
+  /** As `ListenOptions.maxConnections`: most connections open at once; past it new ones are closed. Default 4,096. */
+  maxConnections?: number;
   /**
    * Let webhooks go to private, loopback and link-local addresses (a test double on this machine or this network).
    * Anyone with an API key sets a payment's `webhook_url`, so a reference that listens beyond loopback would
@@ -77,6 +79,7 @@ export async function startReference(options: StartReferenceOptions = {}): Promi
     overrideGlobalObjects = false,
     bodyTimeoutMs,
     maxBodyBytesInFlight,
+    maxConnections,
     allowPrivateWebhookTargets,
     ...referenceOptions
   } = options;
@@ -101,6 +104,7 @@ export async function startReference(options: StartReferenceOptions = {}): Promi
       overrideGlobalObjects,
       ...(bodyTimeoutMs === undefined ? {} : { bodyTimeoutMs }),
       ...(maxBodyBytesInFlight === undefined ? {} : { maxBodyBytesInFlight }),
+      ...(maxConnections === undefined ? {} : { maxConnections }),
     });
   } catch (error) {
     await reference.close();

@@ -58,8 +58,16 @@ export interface ListenOptions {
    * snapshot). Default 64 MiB.
    */
   maxBodyBytesInFlight?: number;
+  /**
+   * Most connections open at once; past it a new connection is closed at once (a client sees a reset and may
+   * retry). Each open socket holds memory whether or not it ever sends a byte, so without a bound anyone who can
+   * reach the port grows the process. Default 4,096 (the SSE benchmark holds 1,000 streams).
+   */
+  maxConnections?: number;
 }
 
+/** Default of {@link ListenOptions.maxConnections}. */
+export const MAX_CONNECTIONS = 4096;
 /** Default of {@link ListenOptions.bodyTimeoutMs}. */
 export const BODY_TIMEOUT_MS = 10_000;
 /** Default of {@link ListenOptions.maxBodyBytesInFlight}. */
@@ -152,6 +160,7 @@ export function listenNode(handler: FetchHandler, options: ListenOptions = {}): 
     },
     listener,
   );
+  server.maxConnections = options.maxConnections ?? MAX_CONNECTIONS;
   // An `Expect` other than 100-continue goes to the app like any request (node would answer a bare 417).
   server.on('checkExpectation', listener);
   server.on('clientError', answerClientError);

@@ -1,5 +1,5 @@
 // `--state <file>` of the CLI: Node-only, so only cli.ts imports it (the rest of src/reference/state is web standard).
-import { open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { Faults } from '../faults/index.js';
 import { MAX_STATE_FILE_BYTES } from './limits.js';
@@ -19,6 +19,7 @@ export class StateFileError extends Error {
  * const state = await readStateFile('./psp-state.json'); // undefined on the first run
  */
 export async function readStateFile(path: string): Promise<unknown> {
+  await removeStaleTemps(path);
   let text: string;
   try {
     // A runaway or foreign file is refused before it is read (the bound is far above what a start from the
@@ -49,6 +50,32 @@ export async function readStateFile(path: string): Promise<unknown> {
     throw new StateFileError(`the state file ${path} is not a snapshot: ${(error as Error).message}`);
   }
   return doc;
+}
+
+/** Whether a process with this id runs (EPERM: it does, as another user). */
+function alive(pid: number): boolean {
+  if (pid === process.pid) return false; // this process has written nothing yet: the file is a dead one's
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes the temp files that writers killed mid-write left beside `path` ({@link writeStateFile}'s
+ * `.<name>.<pid>.<ms>.tmp`), so crashes do not pile them up; one whose writer still runs is left to it.
+ */
+async function removeStaleTemps(path: string): Promise<void> {
+  const dir = dirname(path);
+  const prefix = `.${basename(path)}.`;
+  for (const name of await readdir(dir).catch(() => [] as string[])) {
+    const pid = name.startsWith(prefix)
+      ? /^(\d+)\.\d+\.tmp$/.exec(name.slice(prefix.length))?.[1]
+      : undefined;
+    if (pid !== undefined && !alive(Number(pid))) await rm(join(dir, name), { force: true });
+  }
 }
 
 /**
