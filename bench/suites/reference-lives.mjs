@@ -11,11 +11,14 @@
 // figure the limiter's: the client waits out `Retry-After: 1`), and count the 429s they still met. The figure is
 // lives per second of wall time; each way runs twice, interleaved (HTTP, in-process, HTTP, in-process), and the
 // best of its two runs is reported with both.
+//
+// To profile: PSP_BENCH_SERVER_ARGV='--cpu-prof --cpu-prof-dir=/tmp/lives-ref' profiles the reference's process;
+// run this file itself with --cpu-prof and it prints each run's window, to pass to profile/by-module.mjs.
 
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { count429, emit } from '../lib/harness.mjs';
-import { jsonCaller } from '../lib/reference-client.mjs';
+import { jsonCaller, serverExecArgv } from '../lib/reference-client.mjs';
 import { importSdk } from '../lib/sdk.mjs';
 import { startServer } from '../servers/spawn.mjs';
 import { size } from '../lib/mode.mjs';
@@ -94,7 +97,7 @@ function merchant({ facts, call, fetch }) {
 }
 
 // Over HTTP: the reference in its own process (servers/reference.mjs raises the limit too), a node:http receiver.
-const server = await startServer('reference.mjs', ['{}']);
+const server = await startServer('reference.mjs', ['{}'], { execArgv: serverExecArgv() });
 const agent = new http.Agent({ keepAlive: true, maxSockets: WIDTH });
 const admin = jsonCaller(server.facts.base_url, agent);
 const overHttp = merchant({
@@ -146,8 +149,15 @@ try {
   const ways = { http: overHttp, inProcess };
   for (const way of Object.values(ways)) await way.lives(size(50, 50, 2)); // warm-up
   const runs = { http: [], inProcess: [] };
+  /** µs of process.hrtime, the clock of a .cpuprofile. */
+  const us = () => Number(process.hrtime.bigint() / 1000n);
+  const profiled = process.execArgv.some((a) => a.startsWith('--cpu-prof'));
   for (let r = 0; r < 2; r++)
-    for (const [name, way] of Object.entries(ways)) runs[name].push(await way.lives(LIVES));
+    for (const [name, way] of Object.entries(ways)) {
+      const from = us();
+      runs[name].push(await way.lives(LIVES));
+      if (profiled) console.error(`profile window of ${name} run ${r + 1} (µs): ${from} ${us()}`);
+    }
   const row = (name) => ({
     livesPerSec: Math.max(...runs[name]),
     runs: runs[name],
