@@ -45,24 +45,20 @@ export function issue25Rows(R, since) {
     start && judge(start.importMs + start.startMs <= 40 && start.firstCallMs <= 10),
   );
 
-  const lives = (way) => R.lives?.[way];
-  const livesFigure = (x) =>
-    x &&
-    `${n0(x.livesPerSec)} lives/s (runs ${x.runs.map(n0).join(' and ')}, best reported; ${n0(x.verified)} webhooks verified, ${n0(x.refused)} refused; 429s met: ${n0(x.rateLimited429)})`;
-  row(
-    "payment lives per second over HTTP, 10 at a time, merchant's rate limit raised (reference-lives)",
-    R.lives,
-    livesFigure(lives('http')),
-    '>= 1,000',
-    lives('http') && judge(lives('http').livesPerSec >= 1000),
-  );
-  row(
-    'payment lives per second in-process (`ref.fetch`, no sockets), 10 at a time, rate limit raised (reference-lives)',
-    R.lives,
-    livesFigure(lives('inProcess')),
-    '>= 3,000',
-    lives('inProcess') && judge(lives('inProcess').livesPerSec >= 3000),
-  );
+  for (const [way, what, goal] of [
+    ['http', "over HTTP, 10 at a time, merchant's rate limit raised", 1000],
+    ['inProcess', 'in-process (`ref.fetch`, no sockets), 10 at a time, rate limit raised', 3000],
+  ]) {
+    const x = R.lives?.[way];
+    row(
+      `payment lives per second ${what} (reference-lives)`,
+      R.lives,
+      x &&
+        `${n0(x.livesPerSec)} lives/s (runs ${x.runs.map(n0).join(' and ')}, best reported; ${n0(x.verified)} webhooks verified, ${n0(x.refused)} refused; 429s met: ${n0(x.rateLimited429)})`,
+      `>= ${n0(goal)}`,
+      x && judge(x.livesPerSec >= goal),
+    );
+  }
 
   // http-load takes the difference round by round; a result from before it did is derived from its medians.
   const added = (test) => {
