@@ -162,7 +162,11 @@ export function count429(status, n = 1) {
  */
 export async function emit(suite, result) {
   console.error(`${suite}: 429 answers met: ${met429}`);
-  if (result && typeof result === 'object') result.rateLimited429 = met429;
+  if (result && typeof result === 'object') {
+    result.rateLimited429 = met429;
+    // The report marks a figure that a later partial run (`node bench/run.mjs <suites>`) did not refresh.
+    result.measuredAt = new Date().toISOString();
+  }
   if (SMOKE) {
     if (!result?.ok && result?.ok !== undefined) throw new Error(`${suite}: ${result.reason ?? 'not ok'}`);
     return;

@@ -184,10 +184,17 @@ const paired = {
     'psp-sdk payments.create (signing on, OpenTelemetry on)',
     'psp-sdk payments.create (signing on)',
   ),
+  // Issue 25's row "with OpenTelemetry on": the traced call against bare ky, like getVsKy / createVsKy.
+  getOtelVsKy: pairedRatio(get, 'psp-sdk payments.get (OpenTelemetry on)', 'ky (bare)'),
+  createOtelVsKy: pairedRatio(
+    create,
+    'psp-sdk payments.create (signing on, OpenTelemetry on)',
+    'ky POST (bare)',
+  ),
 };
 for (const [name, r] of Object.entries(paired))
   if (r)
     console.error(
-      `  ${name.padEnd(12)} ${r.median.toFixed(3)} (IQR ${r.p25.toFixed(3)}..${r.p75.toFixed(3)})`,
+      `  ${name.padEnd(14)} ${r.median.toFixed(3)} (IQR ${r.p25.toFixed(3)}..${r.p75.toFixed(3)})`,
     );
 await emit('client', { sdkBuilt, get, create, paired });

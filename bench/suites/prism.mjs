@@ -5,7 +5,8 @@
 //   get     GET /api/v1/public/payments/{id}.
 // The reference is the server http-load measures as the CLI runs it (startReference with overrideGlobalObjects, the
 // merchant's rate limit lifted); it stores every payment and every key. Prism runs with static examples and its
-// logging off, the least work it can do per request (PRISM_FLAGS). The goal of issue 15: >= 10x Prism on both.
+// logging off, the least work it can do per request (PRISM_FLAGS). The ratio is reported, with no goal: issue 15's
+// 10x is retired (issue 25 asks for the figure; it follows from the reference's CPU per request).
 
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -19,7 +20,6 @@ import { SMOKE, size } from '../lib/mode.mjs';
 
 const rounds = size(3, 1, 1);
 const seconds = size(3, 2, 1);
-const GOAL = 10;
 /** `prism mock` flags: static examples (no json-schema-faker), no per-request log lines, no CORS headers. */
 const PRISM_FLAGS = ['--dynamic=false', '--verboseLevel=error', '--cors=false', '--errors=false'];
 const DOCUMENT = join(ROOT, 'openapi.json');
@@ -151,7 +151,7 @@ const n0 = (x) => Math.round(x).toLocaleString('en-US');
 for (const [test, r] of Object.entries(results))
   console.error(
     `prism ${test}: reference ${n0(r.reference.rps)} req/s, Prism ${n0(r.prism.rps)} req/s: ` +
-      `${r.ratio.toFixed(1)}x (per server CPU-s ${r.cpuRatio.toFixed(1)}x), goal ${GOAL}x: ${r.ratio >= GOAL ? 'met' : 'NOT met'}`,
+      `${r.ratio.toFixed(1)}x (per server CPU-s ${r.cpuRatio.toFixed(1)}x)`,
   );
 const { create, get } = results;
 const ok =
@@ -164,7 +164,6 @@ await emit('prism', {
   rounds,
   seconds,
   connections: 10,
-  goal: GOAL,
   create,
   get,
   markdown: `| operation | reference req/s | Prism ${prismVersion} req/s | reference / Prism | req per server CPU-s: reference / Prism | p99 ms: reference / Prism |
@@ -186,5 +185,5 @@ stored payment. Prism mocks the committed \`openapi.json\`:
 (static examples, no per-request log lines; it still validates each request and its own answer against the
 document). Both get the same requests, \`Prefer: code=201\` included (Prism's choice of the creation's answer). The
 reference is the server the http-load suite measures as the CLI runs it (\`overrideGlobalObjects\`), with the
-merchant's rate limit lifted. Goal of issue 15: >= ${GOAL}x on both.${ok ? '' : ' **Some answers were not the expected status: see the run log.**'}`,
+merchant's rate limit lifted. Reported, no goal.${ok ? '' : ' **Some answers were not the expected status: see the run log.**'}`,
 });
