@@ -4,7 +4,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { PspConnectionError } from '../../src/client/errors.js';
 import { streamEvents } from '../../src/client/event-stream.js';
-import { frame, serversClosedAfterEach, sseHead, take, transport, until } from './server.js';
+import { frame, serversClosedAfterEach, sseHead, take, transport, until } from '../support/sse-server.js';
 
 const server = serversClosedAfterEach();
 

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { AuthenticationError, IpNotAllowedError, PspConnectionError } from '../../src/client/errors.js';
 import { streamEvents } from '../../src/client/event-stream.js';
-import { frame, serversClosedAfterEach, sseHead, take, transport } from './server.js';
+import { frame, serversClosedAfterEach, sseHead, take, transport } from '../support/sse-server.js';
 
 const server = serversClosedAfterEach();
 

@@ -10,7 +10,7 @@ import {
   PAYMENT_ID,
   payment,
   stubFetch,
-} from '../client/helpers.js';
+} from './helpers.js';
 
 afterEach(() => {
   vi.unstubAllEnvs();

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type AttemptContext, type Middleware, PspClient, PspConnectionError } from '../../src/index.js';
 import type { RunningReference } from '../../src/reference/index.js';
-import { merchant, startRef } from '../client-integration/setup.js';
+import { merchant, startRef } from '../e2e/setup.js';
 import {
   API_KEY,
   apiError,
@@ -13,7 +13,7 @@ import {
   payment,
   SIGNING_SECRET,
   stubFetch,
-} from '../client/helpers.js';
+} from './helpers.js';
 
 afterEach(() => vi.useRealTimers());
 

@@ -11,7 +11,7 @@ import {
   payment,
   SIGNING_SECRET,
   stubFetch,
-} from '../client/helpers.js';
+} from './helpers.js';
 import { otel } from './otel-helpers.js';
 
 let registered: ReturnType<typeof otel> | undefined;

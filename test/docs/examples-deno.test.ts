@@ -7,9 +7,9 @@ import { startReference } from '../../src/reference/index.js';
 import { until } from './until.js';
 
 const root = join(import.meta.dirname, '..', '..');
-const deno = join(root, 'test', 'runtimes', 'node_modules', '.bin', 'deno');
+const deno = join(root, 'test', 'support', 'runtimes', 'node_modules', '.bin', 'deno');
 
-// Skipped only where engineer F's pinned Deno (test/runtimes, npm install there) is absent; the reason is printed.
+// Skipped only where engineer F's pinned Deno (test/support/runtimes, npm install there) is absent; the reason is printed.
 describe.skipIf(!existsSync(deno))(
   `examples/deno/webhook-handler.ts under Deno${existsSync(deno) ? '' : ` (skipped: ${deno} missing)`}`,
   () => {

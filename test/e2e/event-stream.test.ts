@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type SseEvent, streamEvents } from '../../src/client/event-stream.js';
 import { AuthenticationError } from '../../src/client/errors.js';
 import { type RunningReference, startReference } from '../../src/reference/start.js';
-import { transport, until } from './server.js';
+import { transport, until } from '../support/sse-server.js';
 
 const refs: RunningReference[] = [];
 afterEach(async () => {

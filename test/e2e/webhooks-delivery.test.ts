@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { createReference, type Reference } from '../../src/reference/service.js';
 import { verifyWebhook } from '../../src/webhooks/index.js';
-import { type Receiver, receiver, stubFetch } from './helpers.js';
+import { type Receiver, receiver, stubFetch } from '../reference/webhooks/helpers.js';
 
 let ref: Reference | undefined;
 let rx: Receiver | undefined;

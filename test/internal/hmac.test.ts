@@ -6,7 +6,7 @@ import {
   hmacSha256HexParts,
   timingSafeEqualString,
 } from '../../src/internal/hmac.js';
-import { BODY, hmacHex, NOW_MS, SECRET, T, v1Headers, v2Headers } from './helpers.js';
+import { BODY, hmacHex, NOW_MS, SECRET, T, v1Headers, v2Headers } from '../webhooks/helpers.js';
 
 const VECTORS: Array<[string, string | Uint8Array]> = [
   [SECRET, ''],

@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const root = join(import.meta.dirname, '..', '..');
-const bin = (name: string) => join(root, 'test', 'runtimes', 'node_modules', '.bin', name);
+const bin = (name: string) => join(root, 'test', 'support', 'runtimes', 'node_modules', '.bin', name);
 const fixture = join(import.meta.dirname, 'fixtures', 'runtime-check.mjs');
 
-// Deno and Bun come from test/runtimes (installed by scripts/ensure-runtimes.mjs, as .ci/run does). Where they
+// Deno and Bun come from test/support/runtimes (installed by scripts/ensure-runtimes.mjs, as .ci/run does). Where they
 // are missing the case is skipped, and says so.
 const runtimes = [
   { name: 'deno', args: ['run', '-A', '--no-lock', '--unstable-sloppy-imports', fixture] },

@@ -2,7 +2,7 @@ import { createClient } from 'redis';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scriptRunner } from '../../src/replicas/redis.js';
-import { haveRedis, type RedisServer, startRedisServer } from './redis-server.js';
+import { haveRedis, type RedisServer, startRedisServer } from '../support/redis-server.js';
 
 describe.skipIf(!haveRedis())('a real redis-server, reached through both clients', () => {
   let server: RedisServer;

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WaitTimeoutError } from '../../src/index.js';
 import type { RunningReference } from '../../src/reference/index.js';
-import { merchant, PHONE, startRef } from '../client-integration/setup.js';
+import { merchant, PHONE, startRef } from '../e2e/setup.js';
 import { client, json, PAYMENT_ID, PAYOUT_ID, payment, payout, stubFetch } from '../client/helpers.js';
 
 afterEach(() => vi.useRealTimers());

@@ -1,17 +1,17 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createApiError, type PspApiError } from '../src/client/api-errors.js';
-import * as sdk from '../src/index.js';
-import { buildOpenApiDocument } from '../src/openapi/document.js';
-import { DomainError, refuse } from '../src/reference/domain/errors.js';
-import { CLIENT_CODES, CODE, ERROR_CODES, type ErrorCode } from '../src/schemas/errors.js';
+import { createApiError, type PspApiError } from '../../src/client/api-errors.js';
+import * as sdk from '../../src/index.js';
+import { buildOpenApiDocument } from '../../src/openapi/document.js';
+import { DomainError, refuse } from '../../src/reference/domain/errors.js';
+import { CLIENT_CODES, CODE, ERROR_CODES, type ErrorCode } from '../../src/schemas/errors.js';
 
 /**
  * src/schemas/errors.ts is the one table of error codes: the reference's statuses, the client's classes and the
  * OpenAPI refusal texts are read from it, and no other file under src/ writes a code.
  */
-const root = join(import.meta.dirname, '..');
+const root = join(import.meta.dirname, '..', '..');
 const codes = Object.keys(ERROR_CODES) as ErrorCode[];
 
 function sources(dir: string): string[] {

@@ -7,8 +7,8 @@ import {
   PAYMENT_CURRENCIES,
   responseSchemas,
   toFieldIssues,
-} from '../src/schemas/index.js';
-import { IdempotencyKey } from '../src/schemas/inputs.js';
+} from '../../src/schemas/index.js';
+import { IdempotencyKey } from '../../src/schemas/inputs.js';
 
 describe('schemas', () => {
   it('names every bad field of a payment input', () => {
@@ -43,7 +43,7 @@ describe('schemas', () => {
 
 describe('the rules the schemas state without zod builders', () => {
   it('timestamps: RFC 3339 in UTC, and a date that exists', async () => {
-    const { isUtcTimestamp } = await import('../src/schemas/common.js');
+    const { isUtcTimestamp } = await import('../../src/schemas/common.js');
     expect(isUtcTimestamp('2026-11-21T06:00:00Z')).toBe(true);
     expect(isUtcTimestamp('2026-11-21T06:00:00.123456Z')).toBe(true);
     expect(isUtcTimestamp('2024-02-29T00:00:00Z')).toBe(true);
@@ -55,7 +55,7 @@ describe('the rules the schemas state without zod builders', () => {
   });
 
   it('URLs: absolute http(s) only', async () => {
-    const { isHttpUrl } = await import('../src/schemas/common.js');
+    const { isHttpUrl } = await import('../../src/schemas/common.js');
     expect(isHttpUrl('https://shop.example/return?x=1')).toBe(true);
     expect(isHttpUrl('http://127.0.0.1:8080/hook')).toBe(true);
     for (const bad of ['ftp://x', 'javascript:alert(1)', '/relative', 'shop.example', '']) {

@@ -6,8 +6,8 @@ import {
   startupJson,
   UsageError,
   VERSION,
-} from '../../src/reference/adapters/cli-args.js';
-import type { RunningReference } from '../../src/reference/index.js';
+} from '../../../src/reference/adapters/cli-args.js';
+import type { RunningReference } from '../../../src/reference/index.js';
 
 describe('psp-reference flags', () => {
   it('defaults to 127.0.0.1:4010, real clock, banner output', () => {
@@ -57,7 +57,7 @@ describe('psp-reference flags', () => {
   });
 
   it("VERSION is package.json's version", () => {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
       version: string;
     };
     expect(VERSION).toBe(pkg.version);

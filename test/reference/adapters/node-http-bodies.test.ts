@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type RunningReference, startReference } from '../../src/reference/index.js';
+import { type RunningReference, startReference } from '../../../src/reference/index.js';
 
 // Request bodies over a real socket, sent in pieces: the bytes the app judges (and signs over) are exactly those
 // sent, the limits hold, and a client that leaves mid-body changes nothing.
@@ -114,8 +114,8 @@ describe('request bodies over node:http', () => {
 
 describe('a body cut off by a client that leaves', () => {
   it('never reaches a route: a refund whose body was cut off refunds nothing', async () => {
-    const { createReference } = await import('../../src/reference/service.js');
-    const { listenNode } = await import('../../src/reference/adapters/node-http.js');
+    const { createReference } = await import('../../../src/reference/service.js');
+    const { listenNode } = await import('../../../src/reference/adapters/node-http.js');
     const ref = createReference();
     const server = await listenNode((request, info) => ref.fetch(request, info));
     try {

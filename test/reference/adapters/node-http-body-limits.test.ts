@@ -1,7 +1,7 @@
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { type ListenOptions, listenNode, type NodeServer } from '../../src/reference/adapters/node-http.js';
-import { createReference, type Reference } from '../../src/reference/index.js';
+import { type ListenOptions, listenNode, type NodeServer } from '../../../src/reference/adapters/node-http.js';
+import { createReference, type Reference } from '../../../src/reference/index.js';
 import type { Answer } from './raw-http.js';
 
 // Issue 23 #1 and #9: the node adapter reads a body only after section 5 (and never for an unknown route), cuts a

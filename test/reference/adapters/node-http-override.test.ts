@@ -1,7 +1,7 @@
 // The opt-in mode: @hono/node-server's light global Request/Response. It replaces globals, so it gets a file (a
 // worker) of its own and these cases check that streaming and bodies still behave exactly as without it.
 import { afterAll, describe, expect, it } from 'vitest';
-import { listenNode, type NodeServer } from '../../src/reference/adapters/node-http.js';
+import { listenNode, type NodeServer } from '../../../src/reference/adapters/node-http.js';
 
 const NativeResponse = globalThis.Response;
 const servers: NodeServer[] = [];

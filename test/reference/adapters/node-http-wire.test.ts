@@ -2,8 +2,8 @@ import { createHmac } from 'node:crypto';
 import { connect } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listenNode, type NodeServer } from '../../src/reference/adapters/node-http.js';
-import { createReference, type Reference } from '../../src/reference/service.js';
+import { listenNode, type NodeServer } from '../../../src/reference/adapters/node-http.js';
+import { createReference, type Reference } from '../../../src/reference/service.js';
 import { type Answer, raw } from './raw-http.js';
 
 // Over a real socket the reference answers byte for byte what `reference.fetch` answers (one request path: the node

@@ -5,7 +5,7 @@ import {
   listenNode,
   type NodeServer,
   normalizeRemoteAddress,
-} from '../../src/reference/adapters/node-http.js';
+} from '../../../src/reference/adapters/node-http.js';
 
 const servers: NodeServer[] = [];
 afterEach(async () => {

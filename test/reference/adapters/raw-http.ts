@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import type { NodeServer } from '../../src/reference/adapters/node-http.js';
+import type { NodeServer } from '../../../src/reference/adapters/node-http.js';
 
 /** One HTTP answer as read off the socket: header names lower-cased. */
 export interface Answer {

@@ -1,13 +1,13 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { parseCliArgs } from '../../src/reference/adapters/cli-args.js';
-import { isLoopbackHost, publicTargetsOnly } from '../../src/reference/adapters/webhook-targets.js';
+import { parseCliArgs } from '../../../src/reference/adapters/cli-args.js';
+import { isLoopbackHost, publicTargetsOnly } from '../../../src/reference/adapters/webhook-targets.js';
 import {
   type RunningReference,
   type StartReferenceOptions,
   startReference,
-} from '../../src/reference/index.js';
+} from '../../../src/reference/index.js';
 
 // Issue 23 #16: anyone with an API key sets `webhook_url`. On loopback a private target is the point (a test
 // double); a reference listening beyond loopback POSTs to private and loopback targets only when told to.

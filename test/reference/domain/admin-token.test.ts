@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'vitest';
-import { ADMIN_TOKEN_MIN_LENGTH } from '../../src/reference/domain/admin-token.js';
-import { parseTriggerArgs } from '../../src/reference/adapters/trigger-args.js';
-import { createReference } from '../../src/reference/service.js';
-import { expectError, setup } from '../reference/helpers.js';
+import { ADMIN_TOKEN_MIN_LENGTH } from '../../../src/reference/domain/admin-token.js';
+import { parseTriggerArgs } from '../../../src/reference/adapters/trigger-args.js';
+import { createReference } from '../../../src/reference/service.js';
+import { expectError, setup } from '../helpers.js';
 
 const SHORT = ['', 'x', 'a'.repeat(ADMIN_TOKEN_MIN_LENGTH - 1)];
 

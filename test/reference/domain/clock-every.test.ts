@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { ManualClock, RealClock } from '../../src/reference/domain/clock.js';
+import { ManualClock, RealClock } from '../../../src/reference/domain/clock.js';
 
 // The heartbeat's timer: a repeating timer on the service clock whose periods, when several fall due at once,
 // run once (issue 13.9: a ten-year advance with one stream open used to fire 12.6 million heartbeats).

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/reference/domain/clock.js';
-import { Domain } from '../../src/reference/domain/core.js';
-import type { DomainEvent } from '../../src/reference/domain/events.js';
-import { responseSchemas } from '../../src/schemas/resources.js';
+import { ManualClock } from '../../../src/reference/domain/clock.js';
+import { Domain } from '../../../src/reference/domain/core.js';
+import type { DomainEvent } from '../../../src/reference/domain/events.js';
+import { responseSchemas } from '../../../src/schemas/resources.js';
 
 function world() {
   const clock = new ManualClock(Date.parse('2026-05-06T10:00:00.000Z'));

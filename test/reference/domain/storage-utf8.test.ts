@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/reference/domain/clock.js';
-import { Domain } from '../../src/reference/domain/core.js';
-import { DEFAULTS } from '../../src/reference/domain/defaults.js';
-import { StorageQuota, utf8Length } from '../../src/reference/domain/quota.js';
+import { ManualClock } from '../../../src/reference/domain/clock.js';
+import { Domain } from '../../../src/reference/domain/core.js';
+import { DEFAULTS } from '../../../src/reference/domain/defaults.js';
+import { StorageQuota, utf8Length } from '../../../src/reference/domain/quota.js';
 
 const bytes = (text: string) => new TextEncoder().encode(text).length;
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from '../../src/reference/domain/idempotency.js';
-import { ManualClock } from '../../src/reference/domain/clock.js';
-import { isAllowed, isValidAllowEntry } from '../../src/reference/domain/ip-allow.js';
-import { RateLimiter } from '../../src/reference/domain/rate-limit.js';
-import { Scheduler } from '../../src/reference/domain/scheduler.js';
+import { canonicalJson } from '../../../src/reference/domain/idempotency.js';
+import { ManualClock } from '../../../src/reference/domain/clock.js';
+import { isAllowed, isValidAllowEntry } from '../../../src/reference/domain/ip-allow.js';
+import { RateLimiter } from '../../../src/reference/domain/rate-limit.js';
+import { Scheduler } from '../../../src/reference/domain/scheduler.js';
 
 describe('Scheduler', () => {
   it('fires deadlines in time order, then creation order, each at its own time', async () => {

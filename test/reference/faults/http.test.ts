@@ -1,8 +1,8 @@
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { PspClient } from '../../src/index.js';
-import type { FaultRuleInput } from '../../src/reference/faults/index.js';
-import { type RunningReference, startReference } from '../../src/reference/start.js';
+import { PspClient } from '../../../src/index.js';
+import type { FaultRuleInput } from '../../../src/reference/faults/index.js';
+import { type RunningReference, startReference } from '../../../src/reference/start.js';
 
 // Faults over real HTTP: a reset destroys the socket with no byte of answer, and the rest of the server goes on.
 

@@ -1,8 +1,8 @@
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { PspClient } from '../../src/index.js';
-import { ConnectionReset, createReference } from '../../src/reference/index.js';
-import { createReferenceHandlers } from '../../src/reference/msw.js';
+import { PspClient } from '../../../src/index.js';
+import { ConnectionReset, createReference } from '../../../src/reference/index.js';
+import { createReferenceHandlers } from '../../../src/reference/msw.js';
 
 // Faults without sockets: under msw a reset is msw's network error (the code under test's fetch rejects with a
 // TypeError), and a PspClient that calls `reference.fetch` directly sees the same rejection.

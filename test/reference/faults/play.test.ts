@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Accounts } from '../../src/reference/domain/accounts.js';
-import { ConnectionReset } from '../../src/reference/faults/index.js';
-import type { FaultRuleInput } from '../../src/reference/faults/index.js';
-import { expectError, setup } from '../reference/helpers.js';
+import { Accounts } from '../../../src/reference/domain/accounts.js';
+import { ConnectionReset } from '../../../src/reference/faults/index.js';
+import type { FaultRuleInput } from '../../../src/reference/faults/index.js';
+import { expectError, setup } from '../helpers.js';
 
 // What each kind and phase does to a public request, in-process (Reference.fetch): `before` leaves nothing
 // processed, `after` commits then breaks the answer. Waits are ended by the request's signal or by close(), or

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { DomainError } from '../../src/reference/domain/errors.js';
-import { parseFaultRules } from '../../src/reference/faults/index.js';
-import { createReference } from '../../src/reference/service.js';
-import { expectError, setup } from '../reference/helpers.js';
+import { DomainError } from '../../../src/reference/domain/errors.js';
+import { parseFaultRules } from '../../../src/reference/faults/index.js';
+import { createReference } from '../../../src/reference/service.js';
+import { expectError, setup } from '../helpers.js';
 
 // The control routes of the contract's "Faults": POST, GET, DELETE one, DELETE all; admin token only; a bad rule
 // is a 400 that names the field and adds nothing.

@@ -4,11 +4,11 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Inbox, startReceiver } from '../../scripts/demo/receiver.js';
-import { PspClient } from '../../src/index.js';
-import { type RunningReference, startReference } from '../../src/reference/index.js';
-import { verifyWebhook, type WebhookEvent } from '../../src/webhooks/index.js';
-import { chromiumMissing, type LaunchedBrowser, launchChromium } from './chromium.js';
+import { Inbox, startReceiver } from '../../../scripts/demo/receiver.js';
+import { PspClient } from '../../../src/index.js';
+import { type RunningReference, startReference } from '../../../src/reference/index.js';
+import { verifyWebhook, type WebhookEvent } from '../../../src/webhooks/index.js';
+import { chromiumMissing, type LaunchedBrowser, launchChromium } from '../../support/chromium.js';
 
 const missing = chromiumMissing();
 
@@ -22,7 +22,7 @@ const pageWords = (page: Page) =>
     for (const el of body.querySelectorAll('[data-testid="shop"], [data-testid="order-id"], [data-testid="description"], [data-testid="payment-id"]')) el.remove();
     return body.innerText;
   })()`);
-const shots = join(import.meta.dirname, '..', '..', 'test-output', 'browser');
+const shots = join(import.meta.dirname, '..', '..', '..', 'test-output', 'browser');
 
 // Skipped only where Debian's Chromium is not installed (the reason is printed); .ci/run installs it.
 describe.skipIf(missing !== undefined)(

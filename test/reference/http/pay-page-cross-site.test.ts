@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { BASE, setup } from '../reference/helpers.js';
+import { BASE, setup } from '../helpers.js';
 
 // The buyer's page has no session: a form on another site could pay or decline a payment behind the buyer's back.
 // A POST the browser marks as cross-site (Sec-Fetch-Site, else Origin) is refused with a 403 page and changes

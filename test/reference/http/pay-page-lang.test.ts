@@ -1,8 +1,8 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
-import { DomainError } from '../../src/reference/domain/errors.js';
-import { formatMoney } from '../../src/reference/http/pay-page-format.js';
-import { type PayPagePort, type PayPageView, payPageRoutes } from '../../src/reference/http/pay-page.js';
+import { DomainError } from '../../../src/reference/domain/errors.js';
+import { formatMoney } from '../../../src/reference/http/pay-page-format.js';
+import { type PayPagePort, type PayPageView, payPageRoutes } from '../../../src/reference/http/pay-page.js';
 
 const ID = '6f1c9a52-3b7e-4d8a-9c1f-2e5b7a9d0c13';
 const STATUSES = ['pending', 'processing', 'succeeded', 'failed', 'expired', 'cancelled', 'refunded'];

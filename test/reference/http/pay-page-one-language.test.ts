@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { PAYMENT_OUTCOMES } from '../../src/reference/domain/outcomes.js';
-import { notFoundPage, paymentPage } from '../../src/reference/http/pay-page-html.js';
-import { PAGE_LANGS, TEXT } from '../../src/reference/http/pay-page-text.js';
+import { PAYMENT_OUTCOMES } from '../../../src/reference/domain/outcomes.js';
+import { notFoundPage, paymentPage } from '../../../src/reference/http/pay-page-html.js';
+import { PAGE_LANGS, TEXT } from '../../../src/reference/http/pay-page-text.js';
 
 // "Исход при оплате: succeeded": a word of the other language on the page. Every word the page itself writes
 // (not the merchant's data) is in the page's language, for every status, every planned outcome and every notice.

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { escapeHtml, formatMoney } from '../../src/reference/http/pay-page-format.js';
-import { paymentPage } from '../../src/reference/http/pay-page-html.js';
+import { escapeHtml, formatMoney } from '../../../src/reference/http/pay-page-format.js';
+import { paymentPage } from '../../../src/reference/http/pay-page-html.js';
 
 const ID = '6f1c9a52-3b7e-4d8a-9c1f-2e5b7a9d0c13';
 

@@ -1,9 +1,9 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { afterEach, describe, expect, test } from 'vitest';
-import { ManualClock } from '../../src/reference/domain/clock.js';
-import { type DomainEvent, EventBus } from '../../src/reference/domain/events.js';
-import { createEventStreamHub, type EventStreamHub } from '../../src/reference/sse/index.js';
-import { eventSchemas } from '../../src/schemas/events.js';
+import { ManualClock } from '../../../src/reference/domain/clock.js';
+import { type DomainEvent, EventBus } from '../../../src/reference/domain/events.js';
+import { createEventStreamHub, type EventStreamHub } from '../../../src/reference/sse/index.js';
+import { eventSchemas } from '../../../src/schemas/events.js';
 import {
   MERCHANT,
   payment,
@@ -13,7 +13,7 @@ import {
   refund,
   SHOP_A,
   T0,
-} from '../reference-webhooks/helpers.js';
+} from '../webhooks/helpers.js';
 
 const OTHER = '6f1c0a7e-1111-4a4a-8a8a-000000000002';
 let hub: EventStreamHub | undefined;

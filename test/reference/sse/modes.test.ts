@@ -1,7 +1,7 @@
 import { createParser } from 'eventsource-parser';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createReference, type Reference } from '../../src/reference/service.js';
-import { until } from '../event-stream/server.js';
+import { createReference, type Reference } from '../../../src/reference/service.js';
+import { until } from '../../support/sse-server.js';
 
 // A test key's stream sees test objects' events only, and a live key's live ones: the stream keeps the same
 // visibility as GET, where a key sees only its own mode's objects.

@@ -1,10 +1,10 @@
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, test } from 'vitest';
-import { listenNode } from '../../src/reference/adapters/node-http.js';
-import { ManualClock } from '../../src/reference/domain/clock.js';
-import { type DomainEvent, EventBus } from '../../src/reference/domain/events.js';
-import { createEventStreamHub } from '../../src/reference/sse/index.js';
-import { startReference } from '../../src/reference/start.js';
+import { listenNode } from '../../../src/reference/adapters/node-http.js';
+import { ManualClock } from '../../../src/reference/domain/clock.js';
+import { type DomainEvent, EventBus } from '../../../src/reference/domain/events.js';
+import { createEventStreamHub } from '../../../src/reference/sse/index.js';
+import { startReference } from '../../../src/reference/start.js';
 import {
   MERCHANT,
   payment,
@@ -14,7 +14,7 @@ import {
   refund,
   SHOP_A,
   T0,
-} from '../reference-webhooks/helpers.js';
+} from '../webhooks/helpers.js';
 
 // The hub's stream is a plain `Response` body; the node adapter writes it as it writes any Response. These tests
 // hold the stream served over real node:http sockets on 127.0.0.1 to every rule of the fetch path, byte for byte.

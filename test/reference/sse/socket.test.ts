@@ -1,13 +1,13 @@
 import { connect, type Socket } from 'node:net';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { afterEach, describe, expect, test } from 'vitest';
-import { listenNode, type NodeServer } from '../../src/reference/adapters/node-http.js';
-import { ManualClock } from '../../src/reference/domain/clock.js';
-import { EventBus } from '../../src/reference/domain/events.js';
-import { createEventStreamHub, type EventStreamHub } from '../../src/reference/sse/index.js';
-import { startReference, type RunningReference } from '../../src/reference/start.js';
-import { until } from '../event-stream/server.js';
-import { MERCHANT, payment, SHOP_A, T0 } from '../reference-webhooks/helpers.js';
+import { listenNode, type NodeServer } from '../../../src/reference/adapters/node-http.js';
+import { ManualClock } from '../../../src/reference/domain/clock.js';
+import { EventBus } from '../../../src/reference/domain/events.js';
+import { createEventStreamHub, type EventStreamHub } from '../../../src/reference/sse/index.js';
+import { startReference, type RunningReference } from '../../../src/reference/start.js';
+import { until } from '../../support/sse-server.js';
+import { MERCHANT, payment, SHOP_A, T0 } from '../webhooks/helpers.js';
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {

@@ -2,8 +2,8 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { createReference } from '../../src/reference/service.js';
-import { autosave } from '../../src/reference/state/autosave.js';
+import { createReference } from '../../../src/reference/service.js';
+import { autosave } from '../../../src/reference/state/autosave.js';
 
 afterEach(() => {
   vi.useRealTimers();

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/reference/domain/clock.js';
-import { createReference, type Reference } from '../../src/reference/service.js';
-import { BANK_ID } from '../reference/helpers.js';
+import { ManualClock } from '../../../src/reference/domain/clock.js';
+import { createReference, type Reference } from '../../../src/reference/service.js';
+import { BANK_ID } from '../helpers.js';
 
 // Random sequences of operations, then snapshot -> restore: into the same reference after more random operations,
 // and into a new one started from the document. Either way the snapshot that comes out equals the one that went in.

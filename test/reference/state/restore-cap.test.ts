@@ -2,9 +2,9 @@ import { mkdtemp, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { readStateFile, StateFileError } from '../../src/reference/state/file.js';
-import { MAX_RESTORE_BYTES } from '../../src/reference/state/limits.js';
-import { BASE, setup } from '../reference/helpers.js';
+import { readStateFile, StateFileError } from '../../../src/reference/state/file.js';
+import { MAX_RESTORE_BYTES } from '../../../src/reference/state/limits.js';
+import { BASE, setup } from '../helpers.js';
 
 describe('the restore size cap (MAX_RESTORE_BYTES)', () => {
   test('a restore body over the cap is refused before it is read, and changes nothing', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { setup } from '../reference/helpers.js';
+import { setup } from '../helpers.js';
 
 describe('a restore during a clock advance', () => {
   test('ends the advance: the restored clock and the restored pending payment stand', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
-import { MAX_KEYS_PER_TERMINAL, MAX_MERCHANTS } from '../../src/reference/domain/control.js';
-import { MAX_ENDPOINTS_PER_SHOP } from '../../src/reference/webhooks/endpoints.js';
-import { expectError, setup } from '../reference/helpers.js';
+import { MAX_KEYS_PER_TERMINAL, MAX_MERCHANTS } from '../../../src/reference/domain/control.js';
+import { MAX_ENDPOINTS_PER_SHOP } from '../../../src/reference/webhooks/endpoints.js';
+import { expectError, setup } from '../helpers.js';
 
 /** A reference with two merchants, an endpoint, and a refunded payment made with an Idempotency-Key. */
 async function world() {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
-import { createReference } from '../../src/reference/service.js';
-import { verifyWebhook } from '../../src/webhooks/index.js';
-import { BANK_ID, expectError, setup } from '../reference/helpers.js';
+import { createReference } from '../../../src/reference/service.js';
+import { verifyWebhook } from '../../../src/webhooks/index.js';
+import { BANK_ID, expectError, setup } from '../helpers.js';
 
 /** A webhook receiver that answers `status` and keeps what it got. */
 function receiver() {

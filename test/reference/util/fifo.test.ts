@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Fifo } from '../../src/reference/util/fifo.js';
+import { Fifo } from '../../../src/reference/util/fifo.js';
 
 // The queue behind the webhook dispatcher and the SSE web stream sink.
 

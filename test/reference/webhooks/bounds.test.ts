@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, test } from 'vitest';
-import { ManualClock } from '../../src/reference/domain/clock.js';
-import { EventBus } from '../../src/reference/domain/events.js';
-import type { WebhookEvent } from '../../src/reference/webhooks/events.js';
-import { EventHistory } from '../../src/reference/webhooks/history.js';
-import { createWebhookService, type WebhookService } from '../../src/reference/webhooks/index.js';
-import { PendingBound } from '../../src/reference/webhooks/pending.js';
+import { ManualClock } from '../../../src/reference/domain/clock.js';
+import { EventBus } from '../../../src/reference/domain/events.js';
+import type { WebhookEvent } from '../../../src/reference/webhooks/events.js';
+import { EventHistory } from '../../../src/reference/webhooks/history.js';
+import { createWebhookService, type WebhookService } from '../../../src/reference/webhooks/index.js';
+import { PendingBound } from '../../../src/reference/webhooks/pending.js';
 import { payment, SHOP_A, SHOP_B, stubFetch, succeeded, T0 } from './helpers.js';
 
 // Issue 13, hole 1 (the webhook service's share): what is kept for resend is bounded by bytes and count and holds

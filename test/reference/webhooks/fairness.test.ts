@@ -1,8 +1,8 @@
 import { afterEach, expect, test } from 'vitest';
-import { ManualClock } from '../../src/reference/domain/clock.js';
-import { EventBus } from '../../src/reference/domain/events.js';
-import { STARTS_PER_TURN } from '../../src/reference/webhooks/queue.js';
-import { createWebhookService, type WebhookService } from '../../src/reference/webhooks/index.js';
+import { ManualClock } from '../../../src/reference/domain/clock.js';
+import { EventBus } from '../../../src/reference/domain/events.js';
+import { STARTS_PER_TURN } from '../../../src/reference/webhooks/queue.js';
+import { createWebhookService, type WebhookService } from '../../../src/reference/webhooks/index.js';
 import { SHOP_A, succeeded, T0 } from './helpers.js';
 
 let svc: WebhookService | undefined;

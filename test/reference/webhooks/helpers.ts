@@ -1,8 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { DomainEvent } from '../../src/reference/domain/events.js';
-import type { Payment, Payout, Refund } from '../../src/schemas/resources.js';
+import type { DomainEvent } from '../../../src/reference/domain/events.js';
+import type { Payment, Payout, Refund } from '../../../src/schemas/resources.js';
 
 export const T0 = Date.UTC(2026, 4, 6, 12, 0, 0);
 export const MERCHANT = '6f1c0a7e-1111-4a4a-8a8a-000000000001';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { DeliveryLog } from '../../src/reference/webhooks/log.js';
+import { DeliveryLog } from '../../../src/reference/webhooks/log.js';
 
 const T0 = Date.UTC(2026, 4, 6);
 

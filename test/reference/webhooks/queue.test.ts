@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { SendQueue } from '../../src/reference/webhooks/queue.js';
+import { SendQueue } from '../../../src/reference/webhooks/queue.js';
 
 // The dispatcher's send queue on its own: the per-target bound, who gets a freed slot, and close.
 

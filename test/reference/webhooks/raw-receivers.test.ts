@@ -1,9 +1,9 @@
 import { createServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, test } from 'vitest';
-import { ManualClock } from '../../src/reference/domain/clock.js';
-import { EventBus } from '../../src/reference/domain/events.js';
-import { createWebhookService } from '../../src/reference/webhooks/index.js';
+import { ManualClock } from '../../../src/reference/domain/clock.js';
+import { EventBus } from '../../../src/reference/domain/events.js';
+import { createWebhookService } from '../../../src/reference/webhooks/index.js';
 import { SHOP_A, succeeded, T0 } from './helpers.js';
 
 // What the webhook service makes of the answers receivers really give, byte by byte from a TCP server: the status

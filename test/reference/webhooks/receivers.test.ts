@@ -1,9 +1,9 @@
 import { createServer as createNetServer, type Server as NetServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
-import { ManualClock } from '../../src/reference/domain/clock.js';
-import { EventBus } from '../../src/reference/domain/events.js';
-import { createWebhookService, type WebhookService } from '../../src/reference/webhooks/index.js';
+import { ManualClock } from '../../../src/reference/domain/clock.js';
+import { EventBus } from '../../../src/reference/domain/events.js';
+import { createWebhookService, type WebhookService } from '../../../src/reference/webhooks/index.js';
 import { type Receiver, receiver, SHOP_A, stubFetch, succeeded, T0 } from './helpers.js';
 
 let svc: WebhookService | undefined;

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, test } from 'vitest';
-import { ManualClock } from '../../src/reference/domain/clock.js';
-import { DomainError } from '../../src/reference/domain/errors.js';
-import { EventBus } from '../../src/reference/domain/events.js';
-import { createWebhookService, type WebhookService } from '../../src/reference/webhooks/index.js';
+import { ManualClock } from '../../../src/reference/domain/clock.js';
+import { DomainError } from '../../../src/reference/domain/errors.js';
+import { EventBus } from '../../../src/reference/domain/events.js';
+import { createWebhookService, type WebhookService } from '../../../src/reference/webhooks/index.js';
 import {
   hmac,
   payment,

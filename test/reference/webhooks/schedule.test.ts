@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, test } from 'vitest';
-import { ManualClock } from '../../src/reference/domain/clock.js';
-import { EventBus } from '../../src/reference/domain/events.js';
+import { ManualClock } from '../../../src/reference/domain/clock.js';
+import { EventBus } from '../../../src/reference/domain/events.js';
 import {
   createWebhookService,
   MAX_ATTEMPTS,
   type WebhookService,
-} from '../../src/reference/webhooks/index.js';
+} from '../../../src/reference/webhooks/index.js';
 import { SHOP_A, stubFetch, succeeded, T0 } from './helpers.js';
 
 const S = 1000;

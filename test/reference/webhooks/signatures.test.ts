@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, test } from 'vitest';
-import { ManualClock } from '../../src/reference/domain/clock.js';
-import { EventBus } from '../../src/reference/domain/events.js';
-import { createWebhookService, type WebhookService } from '../../src/reference/webhooks/index.js';
-import { verifyWebhook } from '../../src/webhooks/index.js';
+import { ManualClock } from '../../../src/reference/domain/clock.js';
+import { EventBus } from '../../../src/reference/domain/events.js';
+import { createWebhookService, type WebhookService } from '../../../src/reference/webhooks/index.js';
+import { verifyWebhook } from '../../../src/webhooks/index.js';
 import { hmac, type Receiver, receiver, SHOP_A, succeeded, T0 } from './helpers.js';
 
 let svc: WebhookService | undefined;

@@ -1,12 +1,12 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { parseArgs } from '../../scripts/demo/args.js';
-import { otherMachineUrls } from '../../scripts/demo/host.js';
-import { formSubmission } from '../../scripts/demo/buyer.js';
-import { Inbox } from '../../scripts/demo/receiver.js';
-import { duration, money, Ui, wantsColor } from '../../scripts/demo/ui.js';
-import { formatMoney } from '../../src/reference/http/pay-page-format.js';
-import { paymentPage } from '../../src/reference/http/pay-page-html.js';
+import { parseArgs } from '../../../scripts/demo/args.js';
+import { otherMachineUrls } from '../../../scripts/demo/host.js';
+import { formSubmission } from '../../../scripts/demo/buyer.js';
+import { Inbox } from '../../../scripts/demo/receiver.js';
+import { duration, money, Ui, wantsColor } from '../../../scripts/demo/ui.js';
+import { formatMoney } from '../../../src/reference/http/pay-page-format.js';
+import { paymentPage } from '../../../src/reference/http/pay-page-html.js';
 
 function capture(isTTY: boolean) {
   const out = new PassThrough() as unknown as NodeJS.WriteStream & PassThrough;

@@ -3,12 +3,12 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { parseArgs } from '../../scripts/demo/args.js';
-import { payAsBuyer } from '../../scripts/demo/buyer.js';
-import { runDemo } from '../../scripts/demo/run.js';
-import { Ui } from '../../scripts/demo/ui.js';
+import { parseArgs } from '../../../scripts/demo/args.js';
+import { payAsBuyer } from '../../../scripts/demo/buyer.js';
+import { runDemo } from '../../../scripts/demo/run.js';
+import { Ui } from '../../../scripts/demo/ui.js';
 
-const root = join(import.meta.dirname, '..', '..');
+const root = join(import.meta.dirname, '..', '..', '..');
 
 function capture() {
   const out = new PassThrough() as unknown as NodeJS.WriteStream & PassThrough;

@@ -1,9 +1,9 @@
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseArgs } from '../../scripts/demo/args.js';
-import { runDemo } from '../../scripts/demo/run.js';
-import { Ui } from '../../scripts/demo/ui.js';
-import { chromiumMissing, type LaunchedBrowser, launchChromium } from './chromium.js';
+import { parseArgs } from '../../../scripts/demo/args.js';
+import { runDemo } from '../../../scripts/demo/run.js';
+import { Ui } from '../../../scripts/demo/ui.js';
+import { chromiumMissing, type LaunchedBrowser, launchChromium } from '../../support/chromium.js';
 
 const missing = chromiumMissing();
 
