@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import util from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Middleware, PspApiError, PspClient } from '../../src/index.js';
-import { failure, PHONE } from '../e2e/setup.js';
+import { failure, PHONE } from './helpers.js';
 
 // Issue 23.2: a middleware that hands `next` a Request for another origin got the key and the signature sent
 // there, for calls and for the event stream. The key goes to baseUrl's origin only: such a request is refused

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import util from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Middleware, PspApiError, PspClient, PspResponseError } from '../../src/index.js';
-import { failure, PHONE } from '../e2e/setup.js';
+import { failure, PHONE } from './helpers.js';
 
 // Issue 13.4: the API never redirects, so the client follows no redirect: not the transport, not the event
 // stream. Before, a 307 to another host got the body, the signature and the Idempotency-Key re-sent there.

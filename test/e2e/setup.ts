@@ -17,22 +17,6 @@ export function merchant(ref: RunningReference, options: Partial<ClientOptions> 
   return { m, client };
 }
 
-/** The settled value or the error of a call, for assertions on either. */
-export async function outcome<T>(
-  p: PromiseLike<T>,
-): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
-  try {
-    return { ok: true, value: await p };
-  } catch (error) {
-    return { ok: false, error };
-  }
-}
-
-export async function failure(p: PromiseLike<unknown>): Promise<unknown> {
-  const r = await outcome(p);
-  if (r.ok) throw new Error(`expected a failure, got ${JSON.stringify(r.value)}`);
-  return r.error;
-}
-
-export const PHONE = '+79001234567';
+// Shared with the client's own tests (test/client/helpers.ts), which need no reference.
+export { failure, outcome, PHONE } from '../client/helpers.js';
 export const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
