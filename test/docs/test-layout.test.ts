@@ -18,12 +18,13 @@ const NAMED = {
 
 const isTest = (file: string) => /\.test\.[cm]?[jt]s$/.test(file);
 
-/** Every file under `dir`, as a posix path relative to it; node_modules (the pinned runtimes) is skipped. */
-function files(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((d) => d.isFile())
-    .map((d) => relative(dir, join(d.parentPath, d.name)).split(sep).join('/'))
-    .filter((p) => !p.split('/').includes('node_modules'));
+/** Every file under `dir`, as a posix path relative to it; node_modules (the pinned runtimes) is not entered. */
+function files(dir: string, prefix = ''): string[] {
+  return readdirSync(join(dir, prefix), { withFileTypes: true }).flatMap((d) => {
+    const path = prefix ? `${prefix}/${d.name}` : d.name;
+    if (d.isDirectory()) return d.name === 'node_modules' ? [] : files(dir, path);
+    return d.isFile() ? [path] : [];
+  });
 }
 
 /** Every folder under `dir` (posix, relative to the repository), `dir` itself included. */
@@ -53,7 +54,7 @@ function layoutProblems(testFiles: string[], mirrored: string[]): string[] {
     else if (!mirrors.has(top))
       problems.push(`${file}: test/${top}/ is neither a mirror of src/ nor a named folder`);
     else if (isTest(file) && !mirrors.has(folder))
-      problems.push(`${file}: no src/ (or scripts/) folder is ${folder}/`);
+      problems.push(`${file}: test/${folder}/ mirrors no folder of src/ (or scripts/)`);
   }
   return problems;
 }
