@@ -1,6 +1,14 @@
 import { describe, expect, it, vi } from 'vitest';
 import { type SseEvent, streamEvents } from '../../src/client/event-stream.js';
-import { countingFetch, frame, serversClosedAfterEach, sseHead, take, transport, until } from '../support/sse-server.js';
+import {
+  countingFetch,
+  frame,
+  serversClosedAfterEach,
+  sseHead,
+  take,
+  transport,
+  until,
+} from '../support/sse-server.js';
 
 const server = serversClosedAfterEach();
 

@@ -1,7 +1,16 @@
 import { createHmac } from 'node:crypto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Logger } from '../../src/index.js';
-import { API_KEY, BANKS, client, json, PAYMENT_ID, payment, SIGNING_SECRET, stubFetch } from '../client/helpers.js';
+import {
+  API_KEY,
+  BANKS,
+  client,
+  json,
+  PAYMENT_ID,
+  payment,
+  SIGNING_SECRET,
+  stubFetch,
+} from '../client/helpers.js';
 
 afterEach(() => vi.useRealTimers());
 

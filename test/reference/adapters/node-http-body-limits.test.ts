@@ -1,6 +1,10 @@
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { type ListenOptions, listenNode, type NodeServer } from '../../../src/reference/adapters/node-http.js';
+import {
+  type ListenOptions,
+  listenNode,
+  type NodeServer,
+} from '../../../src/reference/adapters/node-http.js';
 import { createReference, type Reference } from '../../../src/reference/index.js';
 import type { Answer } from './raw-http.js';
 
