@@ -6,7 +6,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    exclude: ['**/node_modules/**', 'test/package/**', 'test/runtimes/**'],
+    exclude: ['**/node_modules/**', 'test/package/**', 'test/support/runtimes/**'],
     environment: 'node',
     // Vitest's default (cores - 1) runs one file at a time on CI's 2 cores, while most files spend their time
     // waiting on sockets, child processes and timers: two at a time overlap one file's waits with another's work.

@@ -6,7 +6,7 @@
  *
  * In your project, save it as e.g. test/checkout.contract.test.ts, import from 'psp-sdk' and 'psp-sdk/reference'
  * instead of '../src/...', and `npx vitest run` runs it. (In this repository it lives outside the project's test
- * glob and is run once, by test/examples/merchant-contract.test.ts.)
+ * glob and is run once, by test/docs/merchant-contract.test.ts.)
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PspClient, UnprocessableEntityError } from '../src/index.js';

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Installs the pinned Deno, Node 24 and Bun binaries of test/runtimes (its own npm project, so a `node` dependency
+// Installs the pinned Deno, Node 24 and Bun binaries of test/support/runtimes (its own npm project, so a `node` dependency
 // never takes over the main project's `npm run`) when they are missing or the lockfile changed, then prints their
 // versions. The binaries come from the npm registry as per-platform packages, nothing else is downloaded.
 import { execFileSync } from 'node:child_process';
@@ -8,7 +8,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const dir = fileURLToPath(new URL('../test/runtimes/', import.meta.url));
+const dir = fileURLToPath(new URL('../test/support/runtimes/', import.meta.url));
 const stampFile = join(dir, 'node_modules', '.psp-runtimes-stamp');
 
 // The package smoke tests (test/package/runtimes.ts) use the same paths.
@@ -38,11 +38,11 @@ function fresh() {
 }
 
 if (!fresh()) {
-  console.log('test/runtimes: installing the pinned runtimes (npm ci)...');
+  console.log('test/support/runtimes: installing the pinned runtimes (npm ci)...');
   const t0 = performance.now();
   execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: dir, stdio: 'inherit' });
   writeFileSync(stampFile, stamp());
-  console.log(`test/runtimes: installed in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  console.log(`test/support/runtimes: installed in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 }
 
 let missing = 0;
@@ -52,6 +52,6 @@ for (const [name, path] of Object.entries(runtimes)) {
   console.log(`  ${name.padEnd(7)} ${v ?? 'MISSING'}`);
 }
 if (missing) {
-  console.error('test/runtimes: a runtime binary does not run; see the npm ci output above.');
+  console.error('test/support/runtimes: a runtime binary does not run; see the npm ci output above.');
   process.exit(1);
 }

@@ -34,7 +34,7 @@ const defaultStages = [
     // `npm run build`: openapi.json from the zod schemas first, then tsup, which bundles it into the reference.
     { name: 'build', cmd: 'npm', args: ['run', '--silent', 'build'] },
     // Network-bound (npm ci of the pinned Deno, Node 24 and Bun when missing), and needed from the next stage on:
-    // test/reference-edge runs the reference under Deno and Bun too.
+    // test/reference/runtimes.test.ts runs the reference under Deno and Bun too.
     { name: 'runtimes', cmd: node, args: ['scripts/ensure-runtimes.mjs'] },
   ],
   [

@@ -69,9 +69,9 @@ describe('a runtime that refuses environment reads', () => {
     expect(refusal({ baseUrl: 'http://psp.test' })).toContain('apiKey: is required (or set PSP_API_KEY)');
   });
 
-  const deno = join(process.cwd(), 'test/runtimes/node_modules/.bin/deno');
+  const deno = join(process.cwd(), 'test/support/runtimes/node_modules/.bin/deno');
   const built = join(process.cwd(), 'dist/index.js');
-  // Deno comes from test/runtimes and dist from the build, both made by npm test's first stage; a bare
+  // Deno comes from test/support/runtimes and dist from the build, both made by npm test's first stage; a bare
   // `vitest run` without them has nothing to run here.
   it.skipIf(!existsSync(deno) || !existsSync(built))(
     'constructs under Deno run without --allow-env, and says why a variable it needed could not be read',

@@ -135,3 +135,22 @@ export function connectionRefused(): never {
     cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }),
   });
 }
+
+/** The settled value or the error of a call, for assertions on either. */
+export async function outcome<T>(
+  p: PromiseLike<T>,
+): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
+  try {
+    return { ok: true, value: await p };
+  } catch (error) {
+    return { ok: false, error };
+  }
+}
+
+export async function failure(p: PromiseLike<unknown>): Promise<unknown> {
+  const r = await outcome(p);
+  if (r.ok) throw new Error(`expected a failure, got ${JSON.stringify(r.value)}`);
+  return r.error;
+}
+
+export const PHONE = '+79001234567';

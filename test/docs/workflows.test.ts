@@ -50,7 +50,7 @@ describe('GitHub workflows', () => {
     expect(ci).toMatch(/node: \['20\.19', '22', '24'\]/);
     expect(ci).toMatch(/apt-get install[^\n]*\bchromium\b[^\n]*\bredis-server\b/);
     // Deno and Bun come from npm test's own runtimes step, keyed on their lockfile.
-    expect(ci).toContain("hashFiles('test/runtimes/package-lock.json')");
+    expect(ci).toContain("hashFiles('test/support/runtimes/package-lock.json')");
   });
 
   it('release versions with changesets and publishes with npm provenance', async () => {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 
 const consumer = inject('consumerDir');
-const runtimesBin = new URL('../runtimes/node_modules/.bin/', import.meta.url).pathname;
+const runtimesBin = new URL('../support/runtimes/node_modules/.bin/', import.meta.url).pathname;
 
 const contractKeys = [
   'base_url',

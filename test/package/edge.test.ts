@@ -7,7 +7,7 @@ import { type RunningReference, startReference } from '../../src/reference/index
 import { signWebhook } from '../../src/webhooks/index.js';
 
 const consumer = inject('consumerDir');
-const runtimes = new URL('../runtimes/', import.meta.url).pathname;
+const runtimes = new URL('../support/runtimes/', import.meta.url).pathname;
 const SECRET = 'whs_edge_test_secret_0123456789abcdef';
 
 interface Answer {
@@ -39,7 +39,7 @@ async function bundle(runtime: EdgeRuntime): Promise<string> {
   return outfile;
 }
 
-/** Runs `requests` against the bundled worker inside the runtime (test/runtimes/edge-run.mjs on the pinned Node 24). */
+/** Runs `requests` against the bundled worker inside the runtime (test/support/runtimes/edge-run.mjs on the pinned Node 24). */
 function inEdgeRuntime(
   runtime: EdgeRuntime,
   script: string,

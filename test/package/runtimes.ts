@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
-const runtimesBin = new URL('../runtimes/node_modules/.bin/', import.meta.url).pathname;
+const runtimesBin = new URL('../support/runtimes/node_modules/.bin/', import.meta.url).pathname;
 
 export interface Runtime {
   /** Label used in test names. */
@@ -16,7 +16,7 @@ export interface Runtime {
 // The least Deno needs for the flow: read (node_modules), env (the client reads PSP_* defaults), loopback net.
 const denoPermissions = ['--allow-read', '--allow-env', '--allow-net=127.0.0.1,localhost', '--no-prompt'];
 
-/** Node 20 is this process's node; the others are the pinned binaries of test/runtimes (scripts/ensure-runtimes.mjs). */
+/** Node 20 is this process's node; the others are the pinned binaries of test/support/runtimes (scripts/ensure-runtimes.mjs). */
 export const runtimes: Runtime[] = [
   { name: 'Node 20 (ESM)', format: 'esm', command: (s) => [process.execPath, [`${s}.mjs`]] },
   { name: 'Node 20 (CJS)', format: 'cjs', command: (s) => [process.execPath, [`${s}.cjs`]] },

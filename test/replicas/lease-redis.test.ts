@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { redisLease } from '../../src/replicas/lease.js';
 import type { RedisClientLike } from '../../src/replicas/redis.js';
 import { type RunningReference, startReference } from '../../src/reference/start.js';
-import { until } from '../event-stream/server.js';
+import { until } from '../support/sse-server.js';
 import { haveRedis, type RedisServer, startRedisServer } from '../support/redis-server.js';
 import { createPayment, type Fleet, startFleet } from './fixtures/stream-contenders.js';
 

@@ -7,7 +7,7 @@ import { memoryStore } from '../../src/replicas/lease-memory.js';
 import { memoryLease, redisLease } from '../../src/replicas/lease.js';
 import { ManualClock } from '../../src/reference/domain/clock.js';
 import { type RunningReference, startReference } from '../../src/reference/start.js';
-import { until } from '../event-stream/server.js';
+import { until } from '../support/sse-server.js';
 import { createPayment, type Fleet, faultyStore, startFleet } from './fixtures/stream-contenders.js';
 
 const TTL = 3_000; // renewals every 1 000 ms; a hold not confirmed for 2 400 ms is lost

@@ -2,7 +2,7 @@ import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { PspClient, type SseEvent } from '../../src/index.js';
 import { type RunningReference, startReference } from '../../src/reference/index.js';
-import { countingFetch } from '../event-stream/server.js';
+import { countingFetch } from '../support/sse-server.js';
 
 /**
  * The event stream through 10 restarts and 10 silent stalls of the server. A TCP relay in front of one

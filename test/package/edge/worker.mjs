@@ -1,7 +1,7 @@
 // An edge function (a Cloudflare Worker, the same code on Vercel's Edge Runtime) that uses the installed psp-sdk
 // as a merchant would: it verifies the webhooks POSTed to
 // /webhook and, on /client, creates a payment, reads it back and lists the SBP banks through PspClient. The test
-// bundles it with esbuild and runs it in workerd (test/runtimes/workerd-run.mjs); answers are JSON so that the
+// bundles it with esbuild and runs it in workerd (test/support/runtimes/edge-run.mjs); answers are JSON so that the
 // test can tell what broke.
 import { PspClient } from 'psp-sdk';
 import { hmacBackend, verifyWebhook } from 'psp-sdk/webhooks';

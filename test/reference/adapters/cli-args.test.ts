@@ -1,0 +1,150 @@
+import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import {
+  banner,
+  parseCliArgs,
+  startupJson,
+  UsageError,
+  VERSION,
+} from '../../../src/reference/adapters/cli-args.js';
+import type { RunningReference } from '../../../src/reference/index.js';
+
+describe('psp-reference flags', () => {
+  it('defaults to 127.0.0.1:4010, real clock, banner output', () => {
+    expect(parseCliArgs([])).toEqual({
+      host: '127.0.0.1',
+      port: 4010,
+      clock: 'real',
+      publicUrl: undefined,
+      trustProxy: false,
+      json: false,
+      quiet: false,
+      help: false,
+      version: false,
+    });
+  });
+
+  it('reads every flag', () => {
+    expect(
+      parseCliArgs([
+        '--host',
+        '0.0.0.0',
+        '--port=0',
+        '--clock',
+        'manual',
+        '--json',
+        '--public-url',
+        'https://ref.example:8443/ignored/path',
+        '--trust-proxy',
+        '--quiet',
+      ]),
+    ).toEqual({
+      host: '0.0.0.0',
+      port: 0,
+      clock: 'manual',
+      publicUrl: 'https://ref.example:8443',
+      trustProxy: true,
+      json: true,
+      quiet: true,
+      help: false,
+      version: false,
+    });
+    expect(parseCliArgs(['-h']).help).toBe(true);
+    expect(parseCliArgs(['-v']).version).toBe(true);
+    expect(parseCliArgs(['--version']).version).toBe(true);
+    expect(parseCliArgs(['-q']).quiet).toBe(true);
+    expect(parseCliArgs(['--port', '65535']).port).toBe(65535);
+  });
+
+  it("VERSION is package.json's version", () => {
+    const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
+    expect(VERSION).toBe(pkg.version);
+  });
+
+  it.each([
+    [['--prot', '1'], /Unknown option '--prot'/],
+    [['--port'], /--port/],
+    [['--port', 'abc'], /--port must be an integer from 0 to 65535, got 'abc'/],
+    [['--port', '65536'], /got '65536'/],
+    [['--port', '1.5'], /got '1.5'/],
+    [['--port', '-1'], /--port/],
+    [['--clock', 'fast'], /--clock must be 'real' or 'manual', got 'fast'/],
+    [['--host', ''], /--host must not be empty/],
+    [['--public-url', 'ftp://x'], /--public-url must be an http\(s\) URL/],
+    [['--public-url', 'nope'], /--public-url must be an http\(s\) URL/],
+    [['--json=yes'], /--json/],
+    [['serve'], /serve/],
+  ])('refuses %j with a UsageError', (argv, message) => {
+    expect(() => parseCliArgs(argv)).toThrow(UsageError);
+    expect(() => parseCliArgs(argv)).toThrow(message);
+  });
+
+  // A key pasted where a flag's value goes (or shifted into a positional by a missing flag) ends up on stderr.
+  const KEY = 'sk_test_ab12cd_CliPastedKeySecret0001';
+  const THM = 'thm_CliPastedSigningSecret0002';
+  const ADM = 'adm_CliPastedAdminToken0003';
+  it.each([
+    [['--port', KEY]],
+    [['--seed', KEY]],
+    [['--clock', THM]],
+    [['--public-url', ADM]],
+    [['--json', KEY]],
+    [[`--${KEY}`]],
+    [['--port', encodeURIComponent(KEY).replaceAll('_', '%5F')]],
+  ])('refuses %j without echoing the secret', (argv) => {
+    let err: unknown;
+    try {
+      parseCliArgs(argv);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(UsageError);
+    const text = `${(err as Error).message}\n${(err as Error).stack}`;
+    for (const part of [KEY.slice(15), THM.slice(4), ADM.slice(4)])
+      expect(text).not.toContain(part.slice(0, 12));
+  });
+});
+
+const facts = {
+  base_url: 'http://127.0.0.1:4010',
+  pay_url: 'http://127.0.0.1:4010/pay',
+  admin_token: 'adm_token',
+  merchant_id: 'm',
+  shop_id: 's',
+  terminal_id: 't',
+  api_key: 'sk_test_abc123_secret',
+  signing_secret: 'thm_secret',
+} as const;
+const running = { ...facts, reference: {} as never, close: async () => {} } as unknown as RunningReference; // only the facts and close() are read
+
+describe('psp-reference output', () => {
+  it('prints exactly the contract keys, in its order, as one line', () => {
+    const line = startupJson(running);
+    expect(line).not.toContain('\n');
+    expect(Object.keys(JSON.parse(line))).toEqual([
+      'base_url',
+      'pay_url',
+      'admin_token',
+      'merchant_id',
+      'shop_id',
+      'terminal_id',
+      'api_key',
+      'signing_secret',
+    ]);
+    expect(JSON.parse(line)).toEqual(facts);
+  });
+
+  it('the banner names what it is, the URLs, the key, the admin token and how to stop', () => {
+    const text = banner(running, 'manual');
+    expect(text).toContain('reference of the Payment Service Public API');
+    expect(text).toContain('http://127.0.0.1:4010');
+    expect(text).toContain('http://127.0.0.1:4010/pay/{payment_id}');
+    expect(text).toContain('sk_test_abc123_secret');
+    expect(text).toContain('adm_token');
+    expect(text).toContain('thm_secret');
+    expect(text).toContain('manual');
+    expect(text).toContain('Ctrl+C');
+  });
+});
