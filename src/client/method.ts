@@ -43,9 +43,6 @@ export function defineMethod<N extends MethodName>(
   name: N,
 ): (transport: Transport, args: MethodArgs<InputOf<N>>) => ApiPromise<AnswerOf<N>> {
   const row: OperationRow = OPERATIONS[name];
-  // The row's answer schema parses to this operation's answer type (the table is `as const`).
-  const parse = (strict: boolean) =>
-    responseParser(strict, row.answer!, row.what!) as (json: unknown, status: number) => AnswerOf<N>;
   const withId = row.id !== undefined;
   return (transport, { id, input, options }) =>
     new ApiPromise(
@@ -66,7 +63,8 @@ export function defineMethod<N extends MethodName>(
             safe: row.safe,
             options,
           },
-          parse(transport.strict),
+          // The row's answer schema parses to this operation's answer type (the table is `as const`).
+          responseParser(transport.strict, row.answer!, row.what!) as (json: unknown) => AnswerOf<N>,
         );
       })(),
     );
