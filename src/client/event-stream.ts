@@ -1,5 +1,6 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { SseEvent } from '../schemas/events.js';
+import { PUBLIC_PREFIX, pathOf } from '../schemas/operations.js';
 
 export type { SseEvent } from '../schemas/events.js';
 import { apiErrorOf, PspApiError, PspConnectionError, parseRetryAfter } from './errors.js';
@@ -107,7 +108,7 @@ const WATCHDOG = 'heartbeat_timeout';
 // A connection open this long has really worked (more than one 25 s heartbeat): only then do failures restart
 // from zero. `: connected` alone does not count; a server that greets and then fails would never reach maxRetries.
 const STABLE_MS = 30_000;
-const TEMPLATE = '/api/v1/public/events';
+const TEMPLATE = `${PUBLIC_PREFIX}${pathOf('events.stream')}`;
 const MAX_BUFFER = 1 << 20;
 const MAX_RETRY_AFTER_MS = 600_000;
 // 408 and 429 are "later, please"; 5xx are the server's trouble. Any other 4xx will not heal by retrying.

@@ -1,38 +1,26 @@
 import type * as z from 'zod/mini';
 import { inputSchemas } from '../schemas/inputs.js';
+import { OPERATIONS, type OperationRow, pathOf } from '../schemas/operations.js';
 import type { responseSchemas } from '../schemas/resources.js';
 import { ApiPromise } from './api-promise.js';
 import type { RequestOptions } from './options.js';
-import type { Operation } from './operation.js';
 import type { Transport } from './transport.js';
 import { checkInput, idempotencyKeyIssue, idIssue, jsonBody, responseParser } from './validate.js';
 
 type Answers = ReturnType<typeof responseSchemas>;
 type Inputs = ReturnType<typeof inputSchemas>;
+type Rows = typeof OPERATIONS;
 
-/**
- * One API method, as data: everything the scaffold of a call needs (checks, path, key, retry rule, parser).
- *
- * @example
- * const get = defineMethod({ operation: 'payouts.get', method: 'GET', path: '/payouts/{id}', answer: 'Payout', what: 'payout', safe: true });
- */
-export interface MethodSpec<A extends keyof Answers, I extends keyof Inputs | undefined> {
-  /** The operation's name, as middleware and telemetry see it (`AttemptContext.operation`). */
-  operation: Operation;
-  method: 'GET' | 'POST';
-  /** Path template below `/api/v1/public`; `{id}` stands for the call's id, checked as a UUID first. */
-  path: string;
-  /** Name of the request body's schema in `inputSchemas()`; no body when absent. */
-  input?: I;
-  /** Name of the answer's schema in `responseSchemas()`. */
-  answer: A;
-  /** What the answer is called in a `PspResponseError` message (`payment`). */
-  what: string;
-  /** Sends an `Idempotency-Key`: the caller's, else a fresh UUIDv4, the same on every retry. */
-  idempotent?: boolean;
-  /** Whether repeating the request cannot duplicate an effect (GETs, keyed POSTs, cancel): only these retry. */
-  safe: boolean;
-}
+/** The operations a method calls: those that answer JSON (the event stream has its own reader). */
+export type MethodName = { [N in keyof Rows]: Rows[N] extends { answer: string } ? N : never }[keyof Rows];
+/** The body a method of operation `N` takes (`never` when it takes none). */
+type InputOf<N extends MethodName> = Rows[N] extends { input: infer I extends keyof Inputs }
+  ? z.input<Inputs[I]>
+  : never;
+/** The parsed answer of operation `N`. */
+type AnswerOf<N extends MethodName> = Rows[N] extends { answer: infer A extends keyof Answers }
+  ? z.output<Answers[A]>
+  : never;
 
 /** What a call of a defined method takes: the path id, the body, the per-call options. */
 export interface MethodArgs<I> {
@@ -42,43 +30,41 @@ export interface MethodArgs<I> {
 }
 
 /**
- * Turns a {@link MethodSpec} into the function a resource method calls: it checks the id, the body and the
- * caller's `Idempotency-Key` (a `PspValidationError` naming each bad field, nothing sent), then sends the call
- * through the transport and parses the answer with the client's strictness. Checks run inside the promise, so
- * a bad argument rejects rather than throws.
+ * Turns a row of the table of operations (src/schemas/operations.ts) into the function a resource method calls:
+ * it checks the id, the body and the caller's `Idempotency-Key` (a `PspValidationError` naming each bad field,
+ * nothing sent), then sends the call through the transport and parses the answer with the client's strictness.
+ * Checks run inside the promise, so a bad argument rejects rather than throws.
  *
  * @example
- * const create = defineMethod({ operation: 'payouts.create', method: 'POST', path: '/payouts',
- *   input: 'CreatePayoutInput', answer: 'CreatePayoutResponse', what: 'payout creation', idempotent: true, safe: true });
+ * const create = defineMethod('payouts.create');
  * create(transport, { input, options });
  */
-export function defineMethod<A extends keyof Answers, I extends keyof Inputs | undefined = undefined>(
-  spec: MethodSpec<A, I>,
-): (
-  t: Transport,
-  args: MethodArgs<I extends keyof Inputs ? z.input<Inputs[I]> : never>,
-) => ApiPromise<z.output<Answers[A]>> {
-  const withId = spec.path.includes('{id}');
-  return (t, { id, input, options }) =>
+export function defineMethod<N extends MethodName>(
+  name: N,
+): (transport: Transport, args: MethodArgs<InputOf<N>>) => ApiPromise<AnswerOf<N>> {
+  const row: OperationRow = OPERATIONS[name];
+  const withId = row.id !== undefined;
+  return (transport, { id, input, options }) =>
     new ApiPromise(
       (async () => {
         const issues = [
           ...(withId ? idIssue('id', id) : []),
-          ...(spec.idempotent ? idempotencyKeyIssue(options?.idempotencyKey) : []),
+          ...(row.idempotent ? idempotencyKeyIssue(options?.idempotencyKey) : []),
         ];
-        checkInput(spec.input ? inputSchemas()[spec.input] : undefined, input, issues);
-        return t.request(
+        checkInput(row.input ? inputSchemas()[row.input] : undefined, input, issues);
+        return transport.request(
           {
-            operation: spec.operation,
-            template: spec.path,
-            method: spec.method,
-            path: withId ? spec.path.replace('{id}', id as string) : spec.path,
-            body: spec.input ? jsonBody(input) : undefined,
-            idempotencyKey: spec.idempotent ? (options?.idempotencyKey ?? crypto.randomUUID()) : undefined,
-            safe: spec.safe,
+            operation: name,
+            template: row.path,
+            method: row.method,
+            path: withId ? pathOf(name, id) : row.path,
+            body: row.input ? jsonBody(input) : undefined,
+            idempotencyKey: row.idempotent ? (options?.idempotencyKey ?? crypto.randomUUID()) : undefined,
+            safe: row.safe,
             options,
           },
-          responseParser(t.strict, spec.answer, spec.what),
+          // The row's answer schema parses to this operation's answer type (the table is `as const`).
+          responseParser(transport.strict, row.answer!, row.what!) as (json: unknown) => AnswerOf<N>,
         );
       })(),
     );

@@ -1,4 +1,5 @@
 import { originRefused } from './api-errors.js';
+import { OPERATIONS } from '../schemas/operations.js';
 import type { Operation } from './operation.js';
 
 export type { Operation } from './operation.js';
@@ -89,9 +90,12 @@ export async function bodyBytes(request: Request): Promise<Uint8Array | undefine
   return request.body ? new Uint8Array(await request.clone().arrayBuffer()) : undefined;
 }
 
-// The words of the API's paths (spec section 4). Any other segment of a `client.request()` path may be an id, an
-// order number or a person's name: as a span name or a metric label it would be unbounded, or personal data.
-const API_WORDS = new Set(['payments', 'payouts', 'cancel', 'refund', 'banks', 'sbp', 'events']);
+// The words of the API's paths (the table of operations' segments). Any other segment of a `client.request()` path
+// may be an id, an order number or a person's name: as a span name or a metric label it would be unbounded, or
+// personal data.
+const API_WORDS = new Set(
+  Object.values(OPERATIONS).flatMap(({ path }) => path.split('/').filter((s) => !s.startsWith('{'))),
+);
 
 /**
  * The template of a path of `client.request()`: the API's own words kept, every other segment replaced by

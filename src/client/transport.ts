@@ -12,6 +12,7 @@ import { outcomeOf, retryDecision } from './retry.js';
 import { type Credentials, createSendStep, credentialsOf, type SendStep } from './send.js';
 import type { StreamTap } from './event-stream.js';
 import { type CallRecord, telemetry } from './telemetry.js';
+import { PUBLIC_PREFIX as API_PREFIX } from '../schemas/operations.js';
 
 /** One API call as the resources describe it. */
 export interface TransportRequest {
@@ -32,7 +33,6 @@ export interface TransportRequest {
   options?: RequestOptions;
 }
 
-const API_PREFIX = '/api/v1/public';
 const FINAL = { failure: 'final' } as const;
 
 type Parse<T> = (json: unknown, status: number) => T;

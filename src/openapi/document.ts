@@ -3,14 +3,8 @@ import { IDEMPOTENCY_KEY_RE, LIMITS } from '../schemas/limits.js';
 import { componentRef, componentSchemas } from './components.js';
 import type { JsonSchema } from './leaves.js';
 import { ERROR_CODES } from '../schemas/errors.js';
-import {
-  type Answer,
-  OPERATIONS,
-  type Operation,
-  PUBLIC_PREFIX,
-  type Refusal,
-  SHARED_REFUSALS,
-} from './operations.js';
+import { OPERATIONS, type OperationName, type OperationRow, PUBLIC_PREFIX } from '../schemas/operations.js';
+import { type Answer, OPERATION_DOCS, type Refusal, SHARED_REFUSALS } from './operations.js';
 
 /** An OpenAPI 3.1 document, as plain JSON. */
 export type OpenApiDocument = {
@@ -73,10 +67,12 @@ export function refusalTexts(refusals: readonly Refusal[]): Map<number, string> 
   return texts;
 }
 
-function operation(op: Operation): JsonSchema {
+function operation(name: OperationName): JsonSchema {
+  const row: OperationRow = OPERATIONS[name];
+  const op = OPERATION_DOCS[name];
   const parameters: JsonSchema[] = [];
-  if (op.id) parameters.push(ref('parameters', op.id === 'payment' ? 'PaymentId' : 'PayoutId'));
-  if (op.idempotent) parameters.push(ref('parameters', 'IdempotencyKey'));
+  if (row.id) parameters.push(ref('parameters', row.id === 'payment' ? 'PaymentId' : 'PayoutId'));
+  if (row.idempotent) parameters.push(ref('parameters', 'IdempotencyKey'));
   parameters.push(ref('parameters', 'Signature'));
   const byStatus: Array<[number, JsonSchema]> = [
     ...Object.entries(op.ok).map(([s, a]) => [Number(s), jsonAnswer(a)] as [number, JsonSchema]),
@@ -90,11 +86,11 @@ function operation(op: Operation): JsonSchema {
     summary: op.summary,
     description: `Spec section ${op.section}.`,
     parameters,
-    ...(op.body
+    ...(row.input
       ? {
           requestBody: {
-            required: op.body.required,
-            content: { 'application/json': { schema: componentRef(op.body.schema) } },
+            required: !row.inputOptional,
+            content: { 'application/json': { schema: componentRef(row.input) } },
           },
         }
       : {}),
@@ -104,10 +100,10 @@ function operation(op: Operation): JsonSchema {
 
 function paths(): Record<string, Record<string, JsonSchema>> {
   const out: Record<string, Record<string, JsonSchema>> = {};
-  for (const op of OPERATIONS) {
-    const path = `${PUBLIC_PREFIX}${op.path}`;
-    out[path] ??= {};
-    out[path]![op.method] = operation(op);
+  for (const name of Object.keys(OPERATIONS) as OperationName[]) {
+    const { method, path } = OPERATIONS[name];
+    const full = `${PUBLIC_PREFIX}${path}`;
+    out[full] = { ...out[full], [method.toLowerCase()]: operation(name) };
   }
   return out;
 }

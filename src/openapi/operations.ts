@@ -1,5 +1,6 @@
 /**
- * The operations of spec section 4 as the reference answers them: for each, its path, parameters, body and every
+ * The operations of spec section 4 as the reference answers them, in the document's words: for each row of the
+ * table of operations (src/schemas/operations.ts: method, path, body), its summary, its success answers and every
  * status it can answer, with the error codes behind each. The statuses are the reference's, read from its refusals
  * (src/reference/http: auth.ts, body.ts, context.ts; src/reference/domain: payments, refunds, payouts, idempotency)
  * and checked against every answer of the reference's own HTTP tests (test/openapi/answer-check.ts), so a status
@@ -7,11 +8,9 @@
  */
 
 import { CODE, type ErrorCode } from '../schemas/errors.js';
+import type { OperationName } from '../schemas/operations.js';
 
 const NO_PAYMENT = 'no payment of this merchant has this id';
-
-/** The public API's prefix (spec 9). */
-export const PUBLIC_PREFIX = '/api/v1/public';
 
 /** One answer of an operation: a component schema for JSON, or the SSE stream. */
 export interface Answer {
@@ -24,20 +23,15 @@ export interface Answer {
   replay?: true;
 }
 
-export interface Operation {
-  method: 'get' | 'post';
-  /** Path under {@link PUBLIC_PREFIX}, OpenAPI style (`/payments/{id}`). */
-  path: string;
+/**
+ * What the document says of an operation beyond its row in the table of operations (src/schemas/operations.ts,
+ * which gives its method, path, `{id}`, body and Idempotency-Key).
+ */
+export interface OperationDoc {
   operationId: string;
   summary: string;
   /** Spec section, e.g. `4.1`. */
   section: string;
-  /** What the `{id}` path parameter names. */
-  id?: 'payment' | 'payout';
-  /** Takes an `Idempotency-Key` (spec 5.6). */
-  idempotent?: true;
-  /** The request body's component and whether it is required. */
-  body?: { schema: string; required: boolean };
   /** Success answers by status. */
   ok: Record<number, Answer>;
   /**
@@ -67,16 +61,15 @@ const BAD_BODY: Refusal = [
 const STORAGE: Refusal = [CODE.storage_limit_reached, 'the bound on the objects one merchant may hold'];
 const REPLAY: Refusal = [CODE.idempotent_conflict, 'the Idempotency-Key was used with another body'];
 
-/** Every operation of spec section 4 (4.9, the merchant's webhook receiver, is in the document's `webhooks`). */
-export const OPERATIONS: readonly Operation[] = [
-  {
-    method: 'post',
-    path: '/payments',
+/**
+ * The document's words for every operation of the table (4.9, the merchant's webhook receiver, is in the document's
+ * `webhooks`); a row of the table without its words here fails to compile.
+ */
+export const OPERATION_DOCS: Record<OperationName, OperationDoc> = {
+  'payments.create': {
     operationId: 'createPayment',
     summary: 'Create a payment',
     section: '4.1',
-    idempotent: true,
-    body: { schema: 'CreatePaymentInput', required: true },
     ok: {
       201: { description: 'The payment was created.', schema: 'CreatePaymentResponse' },
       200: {
@@ -88,13 +81,10 @@ export const OPERATIONS: readonly Operation[] = [
     },
     refusals: [...SIG, BAD_BODY, ...MONEY, REPLAY, STORAGE],
   },
-  {
-    method: 'get',
-    path: '/payments/{id}',
+  'payments.get': {
     operationId: 'getPayment',
     summary: 'Get a payment',
     section: '4.2',
-    id: 'payment',
     ok: {
       200: {
         description: 'The payment with its current status, refunds and customer info.',
@@ -103,13 +93,10 @@ export const OPERATIONS: readonly Operation[] = [
     },
     refusals: [...SIG, [CODE.bad_request, TOO_LARGE], ...ACCESS, [CODE.not_found, NO_PAYMENT]],
   },
-  {
-    method: 'post',
-    path: '/payments/{id}/cancel',
+  'payments.cancel': {
     operationId: 'cancelPayment',
     summary: 'Cancel a pending payment',
     section: '4.3',
-    id: 'payment',
     ok: {
       200: {
         description: 'The payment is cancelled; webhook `payment.cancelled` follows.',
@@ -124,15 +111,10 @@ export const OPERATIONS: readonly Operation[] = [
       [CODE.not_pending, 'the payment is not pending'],
     ],
   },
-  {
-    method: 'post',
-    path: '/payments/{id}/refund',
+  'payments.refund': {
     operationId: 'refundPayment',
     summary: 'Refund a payment, in full or in part',
     section: '4.4',
-    id: 'payment',
-    idempotent: true,
-    body: { schema: 'CreateRefundInput', required: false },
     ok: {
       201: { description: 'The refund was made; webhook `payment.refunded` follows.', schema: 'Refund' },
       200: {
@@ -154,14 +136,10 @@ export const OPERATIONS: readonly Operation[] = [
       [CODE.amount_exceeds_balance, 'the amount is larger than what is left to refund'],
     ],
   },
-  {
-    method: 'post',
-    path: '/payouts',
+  'payouts.create': {
     operationId: 'createPayout',
     summary: 'Create an SBP payout',
     section: '4.5',
-    idempotent: true,
-    body: { schema: 'CreatePayoutInput', required: true },
     ok: {
       201: { description: 'The payout was created.', schema: 'CreatePayoutResponse' },
       200: {
@@ -180,13 +158,10 @@ export const OPERATIONS: readonly Operation[] = [
       CODE.bank_not_supported,
     ],
   },
-  {
-    method: 'get',
-    path: '/payouts/{id}',
+  'payouts.get': {
     operationId: 'getPayout',
     summary: 'Get a payout',
     section: '4.6',
-    id: 'payout',
     ok: { 200: { description: 'The payout.', schema: 'Payout' } },
     refusals: [
       ...SIG,
@@ -195,9 +170,7 @@ export const OPERATIONS: readonly Operation[] = [
       [CODE.not_found, 'no payout of this merchant has this id'],
     ],
   },
-  {
-    method: 'get',
-    path: '/banks/sbp',
+  'banks.list': {
     operationId: 'listSbpBanks',
     summary: 'The SBP bank directory',
     section: '4.7',
@@ -209,9 +182,7 @@ export const OPERATIONS: readonly Operation[] = [
     },
     refusals: [...SIG, [CODE.bad_request, TOO_LARGE], ...ACCESS],
   },
-  {
-    method: 'get',
-    path: '/events',
+  'events.stream': {
     operationId: 'streamEvents',
     summary: 'The realtime event stream (Server-Sent Events)',
     section: '4.8',
@@ -224,7 +195,7 @@ export const OPERATIONS: readonly Operation[] = [
     },
     refusals: [...SIG, [CODE.bad_request, TOO_LARGE], ...ACCESS],
   },
-];
+};
 
 /**
  * Refusals every operation can answer, before its route runs (spec 5): the key, the allow-list, the rate limit,

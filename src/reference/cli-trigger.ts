@@ -9,6 +9,7 @@ import { PspApiError, redirectMessage } from '../client/api-errors.js';
 import { PspClient } from '../client/client.js';
 import { SDK_CODES } from '../schemas/errors.js';
 import type { WebhookEventName } from '../schemas/events.js';
+import { OPERATIONS, type OperationName, pathOf } from '../schemas/operations.js';
 import { responseSchemas } from '../schemas/resources.js';
 import {
   parseTriggerArgs,
@@ -129,7 +130,9 @@ async function runTrigger(config: TriggerConfig): Promise<TriggerResult> {
     maxRetries: 0,
     logLevel: 'off',
   });
-  const api = async <T>(step: string, call: () => PromiseLike<T>): Promise<T> => {
+  // A step of the trigger is one operation of the public API; a refusal's message names its method and path.
+  const api = async <T>(op: OperationName, call: () => PromiseLike<T>, id?: string): Promise<T> => {
+    const step = `${OPERATIONS[op].method} ${pathOf(op, id)}`;
     try {
       return await call();
     } catch (error) {
@@ -141,8 +144,8 @@ async function runTrigger(config: TriggerConfig): Promise<TriggerResult> {
   const want = FINAL_STATUS[event];
 
   if (event === 'payout.succeeded' || event === 'payout.failed') {
-    const { items } = await api('GET /banks/sbp', () => client.banks.list());
-    const created = await api('POST /payouts', () =>
+    const { items } = await api('banks.list', () => client.banks.list());
+    const created = await api('payouts.create', () =>
       client.payouts.create({
         amount,
         phone: '+79990000000',
@@ -155,7 +158,7 @@ async function runTrigger(config: TriggerConfig): Promise<TriggerResult> {
     return { event, objects: [{ type: 'payout', data: payout }] };
   }
 
-  const created = await api('POST /payments', () =>
+  const created = await api('payments.create', () =>
     client.payments.create({
       amount,
       order_id: `trigger-${event}`,
@@ -165,7 +168,7 @@ async function runTrigger(config: TriggerConfig): Promise<TriggerResult> {
   );
   const id = created.payment.id;
   const get = async () => {
-    const data = (await api(`GET /payments/${id}`, () => client.payments.get(id))) as TriggeredObject['data'];
+    const data = (await api('payments.get', () => client.payments.get(id), id)) as TriggeredObject['data'];
     if (data.status !== want) {
       throw new TriggerFailedError(`the payment is ${data.status}, not ${want}: no ${event} event`);
     }
@@ -173,12 +176,12 @@ async function runTrigger(config: TriggerConfig): Promise<TriggerResult> {
   };
   switch (event) {
     case 'payment.cancelled':
-      await api(`POST /payments/${id}/cancel`, () => client.payments.cancel(id));
+      await api('payments.cancel', () => client.payments.cancel(id), id);
       return { event, objects: [await get()] };
     case 'payment.refunded': {
       await move(config, 'payment', id, 'succeed', 'succeeded');
       // No amount: the whole remaining balance, which is the whole amount of a payment just paid.
-      const refund = await api(`POST /payments/${id}/refund`, () => client.payments.refund(id, {}));
+      const refund = await api('payments.refund', () => client.payments.refund(id, {}), id);
       return { event, objects: [await get(), { type: 'refund', data: refund as TriggeredObject['data'] }] };
     }
     default: {

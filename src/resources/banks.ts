@@ -4,14 +4,7 @@ import type { RequestOptions } from '../client/options.js';
 import type { Transport } from '../client/transport.js';
 import type { BankList } from '../schemas/resources.js';
 
-const listBanks = defineMethod({
-  operation: 'banks.list',
-  method: 'GET',
-  path: '/banks/sbp',
-  answer: 'BankList',
-  what: 'bank list',
-  safe: true,
-});
+const listBanks = defineMethod('banks.list');
 
 /**
  * Options of `client.banks.list()`.
@@ -33,12 +26,12 @@ export interface BankListOptions extends RequestOptions {
  * const bank = items.find((b) => b.name_en === 'Sberbank');
  */
 export class Banks {
-  readonly #t: Transport;
+  readonly #transport: Transport;
   readonly #ttl: number;
   #cached: { result: ApiResult<BankList>; expires: number } | undefined;
 
   constructor(transport: Transport, ttl: number) {
-    this.#t = transport;
+    this.#transport = transport;
     this.#ttl = ttl;
   }
 
@@ -54,7 +47,7 @@ export class Banks {
       (async () => {
         const hit = this.#cached;
         if (hit && !options?.refresh && Date.now() < hit.expires) return copy(hit.result);
-        const result = await listBanks(this.#t, { options }).withResponse();
+        const result = await listBanks(this.#transport, { options }).withResponse();
         if (this.#ttl > 0) this.#cached = { result, expires: Date.now() + this.#ttl };
         return copy(result);
       })(),

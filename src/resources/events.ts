@@ -2,6 +2,7 @@ import { type StreamEventsOptions, streamEvents } from '../client/event-stream.j
 import type { Logger } from '../client/logger.js';
 import type { Transport } from '../client/transport.js';
 import type { SseEvent } from '../schemas/events.js';
+import { pathOf } from '../schemas/operations.js';
 
 /**
  * What `client.events.stream()` returns: the events, and `close()`.
@@ -44,7 +45,7 @@ export interface Events {
  * const events = eventsOf(transport, fetch, logger, userAgent);
  */
 export function eventsOf(
-  t: Transport,
+  transport: Transport,
   fetchFn: typeof fetch,
   logger: Logger | undefined,
   userAgent: string | undefined,
@@ -53,13 +54,13 @@ export function eventsOf(
     stream: (options) =>
       streamEvents(
         {
-          url: t.url('/events'),
+          url: transport.url(pathOf('events.stream')),
           fetch: fetchFn,
-          headers: t.credentials,
+          headers: transport.credentials,
           userAgent,
           logger,
-          middleware: t.middleware,
-          tap: t.tap,
+          middleware: transport.middleware,
+          tap: transport.tap,
         },
         options,
       ),

@@ -13,42 +13,10 @@ import type {
   PaymentStatus,
 } from '../schemas/resources.js';
 
-const createPayment = defineMethod({
-  operation: 'payments.create',
-  method: 'POST',
-  path: '/payments',
-  input: 'CreatePaymentInput',
-  answer: 'CreatePaymentResponse',
-  what: 'payment creation',
-  idempotent: true,
-  safe: true,
-});
-const getPayment = defineMethod({
-  operation: 'payments.get',
-  method: 'GET',
-  path: '/payments/{id}',
-  answer: 'Payment',
-  what: 'payment',
-  safe: true,
-});
-const cancelPayment = defineMethod({
-  operation: 'payments.cancel',
-  method: 'POST',
-  path: '/payments/{id}/cancel',
-  answer: 'CancelPaymentResponse',
-  what: 'cancel answer',
-  safe: true,
-});
-const refundPayment = defineMethod({
-  operation: 'payments.refund',
-  method: 'POST',
-  path: '/payments/{id}/refund',
-  input: 'CreateRefundInput',
-  answer: 'Refund',
-  what: 'refund',
-  idempotent: true,
-  safe: true,
-});
+const createPayment = defineMethod('payments.create');
+const getPayment = defineMethod('payments.get');
+const cancelPayment = defineMethod('payments.cancel');
+const refundPayment = defineMethod('payments.refund');
 
 /**
  * Payments: create, read, cancel and refund (spec 4.1 to 4.4). Reached as `client.payments`.
@@ -57,10 +25,10 @@ const refundPayment = defineMethod({
  * const { payment, payment_url } = await client.payments.create({ amount: 249_900, order_id: 'A-1042' });
  */
 export class Payments {
-  readonly #t: Transport;
+  readonly #transport: Transport;
 
   constructor(transport: Transport) {
-    this.#t = transport;
+    this.#transport = transport;
   }
 
   /**
@@ -74,7 +42,7 @@ export class Payments {
    * redirect(res.payment_url);
    */
   create(input: CreatePaymentInput, options?: RequestOptions): ApiPromise<CreatePaymentResponse> {
-    return createPayment(this.#t, { input, options });
+    return createPayment(this.#transport, { input, options });
   }
 
   /**
@@ -85,7 +53,7 @@ export class Payments {
    * const { status, refunds } = await client.payments.get(paymentId);
    */
   get(id: string, options?: RequestOptions): ApiPromise<Payment> {
-    return getPayment(this.#t, { id, options });
+    return getPayment(this.#transport, { id, options });
   }
 
   /**
@@ -105,7 +73,7 @@ export class Payments {
         kinds: PAYMENT_KINDS,
         id,
         final: FINAL_PAYMENT_STATUSES,
-        tap: this.#t.tap,
+        tap: this.#transport.tap,
       },
       options,
     );
@@ -122,12 +90,12 @@ export class Payments {
    */
   cancel(id: string, options?: RequestOptions): ApiPromise<CancelPaymentResponse> {
     return new ApiPromise(
-      cancelPayment(this.#t, { id, options })
+      cancelPayment(this.#transport, { id, options })
         .withResponse()
         .catch(async (err: unknown): Promise<ApiResult<CancelPaymentResponse>> => {
           if (!(err instanceof NotPendingError) || err.attempts < 2) throw err;
           // An earlier attempt may have cancelled it: then the payment says so.
-          const current = await getPayment(this.#t, { id, options })
+          const current = await getPayment(this.#transport, { id, options })
             .withResponse()
             .catch(() => {
               throw err;
@@ -148,6 +116,6 @@ export class Payments {
    * const refund = await client.payments.refund(paymentId, { amount: 500, reason: 'one item returned' });
    */
   refund(id: string, input: CreateRefundInput = {}, options?: RequestOptions): ApiPromise<Refund> {
-    return refundPayment(this.#t, { id, input, options });
+    return refundPayment(this.#transport, { id, input, options });
   }
 }

@@ -6,24 +6,8 @@ import { FINAL_PAYOUT_STATUSES, PAYOUT_KINDS, type WaitForOptions, waitFor } fro
 import type { CreatePayoutInput } from '../schemas/inputs.js';
 import type { CreatePayoutResponse, Payout, PayoutStatus } from '../schemas/resources.js';
 
-const createPayout = defineMethod({
-  operation: 'payouts.create',
-  method: 'POST',
-  path: '/payouts',
-  input: 'CreatePayoutInput',
-  answer: 'CreatePayoutResponse',
-  what: 'payout creation',
-  idempotent: true,
-  safe: true,
-});
-const getPayout = defineMethod({
-  operation: 'payouts.get',
-  method: 'GET',
-  path: '/payouts/{id}',
-  answer: 'Payout',
-  what: 'payout',
-  safe: true,
-});
+const createPayout = defineMethod('payouts.create');
+const getPayout = defineMethod('payouts.get');
 
 /**
  * SBP payouts to a phone number (spec 4.5, 4.6). Reached as `client.payouts`.
@@ -32,10 +16,10 @@ const getPayout = defineMethod({
  * const { payout } = await client.payouts.create({ amount: 50_000, phone: '+79001234567', bank_id: '100000000111' });
  */
 export class Payouts {
-  readonly #t: Transport;
+  readonly #transport: Transport;
 
   constructor(transport: Transport) {
-    this.#t = transport;
+    this.#transport = transport;
   }
 
   /**
@@ -51,7 +35,7 @@ export class Payouts {
    * );
    */
   create(input: CreatePayoutInput, options?: RequestOptions): ApiPromise<CreatePayoutResponse> {
-    return createPayout(this.#t, { input, options });
+    return createPayout(this.#transport, { input, options });
   }
 
   /**
@@ -62,7 +46,7 @@ export class Payouts {
    * const { status, fail_reason } = await client.payouts.get(payoutId);
    */
   get(id: string, options?: RequestOptions): ApiPromise<Payout> {
-    return getPayout(this.#t, { id, options });
+    return getPayout(this.#transport, { id, options });
   }
 
   /**
@@ -82,7 +66,7 @@ export class Payouts {
         kinds: PAYOUT_KINDS,
         id,
         final: FINAL_PAYOUT_STATUSES,
-        tap: this.#t.tap,
+        tap: this.#transport.tap,
       },
       options,
     );

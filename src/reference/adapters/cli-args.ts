@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import pkg from '../../../package.json' with { type: 'json' };
 import { type FaultRuleInput, parseFaultRules } from '../faults/index.js';
 import { redactSecrets } from '../../internal/redact.js';
+import { PUBLIC_PREFIX, pathOf } from '../../schemas/operations.js';
 import type { RunningReference } from '../start.js';
 
 /** The package's version, as `psp-reference --version` prints it. */
@@ -182,7 +183,7 @@ export function banner(running: RunningReference, clock: 'real' | 'manual'): str
     row('Shop', running.shop_id),
     row('Terminal', running.terminal_id),
     '',
-    `Try: curl -H 'Authorization: Bearer ${running.api_key}' ${running.base_url}/api/v1/public/banks/sbp`,
+    `Try: curl -H 'Authorization: Bearer ${running.api_key}' ${running.base_url}${PUBLIC_PREFIX}${pathOf('banks.list')}`,
     'Everything lives in memory and is gone when it stops. Press Ctrl+C to stop.',
     '',
   ].join('\n');

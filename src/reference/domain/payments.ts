@@ -1,4 +1,5 @@
 import { CODE } from '../../schemas/errors.js';
+import { routeOf } from '../../schemas/operations.js';
 import { type CreatePaymentInput, inputSchemas } from '../../schemas/inputs.js';
 import type { CreatePaymentResponse, PaymentStatus } from '../../schemas/resources.js';
 import { DEFAULTS } from './defaults.js';
@@ -42,7 +43,7 @@ export class Payments extends RecordStore<PaymentRecord> {
     const currency = input.currency ?? 'RUB';
     return this.createOnce(
       caller,
-      { route: 'POST /api/v1/public/payments', key: idempotencyKey, body: input },
+      { route: routeOf('payments.create'), key: idempotencyKey, body: input },
       (p, replay) => this.#answer(p, payBase, replay),
       () => this.#make(caller, input, currency),
     );

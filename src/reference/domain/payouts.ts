@@ -1,4 +1,5 @@
 import { CODE } from '../../schemas/errors.js';
+import { routeOf } from '../../schemas/operations.js';
 import { type CreatePayoutInput, inputSchemas } from '../../schemas/inputs.js';
 import type { CreatePayoutResponse, Payout, PayoutStatus } from '../../schemas/resources.js';
 import { findBank } from './bank-directory.js';
@@ -26,7 +27,7 @@ export class Payouts extends RecordStore<PayoutRecord> {
     const input = parseBody(inputSchemas(true).CreatePayoutInput, raw);
     return this.createOnce(
       caller,
-      { route: 'POST /api/v1/public/payouts', key: idempotencyKey, body: input },
+      { route: routeOf('payouts.create'), key: idempotencyKey, body: input },
       (p, replay) => this.#answer(p, replay),
       () => this.#make(caller, input),
     );
@@ -45,7 +46,7 @@ export class Payouts extends RecordStore<PayoutRecord> {
     if (!findBank(input.bank_id)) {
       throw refuse(
         CODE.bank_not_supported,
-        'bank_id is not a participant of the SBP directory (GET /api/v1/public/banks/sbp).',
+        `bank_id is not a participant of the SBP directory (${routeOf('banks.list')}).`,
       );
     }
     const now = this.d.clock.now();

@@ -1,4 +1,5 @@
 import { CODE } from '../../schemas/errors.js';
+import { routeOf } from '../../schemas/operations.js';
 import { inputSchemas } from '../../schemas/inputs.js';
 import type { Refund } from '../../schemas/resources.js';
 import { DEFAULTS } from './defaults.js';
@@ -36,7 +37,7 @@ export class Refunds extends RecordStore<RefundRecord> {
     const p = this.#payments.own(caller, paymentId);
     return this.createOnce(
       caller,
-      { route: `POST /api/v1/public/payments/${p.id}/refund`, key: idempotencyKey, body: input },
+      { route: routeOf('payments.refund', p.id), key: idempotencyKey, body: input },
       refundToWire,
       () => this.#make(p, input.amount, input.reason),
     );

@@ -1,4 +1,4 @@
-import { Hono } from 'hono';
+import { type Handler, Hono } from 'hono';
 import { matchedRoutes } from 'hono/route';
 import { SBP_BANKS } from '../domain/bank-directory.js';
 import { bodyOf, checkExpect, parseJson, requireJson, requireNoBody } from './body.js';
@@ -6,10 +6,14 @@ import { authenticate, checkBlock, checkSignature, clientAddress } from './auth.
 import { type AppDeps, type AppEnv, idempotencyKey, pathId } from './context.js';
 import { json, jsonText } from './errors.js';
 import { faultMiddleware } from '../faults/middleware.js';
+import { OPERATIONS, type OperationName } from '../../schemas/operations.js';
 
 /** A creation's answer: 201, or 200 with `Idempotent-Replayed: true` when it replays the first one. */
 const created = ({ status, body }: { status: number; body: unknown }): Response =>
   json(status, body, status === 200 ? { 'idempotent-replayed': 'true' } : {});
+
+/** An operation's path as hono writes it: `{id}` becomes `:id`. */
+const honoPath = (name: OperationName): string => OPERATIONS[name].path.replace('{id}', ':id');
 
 /**
  * The public API of spec section 4, mounted at `/api/v1/public`. Every request passes section 5 first (key,
@@ -35,8 +39,11 @@ export function publicRoutes(deps: AppDeps): Hono<AppEnv> {
     c.set('raw', raw);
     await next();
   });
+  // Each route is a row of the table of operations (src/schemas/operations.ts): its method and path come from there.
+  const route = (name: OperationName, handler: Handler<AppEnv>) =>
+    r.on(OPERATIONS[name].method, honoPath(name), handler);
 
-  r.post('/payments', (c) => {
+  route('payments.create', (c) => {
     const caller = c.get('caller');
     checkBlock(caller);
     const key = idempotencyKey(c);
@@ -45,17 +52,17 @@ export function publicRoutes(deps: AppDeps): Hono<AppEnv> {
     return created(domain.payments.create(caller, body, key, payBase));
   });
 
-  r.get('/payments/:id', (c) =>
+  route('payments.get', (c) =>
     jsonText(200, domain.payments.readText(c.get('caller'), pathId(c, 'payment'))),
   );
 
-  r.post('/payments/:id/cancel', (c) => {
+  route('payments.cancel', (c) => {
     const id = pathId(c, 'payment');
     requireNoBody(c);
     return json(200, domain.payments.cancel(c.get('caller'), id));
   });
 
-  r.post('/payments/:id/refund', (c) => {
+  route('payments.refund', (c) => {
     const caller = c.get('caller');
     const id = pathId(c, 'payment');
     checkBlock(caller);
@@ -64,7 +71,7 @@ export function publicRoutes(deps: AppDeps): Hono<AppEnv> {
     return created(domain.refunds.create(caller, id, body, key));
   });
 
-  r.post('/payouts', (c) => {
+  route('payouts.create', (c) => {
     const caller = c.get('caller');
     checkBlock(caller);
     const key = idempotencyKey(c);
@@ -72,11 +79,11 @@ export function publicRoutes(deps: AppDeps): Hono<AppEnv> {
     return created(domain.payouts.create(caller, body, key));
   });
 
-  r.get('/payouts/:id', (c) => json(200, domain.payouts.read(c.get('caller'), pathId(c, 'payout'))));
+  route('payouts.get', (c) => json(200, domain.payouts.read(c.get('caller'), pathId(c, 'payout'))));
 
-  r.get('/banks/sbp', () => json(200, { items: SBP_BANKS }));
+  route('banks.list', () => json(200, { items: SBP_BANKS }));
 
-  r.get('/events', (c) => {
+  route('events.stream', (c) => {
     const headers = {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache, no-transform',

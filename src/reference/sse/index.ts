@@ -26,7 +26,7 @@ export interface EventStreamHubDeps {
   heartbeatMs?: number;
 }
 
-/** The realtime stream of `GET /api/v1/public/events`: one connection per key, a bounded buffer per client. */
+/** The realtime stream of the `events.stream` operation: one connection per key, a bounded buffer per client. */
 export interface EventStreamHub {
   /**
    * A `text/event-stream` body of the merchant's events: `: connected` first, then `event:`/`data:` messages and a
