@@ -1,7 +1,7 @@
 import type { Clock, Timer } from '../domain/clock.js';
 import { iso } from '../domain/ids.js';
 import type { Endpoint, EndpointRegistry } from './endpoints.js';
-import type { WebhookEvent } from './events.js';
+import type { OutgoingWebhook } from './events.js';
 import { PendingBound } from './pending.js';
 import { post } from './post.js';
 import { SendQueue } from './queue.js';
@@ -10,7 +10,7 @@ import { signedHeaders } from './sign.js';
 
 /** A pending series as a snapshot keeps it. */
 export interface PendingSeries {
-  event: WebhookEvent;
+  event: OutgoingWebhook;
   /** The endpoint it goes to; undefined when it goes to the payment's `webhook_url`. */
   endpointId: string | undefined;
   /** Attempts made. */
@@ -82,7 +82,7 @@ export class Dispatcher {
   }
 
   /** Starts a fresh series of `event` to every target that takes it now; replaces a pending series to the same target. */
-  dispatch(event: WebhookEvent): number {
+  dispatch(event: OutgoingWebhook): number {
     if (this.#closed) return 0;
     const { registry, logger } = this.#o;
     if (event.webhookUrl !== null) {
@@ -153,7 +153,7 @@ export class Dispatcher {
   }
 
   #start(
-    event: WebhookEvent,
+    event: OutgoingWebhook,
     endpointId: string | undefined,
     attempt = 0,
     dueAt: number | null = null,
