@@ -37,7 +37,7 @@ export type {
   MerchantSettings,
   SimulatorApi,
   TerminalSettings,
-} from './domain/control.js';
+} from './control.js';
 export { DEFAULTS } from './domain/defaults.js';
 export type { PaymentOutcome, PayoutOutcome, Refusal } from './domain/outcomes.js';
 export { planPaymentOutcome, planPayoutOutcome } from './domain/outcomes.js';

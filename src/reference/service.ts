@@ -1,5 +1,5 @@
 import { type Clock, ManualClock, RealClock } from './domain/clock.js';
-import { type CabinetApi, createCabinet, createSimulator, type SimulatorApi } from './domain/control.js';
+import { type CabinetApi, createCabinet, createSimulator, type SimulatorApi } from './control.js';
 import { Domain } from './domain/core.js';
 import { newAdminToken } from './domain/admin-token.js';
 import type { StartupFacts } from './domain/accounts.js';

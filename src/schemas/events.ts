@@ -26,6 +26,15 @@ export const SSE_KINDS = [
 ] as const;
 export type SseKind = (typeof SSE_KINDS)[number];
 
+/** How an endpoint signs its webhooks (spec 6.1): `v2` (timestamped, the default) or `v1` (legacy `sha256=`). */
+export const SIGNATURE_VERSIONS = ['v1', 'v2'] as const;
+/**
+ * Signature scheme of an endpoint: `v2` (`t=..,v1=..,v2=..`, timestamped, the default) or `v1` (legacy `sha256=..`).
+ *
+ * @example signWebhook(payload, secret, { version: 'v1' satisfies SignatureVersion })
+ */
+export type SignatureVersion = (typeof SIGNATURE_VERSIONS)[number];
+
 function build(m: SchemaMode) {
   const r = responseSchemas(m.strict);
   const envelope = <D extends z.ZodMiniType>(data: D) =>

@@ -18,11 +18,11 @@ export {
 export {
   computeSignatureHeader,
   type SignatureHeaderInput,
-  type SignatureVersion,
   type SignedWebhook,
   type SignWebhookOptions,
   signWebhook,
 } from './sign.js';
+export type { SignatureVersion } from '../schemas/events.js';
 export type {
   KnownWebhookEvent,
   PaymentWebhookEvent,

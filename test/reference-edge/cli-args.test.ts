@@ -5,8 +5,8 @@ import {
   parseCliArgs,
   startupJson,
   UsageError,
-  VERSION,
 } from '../../src/reference/adapters/cli-args.js';
+import { VERSION } from '../../src/internal/version.js';
 import type { RunningReference } from '../../src/reference/index.js';
 
 describe('psp-reference flags', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { MAX_KEYS_PER_TERMINAL, MAX_MERCHANTS } from '../../src/reference/domain/control.js';
+import { MAX_KEYS_PER_TERMINAL, MAX_MERCHANTS } from '../../src/reference/control.js';
 import { MAX_ENDPOINTS_PER_SHOP } from '../../src/reference/webhooks/endpoints.js';
 import { expectError, setup } from '../reference/helpers.js';
 

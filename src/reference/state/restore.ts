@@ -1,6 +1,6 @@
 import { CODE } from '../../schemas/errors.js';
 import type { ApiKeyRecord, MerchantRecord, ShopRecord, TerminalRecord } from '../domain/accounts.js';
-import { MAX_KEYS_PER_TERMINAL } from '../domain/control.js';
+import { MAX_KEYS_PER_TERMINAL } from '../control.js';
 import { refuse } from '../domain/errors.js';
 import { quote } from '../../internal/quote.js';
 import type { IdempotentEntry } from '../domain/idempotency.js';

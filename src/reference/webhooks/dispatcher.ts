@@ -57,7 +57,7 @@ function originOf(url: string): string {
  * retried on the service clock. Nothing here is awaited by the code that publishes events.
  */
 export class Dispatcher {
-  readonly #o: DispatcherOptions;
+  readonly #options: DispatcherOptions;
   readonly #active = new Map<string, Delivery>();
   readonly #aborts = new Set<AbortController>();
   readonly #queue: SendQueue<Delivery>;
@@ -66,7 +66,7 @@ export class Dispatcher {
   #closed = false;
 
   constructor(options: DispatcherOptions) {
-    this.#o = options;
+    this.#options = options;
     this.#bound = new PendingBound(options.maxPendingPerEndpoint, options.maxPendingBytesPerEndpoint);
     this.#queue = new SendQueue(
       options.maxInFlight,
@@ -84,7 +84,7 @@ export class Dispatcher {
   /** Starts a fresh series of `event` to every target that takes it now; replaces a pending series to the same target. */
   dispatch(event: OutgoingWebhook): number {
     if (this.#closed) return 0;
-    const { registry, logger } = this.#o;
+    const { registry, logger } = this.#options;
     if (event.webhookUrl !== null) {
       if (registry.ofShop(event.shopId).length === 0) {
         logger?.(
@@ -178,7 +178,7 @@ export class Dispatcher {
     this.#active.set(key, d);
     for (const old of this.#bound.add(group, d)) this.#giveUp(old);
     if (dueAt === null) this.#queue.push(d, target);
-    else d.timer = this.#retries.schedule(d, Math.max(0, dueAt - this.#o.clock.now()));
+    else d.timer = this.#retries.schedule(d, Math.max(0, dueAt - this.#options.clock.now()));
   }
 
   /** Pending series and body bytes counted against an endpoint (or, as `shop <id>`, a shop's `webhook_url`s). */
@@ -189,7 +189,7 @@ export class Dispatcher {
   /** The oldest pending series of a full endpoint: stopped, with a delivery-log entry that says why. */
   #giveUp(d: Delivery): void {
     this.#cancel(d);
-    const { clock, logger, maxPendingPerEndpoint: n, maxPendingBytesPerEndpoint: bytes } = this.#o;
+    const { clock, logger, maxPendingPerEndpoint: n, maxPendingBytesPerEndpoint: bytes } = this.#options;
     const error = `given up: pending limit reached (${n} deliveries or ${bytes} bytes per endpoint)`;
     // The attempt it will not make: a pending series has made fewer than MAX_ATTEMPTS.
     const attempt = d.attempt + 1;
@@ -205,7 +205,7 @@ export class Dispatcher {
    * up each time, so a rotation or deletion takes effect for pending retries too.
    */
   #endpointOf(d: Delivery): Endpoint | undefined {
-    const { registry } = this.#o;
+    const { registry } = this.#options;
     return d.endpointId === undefined ? registry.ofShop(d.event.shopId)[0] : registry.find(d.endpointId);
   }
 
@@ -220,13 +220,13 @@ export class Dispatcher {
   /** A bug, not a receiver's fault (those are results): the series stops rather than retry forever. */
   #failed(d: Delivery, err: unknown): void {
     this.#cancel(d);
-    this.#o.logger?.(
+    this.#options.logger?.(
       `webhook ${d.event.id} stopped by an internal error: ${err instanceof Error ? err.name : 'unknown'}`,
     );
   }
 
   async #attempt(d: Delivery): Promise<void> {
-    const { clock, logger } = this.#o;
+    const { clock, logger } = this.#options;
     const { event } = d;
     const endpoint = this.#endpointOf(d);
     if (!endpoint) {
@@ -244,7 +244,7 @@ export class Dispatcher {
     const headers = signedHeaders(event, endpoint.secret, endpoint.signatureVersion, at);
     const abort = new AbortController();
     this.#aborts.add(abort);
-    const result = await post(this.#o.fetch, url, event.body, headers, abort, this.#o.deadlineMs);
+    const result = await post(this.#options.fetch, url, event.body, headers, abort, this.#options.deadlineMs);
     this.#aborts.delete(abort);
 
     let next: number | null = null;

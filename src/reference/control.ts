@@ -1,7 +1,9 @@
-import { CODE } from '../../schemas/errors.js';
-import type { Payment, Payout } from '../../schemas/resources.js';
-import type { WebhookService } from '../webhooks/index.js';
-import type { ApiKeyRecord, MerchantBlock, MerchantRecord, TerminalRecord } from './accounts.js';
+// The contract's control surface (`/_cabinet`, `/_simulator`) as typed methods over the domain and the webhook
+// service: an application service, so it lives beside service.ts and not in domain/, which imports nothing above it.
+import { CODE } from '../schemas/errors.js';
+import type { Payment, Payout } from '../schemas/resources.js';
+import type { WebhookService } from './webhooks/index.js';
+import type { ApiKeyRecord, MerchantBlock, MerchantRecord, TerminalRecord } from './domain/accounts.js';
 import {
   type AdvanceClockInput,
   type CreateApiKeyInput,
@@ -9,12 +11,12 @@ import {
   parseControl,
   type UpdateMerchantInput,
   type UpdateTerminalInput,
-} from './cabinet-inputs.js';
-import { ClockLimitError } from './clock.js';
-import type { Domain } from './core.js';
-import { refuse } from './errors.js';
-import { iso, isoOrNull } from './ids.js';
-import { paymentToWire, payoutToWire } from './serialize.js';
+} from './domain/cabinet-inputs.js';
+import { ClockLimitError } from './domain/clock.js';
+import type { Domain } from './domain/core.js';
+import { refuse } from './domain/errors.js';
+import { iso, isoOrNull } from './domain/ids.js';
+import { paymentToWire, payoutToWire } from './domain/serialize.js';
 
 /** A new merchant's facts, secrets included (shown this once). */
 export interface CreatedMerchant {
