@@ -1,5 +1,5 @@
 import { hmacSha256HexParts } from '../internal/hmac.js';
-import type { SignatureVersion } from '../schemas/events.js';
+import type { SignatureVersion } from '../schemas/names.js';
 import { secretProblem } from './signature.js';
 
 /** Input of {@link computeSignatureHeader}. */

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { isWebhookUrl } from '../../schemas/common.js';
-import { SIGNATURE_VERSIONS, WEBHOOK_EVENTS } from '../../schemas/events.js';
+import { SIGNATURE_VERSIONS, WEBHOOK_EVENTS } from '../../schemas/names.js';
 import {
   MODES,
   PAYMENT_CURRENCIES,

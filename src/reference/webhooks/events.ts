@@ -1,4 +1,4 @@
-import type { WebhookEventName } from '../../schemas/events.js';
+import type { WebhookEventName } from '../../schemas/names.js';
 import type { DomainEvent } from '../domain/events.js';
 import { iso } from '../domain/ids.js';
 

@@ -1,5 +1,5 @@
 import { computeSignatureHeader } from '../../webhooks/sign.js';
-import type { SignatureVersion } from '../../schemas/events.js';
+import type { SignatureVersion } from '../../schemas/names.js';
 import type { OutgoingWebhook } from './events.js';
 
 /**
