@@ -49,7 +49,12 @@ export type {
   SseEvent,
   StatusChangedPayload,
 } from './schemas/events.js';
-export type { PaymentWebhookEventName, PayoutWebhookEventName, SseKind, WebhookEventName } from './schemas/names.js';
+export type {
+  PaymentWebhookEventName,
+  PayoutWebhookEventName,
+  SseKind,
+  WebhookEventName,
+} from './schemas/names.js';
 
 export type { CreatePaymentInput, CreatePayoutInput, CreateRefundInput } from './schemas/inputs.js';
 export type { FieldIssue } from './schemas/issues.js';

@@ -112,7 +112,11 @@ export class Transport {
       : done;
   }
 
-  async #call<T>(req: TransportRequest, parse: Parse<T>, rec: CallRecorder | undefined): Promise<ApiResult<T>> {
+  async #call<T>(
+    req: TransportRequest,
+    parse: Parse<T>,
+    rec: CallRecorder | undefined,
+  ): Promise<ApiResult<T>> {
     const call = resolveCallOptions(req.options, this.#options);
     const state: CallState = {
       attempts: 0,

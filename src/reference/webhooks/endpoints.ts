@@ -1,7 +1,12 @@
 import { CODE } from '../../schemas/errors.js';
 import * as z from 'zod/mini';
 import { isWebhookUrl, maxChars, oneOf } from '../../schemas/common.js';
-import { SIGNATURE_VERSIONS, type SignatureVersion, WEBHOOK_EVENTS, type WebhookEventName } from '../../schemas/names.js';
+import {
+  SIGNATURE_VERSIONS,
+  type SignatureVersion,
+  WEBHOOK_EVENTS,
+  type WebhookEventName,
+} from '../../schemas/names.js';
 import { LIMITS } from '../../schemas/limits.js';
 import { refuse } from '../domain/errors.js';
 import { quote } from '../../internal/quote.js';
