@@ -9,7 +9,7 @@ import { BASE, setup } from '../reference/helpers.js';
 describe('the restore size cap (MAX_RESTORE_BYTES)', () => {
   test('a restore body over the cap is refused before it is read, and changes nothing', async () => {
     const { ref } = setup();
-    const before = JSON.stringify(ref.simulator.snapshot());
+    const before = JSON.stringify(await ref.control.snapshot());
     const body = new Uint8Array(MAX_RESTORE_BYTES + 1).fill(0x20);
     const res = await ref.fetch(
       new Request(`${BASE}/_simulator/restore`, {
@@ -22,7 +22,7 @@ describe('the restore size cap (MAX_RESTORE_BYTES)', () => {
     expect(((await res.json()) as { error: { message: string } }).error.message).toContain(
       `larger than ${MAX_RESTORE_BYTES} bytes`,
     );
-    expect(JSON.stringify(ref.simulator.snapshot())).toBe(before);
+    expect(JSON.stringify(await ref.control.snapshot())).toBe(before);
     await ref.close();
   });
 

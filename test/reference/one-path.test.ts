@@ -163,7 +163,7 @@ describe('the routes of POST /payments and GET /payments/{id}', () => {
     const head = await env.ref.fetch(
       new Request(`http://ref.test/api/v1/public/payments/${payment.id}`, {
         method: 'HEAD',
-        headers: { authorization: `Bearer ${env.ref.facts.api_key}` },
+        headers: { authorization: `Bearer ${env.ref.api_key}` },
       }),
     );
     expect(head.status).toBe(200);
