@@ -242,6 +242,18 @@ describe('names under src/', () => {
     expect(Object.fromEntries(twice)).toEqual({});
   });
 
+  it('no class keeps a long-lived object in a one-letter private field (`#o`): its name says what it holds', () => {
+    const short = sourceFiles()
+      .filter((f) => !f.startsWith('src/resources/')) // their `#t` is renamed with the table of operations
+      .flatMap(
+        (f) =>
+          readText(f)
+            .match(/^\s+(?:readonly |static )*#[A-Za-z_]\b\s*[:=;]/gm)
+            ?.map((m) => `${f}: ${m.trim()}`) ?? [],
+      );
+    expect(short).toEqual([]);
+  });
+
   it('carry no deprecated alias (the package is unreleased)', () => {
     const deprecated = sourceFiles().filter((f) => /@deprecated/.test(readText(f)));
     expect(deprecated).toEqual([]);
