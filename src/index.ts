@@ -55,6 +55,8 @@ export type {
   SseKind,
   WebhookEventName,
 } from './schemas/names.js';
+// A value, not `export type`: an import of a type-only const compiles in JS and is undefined at run time.
+export { SSE_KINDS } from './schemas/names.js';
 
 export type { CreatePaymentInput, CreatePayoutInput, CreateRefundInput } from './schemas/inputs.js';
 export type { FieldIssue } from './schemas/issues.js';

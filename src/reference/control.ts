@@ -3,6 +3,7 @@
 import { CODE } from '../schemas/errors.js';
 import type { Payment, Payout } from '../schemas/resources.js';
 import type { WebhookService } from './webhooks/index.js';
+import type { DeliveryAttempt } from './webhooks/log.js';
 import type { ApiKeyRecord, MerchantBlock, MerchantRecord, TerminalRecord } from './domain/accounts.js';
 import {
   type AdvanceClockInput,
@@ -56,9 +57,6 @@ export interface ApiKeyInfo {
   revoked_at: string | null;
 }
 
-/** One webhook delivery attempt, as the cabinet's delivery log shows it. */
-export type DeliveryInfo = ReturnType<WebhookService['deliveries']>[number];
-
 /**
  * The cabinet's operations as typed methods: each is what one `/_cabinet` route does (same validation, same
  * DomainErrors). Inputs are validated, so a method may be handed untrusted data.
@@ -94,7 +92,7 @@ export interface CabinetApi {
   /** `DELETE /_cabinet/webhook-endpoints/{id}`. */
   deleteWebhookEndpoint(endpointId: string): void;
   /** `GET /_cabinet/webhook-endpoints/{id}/deliveries`, oldest first. */
-  listDeliveries(endpointId: string): { items: DeliveryInfo[] };
+  listDeliveries(endpointId: string): { items: DeliveryAttempt[] };
   /** `POST /_cabinet/events/{id}/resend`. */
   resendEvent(eventId: string): void;
 }

@@ -33,7 +33,6 @@ export type {
   ApiKeyInfo,
   CabinetApi,
   CreatedMerchant,
-  DeliveryInfo,
   MerchantSettings,
   SimulatorApi,
   TerminalSettings,

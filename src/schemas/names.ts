@@ -19,7 +19,12 @@ export type WebhookEventName = (typeof WEBHOOK_EVENTS)[number];
 export type PaymentWebhookEventName = Extract<WebhookEventName, `payment.${string}`>;
 export type PayoutWebhookEventName = Extract<WebhookEventName, `payout.${string}`>;
 
-/** SSE kinds (spec 6.2): internal platform events, not the webhook names. */
+/**
+ * The event stream's kinds (spec 6.2): internal platform events, not the webhook names.
+ *
+ * @example
+ * for await (const ev of client.events.stream()) if (SSE_KINDS.includes(ev.kind)) console.log(ev.kind);
+ */
 export const SSE_KINDS = [
   'payment.created',
   'payment.status_changed',
@@ -29,7 +34,12 @@ export const SSE_KINDS = [
 ] as const;
 export type SseKind = (typeof SSE_KINDS)[number];
 
-/** How an endpoint signs its webhooks (spec 6.1): `v2` (timestamped, the default) or `v1` (legacy `sha256=`). */
+/**
+ * How an endpoint may sign its webhooks (spec 6.1): `v1` (legacy `sha256=`) or `v2` (timestamped, the default).
+ *
+ * @example
+ * for (const version of SIGNATURE_VERSIONS) signWebhook(payload, secret, { version });
+ */
 export const SIGNATURE_VERSIONS = ['v1', 'v2'] as const;
 /**
  * Signature scheme of an endpoint: `v2` (`t=..,v1=..,v2=..`, timestamped, the default) or `v1` (legacy `sha256=..`).

@@ -22,7 +22,7 @@ export {
   type SignWebhookOptions,
   signWebhook,
 } from './sign.js';
-export { type SignatureVersion, WEBHOOK_EVENTS } from '../schemas/names.js';
+export { SIGNATURE_VERSIONS, type SignatureVersion, WEBHOOK_EVENTS } from '../schemas/names.js';
 export type {
   KnownWebhookEvent,
   PaymentWebhookEvent,

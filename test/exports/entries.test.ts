@@ -40,6 +40,7 @@ const DOCUMENTED: Record<string, { values: string[]; types: string[] }> = {
       'PspValidationError',
       'REFUND_STATUSES',
       'RateLimitError',
+      'SSE_KINDS',
       'SignatureError',
       'UnprocessableEntityError',
       'WaitTimeoutError',
@@ -119,7 +120,6 @@ const DOCUMENTED: Record<string, { values: string[]; types: string[] }> = {
       'CreatedEndpoint',
       'CreatedMerchant',
       'DeliveryAttempt',
-      'DeliveryInfo',
       'FaultRule',
       'FaultRuleInput',
       'FaultsApi',
@@ -146,6 +146,7 @@ const DOCUMENTED: Record<string, { values: string[]; types: string[] }> = {
   },
   'src/webhooks/index.ts': {
     values: [
+      'SIGNATURE_VERSIONS',
       'WEBHOOK_EVENTS',
       'WebhookVerificationError',
       'computeSignatureHeader',
