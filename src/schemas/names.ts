@@ -1,4 +1,4 @@
-// The name lists of the spec, with no zod: psp-sdk/webhooks ships WEBHOOK_EVENTS without pulling in the schemas.
+// The name lists of the spec, with no zod, so an entry can ship one without pulling in the schemas.
 
 /**
  * The webhook event names (spec 6.1), as `WebhookEventName` lists them.

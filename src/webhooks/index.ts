@@ -22,7 +22,9 @@ export {
   type SignWebhookOptions,
   signWebhook,
 } from './sign.js';
-export { SIGNATURE_VERSIONS, type SignatureVersion, WEBHOOK_EVENTS } from '../schemas/names.js';
+// Type only: the name lists (values of psp-sdk/reference, where endpoints are configured) would cost this entry's
+// budget bytes a receiver has no use for.
+export type { SignatureVersion } from '../schemas/names.js';
 export type {
   KnownWebhookEvent,
   PaymentWebhookEvent,

@@ -104,6 +104,8 @@ const DOCUMENTED: Record<string, { values: string[]; types: string[] }> = {
       'FakeBank',
       'ManualClock',
       'RealClock',
+      'SIGNATURE_VERSIONS',
+      'WEBHOOK_EVENTS',
       'createReference',
       'planPaymentOutcome',
       'planPayoutOutcome',
@@ -146,8 +148,6 @@ const DOCUMENTED: Record<string, { values: string[]; types: string[] }> = {
   },
   'src/webhooks/index.ts': {
     values: [
-      'SIGNATURE_VERSIONS',
-      'WEBHOOK_EVENTS',
       'WebhookVerificationError',
       'computeSignatureHeader',
       'createWebhookHandler',
