@@ -2,9 +2,7 @@ export type { ApiResult } from './client/api-promise.js';
 export { ApiPromise } from './client/api-promise.js';
 export type { RawRequestOptions } from './client/client.js';
 export { PspClient } from './client/client.js';
-export type { ApiErrorArgs } from './client/errors.js';
 export {
-  createApiError,
   AmlBlockedError,
   AuthenticationError,
   BadRequestError,
@@ -34,14 +32,7 @@ export type { Logger } from './client/logger.js';
 export type { AppInfo, ClientOptions, RequestOptions } from './client/options.js';
 export type { LogLevel } from './client/log-level.js';
 export type { AttemptContext, Middleware, Operation } from './client/middleware.js';
-export type {
-  OtelAttributes,
-  OtelContext,
-  OtelMeterProvider,
-  OtelSpan,
-  OtelTracerProvider,
-  TelemetryOptions,
-} from './client/telemetry.js';
+export type { TelemetryOptions } from './client/telemetry.js';
 export type { WaitForOptions } from './resources/wait-for.js';
 export { WaitTimeoutError } from './resources/wait-for.js';
 export type { BankListOptions } from './resources/banks.js';
@@ -52,18 +43,20 @@ export type { Payouts } from './resources/payouts.js';
 export type {
   PaymentCreatedPayload,
   PaymentWebhookEvent,
-  PaymentWebhookEventName,
   PayoutCreatedPayload,
   PayoutWebhookEvent,
-  PayoutWebhookEventName,
   RefundCreatedPayload,
   SseEvent,
-  SseKind,
   StatusChangedPayload,
-  WebhookEventName,
 } from './schemas/events.js';
-// Type-only: the name lists stay out of the client bundle (psp-sdk/webhooks is where they are used at run time).
-export type { SSE_KINDS, WEBHOOK_EVENTS } from './schemas/events.js';
+export type {
+  PaymentWebhookEventName,
+  PayoutWebhookEventName,
+  SseKind,
+  WebhookEventName,
+} from './schemas/names.js';
+// A value, not `export type`: an import of a type-only const compiles in JS and is undefined at run time.
+export { SSE_KINDS } from './schemas/names.js';
 
 export type { CreatePaymentInput, CreatePayoutInput, CreateRefundInput } from './schemas/inputs.js';
 export type { FieldIssue } from './schemas/issues.js';
@@ -81,7 +74,6 @@ export type {
   CancelPaymentResponse,
   CreatePaymentResponse,
   CreatePayoutResponse,
-  ErrorBody,
   Payment,
   PaymentMethod,
   PaymentStatus,

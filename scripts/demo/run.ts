@@ -3,7 +3,8 @@
  * registered, payment created and paid, webhook verified, SSE events shown, partial refund, SBP payout, summary.
  */
 import { PspClient } from '../../src/index.js';
-import { DEFAULTS, startReference } from '../../src/reference/index.js';
+import { DEFAULTS } from '../../src/reference/domain/defaults.js';
+import { startReference } from '../../src/reference/index.js';
 import { verifyWebhook } from '../../src/webhooks/index.js';
 import type { DemoArgs } from './args.js';
 import { payAsBuyer } from './buyer.js';

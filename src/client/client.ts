@@ -58,7 +58,7 @@ export class PspClient {
   readonly banks: Banks;
   /** The realtime event stream. */
   readonly events: Events;
-  readonly #t: Transport;
+  readonly #transport: Transport;
 
   /**
    * Checks the options (see {@link ClientOptions} for defaults) and throws `PspValidationError` naming every
@@ -68,11 +68,11 @@ export class PspClient {
     const o = resolveOptions(options);
     this.mode = o.mode;
     this.baseUrl = o.baseUrl;
-    this.#t = new Transport(o);
-    this.payments = new Payments(this.#t);
-    this.payouts = new Payouts(this.#t);
-    this.banks = new Banks(this.#t, o.banksCacheTtl);
-    this.events = eventsOf(this.#t, o.fetch, o.logger, o.userAgent);
+    this.#transport = new Transport(o);
+    this.payments = new Payments(this.#transport);
+    this.payouts = new Payouts(this.#transport);
+    this.banks = new Banks(this.#transport, o.banksCacheTtl);
+    this.events = eventsOf(this.#transport, o.fetch, o.logger, o.userAgent);
   }
 
   /**
@@ -97,7 +97,7 @@ export class PspClient {
         if (method !== 'GET' && method !== 'POST')
           issues.push({ field: 'method', message: 'must be GET or POST' });
         assertNoIssues(issues);
-        return this.#t.request(
+        return this.#transport.request(
           {
             operation: 'request',
             template: options.template,

@@ -5,7 +5,7 @@ import type { Logger } from './logger.js';
 import type { Middleware } from './middleware.js';
 import { rememberSecret } from '../internal/redact.js';
 import type { TelemetryOptions } from './telemetry.js';
-import { VERSION } from './version.js';
+import { VERSION } from '../internal/version.js';
 
 /**
  * Options of `new PspClient(options)`.

@@ -2,7 +2,7 @@
 // @opentelemetry/api it needs, found on the API's global registration (or given in the options). Nothing of this
 // runs, and nothing is allocated, on a call while no provider is there.
 import type { Operation } from './operation.js';
-import { VERSION } from './version.js';
+import { VERSION } from '../internal/version.js';
 
 /**
  * Span attributes as the client sets them (`http.request.method`, `server.address`, ...).
@@ -114,7 +114,7 @@ function ctx(get: (key: symbol) => unknown): Ctx {
 }
 
 /** One attempt being recorded: `end` with the status received, or without one and the error's type. */
-export type AttemptRecord = ((status: number | undefined, errorType?: string) => void) & {
+export type AttemptRecorder = ((status: number | undefined, errorType?: string) => void) & {
   /** Writes the attempt's trace context (`traceparent`, ...) with the app's registered propagator, if any. */
   inject?: (headers: Headers) => void;
 };
@@ -124,8 +124,8 @@ type Propagator = {
 const SETTER = { set: (c: Headers, k: string, v: string) => c.set(k, v) };
 
 /** One logical call being recorded. */
-export interface CallRecord {
-  attempt(method: string, urlTemplate: string, attempt: number): AttemptRecord;
+export interface CallRecorder {
+  attempt(method: string, urlTemplate: string, attempt: number): AttemptRecorder;
   end(error?: { name: string }): void;
 }
 
@@ -140,7 +140,7 @@ export interface CallRecord {
 export function telemetry(
   option: TelemetryOptions | false | undefined,
   baseUrl: string,
-): { call(operation: Operation): CallRecord | undefined } {
+): { call(operation: Operation): CallRecorder | undefined } {
   const url = new URL(baseUrl);
   const server: Attrs = {
     'server.address': url.hostname.replace(/^\[|\]$/g, ''),
@@ -152,7 +152,7 @@ export function telemetry(
   let mp: OtelMeterProvider | undefined;
   let histogram: { record(value: number, attributes?: Attrs): void } | undefined;
 
-  const call = (operation: Operation): CallRecord | undefined => {
+  const call = (operation: Operation): CallRecorder | undefined => {
     if (option === false) return undefined;
     const g = option ? undefined : api();
     const t = option ? option.tracerProvider : g?.trace;
@@ -183,7 +183,7 @@ export function telemetry(
           parent,
         );
         const started = performance.now();
-        const end: AttemptRecord = (status, errorType) => {
+        const end: AttemptRecorder = (status, errorType) => {
           if (status !== undefined) attrs['http.response.status_code'] = status;
           const type = errorType ?? (status !== undefined && status >= 400 ? String(status) : undefined);
           if (type !== undefined) attrs['error.type'] = type;

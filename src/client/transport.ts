@@ -11,7 +11,7 @@ import { release } from './release.js';
 import { outcomeOf, retryDecision } from './retry.js';
 import { type Credentials, createSendStep, credentialsOf, type SendStep } from './send.js';
 import type { StreamTap } from './event-stream.js';
-import { type CallRecord, telemetry } from './telemetry.js';
+import { type CallRecorder, telemetry } from './telemetry.js';
 import { PUBLIC_PREFIX as API_PREFIX } from '../schemas/operations.js';
 
 /** One API call as the resources describe it. */
@@ -48,7 +48,7 @@ type Parse<T> = (json: unknown, status: number) => T;
  * const { data } = await t.request({ method: 'GET', path: '/banks/sbp', safe: true }, (j) => j);
  */
 export class Transport {
-  readonly #o: ResolvedOptions;
+  readonly #options: ResolvedOptions;
   readonly #ky: KyInstance;
   readonly #send: SendStep;
   /** The client's secret headers of an attempt; the event stream's send step uses them too. */
@@ -62,7 +62,7 @@ export class Transport {
   readonly #tel: ReturnType<typeof telemetry>;
 
   constructor(options: ResolvedOptions) {
-    this.#o = options;
+    this.#options = options;
     this.strict = options.strict;
     this.middleware = options.middleware;
     this.#tel = telemetry(options.telemetry, options.baseUrl);
@@ -88,7 +88,7 @@ export class Transport {
 
   /** Absolute URL of a public API path. */
   url(path: string): string {
-    return `${this.#o.baseUrl}${API_PREFIX}${path}`;
+    return `${this.#options.baseUrl}${API_PREFIX}${path}`;
   }
 
   /**
@@ -112,8 +112,12 @@ export class Transport {
       : done;
   }
 
-  async #call<T>(req: TransportRequest, parse: Parse<T>, rec: CallRecord | undefined): Promise<ApiResult<T>> {
-    const call = resolveCallOptions(req.options, this.#o);
+  async #call<T>(
+    req: TransportRequest,
+    parse: Parse<T>,
+    rec: CallRecorder | undefined,
+  ): Promise<ApiResult<T>> {
+    const call = resolveCallOptions(req.options, this.#options);
     const state: CallState = {
       attempts: 0,
       body: req.body ?? '',
@@ -121,7 +125,7 @@ export class Transport {
       timeout: call.timeout,
       signal: call.signal,
       idempotencyKey: req.idempotencyKey,
-      started: this.#o.logger?.debug ? Date.now() : 0,
+      started: this.#options.logger?.debug ? Date.now() : 0,
     };
     if (call.signal?.aborted)
       throw markCall(new PspAbortError('The request was aborted by the caller'), state);
@@ -141,14 +145,14 @@ export class Transport {
             safe: req.safe,
             outcome,
             timeout: call.timeout,
-            maxRetryDelay: this.#o.maxRetryDelay,
+            maxRetryDelay: this.#options.maxRetryDelay,
           });
           if (!decision.retry) return false;
           delayMs = decision.delayMs;
           // The failed answer's body is never read: release its connection.
           if (error instanceof HTTPError) void release(error.response.body);
-          if (this.#o.logger?.info)
-            log(this.#o.logger, 'info', 'psp-sdk: retrying', {
+          if (this.#options.logger?.info)
+            log(this.#options.logger, 'info', 'psp-sdk: retrying', {
               method: req.method,
               url: this.url(req.path),
               attempt: retryCount + 1,
@@ -166,7 +170,7 @@ export class Transport {
       },
     };
     // No body for ky: see `#attempt`.
-    if (call.timeout !== this.#o.timeout) kyOptions.timeout = call.timeout;
+    if (call.timeout !== this.#options.timeout) kyOptions.timeout = call.timeout;
     if (call.signal) kyOptions.signal = call.signal;
 
     let response: Response;
@@ -177,8 +181,8 @@ export class Transport {
     } catch (err) {
       throw await this.#fail(err, state, req);
     }
-    if (this.#o.logger?.debug) {
-      log(this.#o.logger, 'debug', 'psp-sdk: response', {
+    if (this.#options.logger?.debug) {
+      log(this.#options.logger, 'debug', 'psp-sdk: response', {
         method: req.method,
         path: req.path,
         status: response.status,
@@ -200,7 +204,7 @@ export class Transport {
               response.status,
             );
       out.idempotencyKey = req.idempotencyKey;
-      logFailure(this.#o.logger, out, `${req.method} ${req.path}`);
+      logFailure(this.#options.logger, out, `${req.method} ${req.path}`);
       throw out;
     }
     return {
@@ -218,14 +222,14 @@ export class Transport {
     init: RequestInit | undefined,
     state: CallState,
     req: TransportRequest,
-    rec: CallRecord | undefined,
+    rec: CallRecorder | undefined,
   ): Promise<Response> {
     // The body joins here, per attempt, as the exact text (same method, headers and signal as ky's Request). Given
     // to ky, a body costs a tee of its stream on every call (ky clones the Request to keep one for a retry) and two
     // stream cancels at the end: about 7 % of a create in bench/suites/client.mjs.
     const request = state.json ? new Request(input, { body: state.body }) : input;
     state.attempts++;
-    const logger = this.#o.logger;
+    const logger = this.#options.logger;
     if (logger?.debug) {
       log(logger, 'debug', 'psp-sdk: request', {
         method: request.method,
@@ -240,7 +244,7 @@ export class Transport {
     h.set('accept', 'application/json');
     // The Request gave a string body `text/plain`; every body here is JSON.
     if (state.json) h.set('content-type', 'application/json');
-    if (this.#o.userAgent) h.set('user-agent', this.#o.userAgent);
+    if (this.#options.userAgent) h.set('user-agent', this.#options.userAgent);
     // Built only for a middleware or a recorder: a plain call computes no template.
     const template =
       rec || this.middleware.length ? `${API_PREFIX}${req.template ?? templateOf(req.path)}` : '';
@@ -272,7 +276,7 @@ export class Transport {
 
   async #fail(err: unknown, state: CallState, req: TransportRequest): Promise<PspError> {
     const out = await toPspError(err, state, `${req.method} ${req.path}`);
-    logFailure(this.#o.logger, out, `${req.method} ${req.path}`);
+    logFailure(this.#options.logger, out, `${req.method} ${req.path}`);
     return out;
   }
 }

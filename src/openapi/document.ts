@@ -1,4 +1,4 @@
-import { WEBHOOK_EVENTS } from '../schemas/events.js';
+import { WEBHOOK_EVENTS } from '../schemas/names.js';
 import { IDEMPOTENCY_KEY_RE, LIMITS } from '../schemas/limits.js';
 import { componentRef, componentSchemas } from './components.js';
 import type { JsonSchema } from './leaves.js';

@@ -1,4 +1,4 @@
-import { SSE_KINDS, WEBHOOK_EVENTS } from '../schemas/events.js';
+import { SSE_KINDS, WEBHOOK_EVENTS } from '../schemas/names.js';
 import {
   BANK_ID_RE,
   CURRENCY_RE,

@@ -8,7 +8,7 @@
 import { PspApiError, redirectMessage } from '../client/api-errors.js';
 import { PspClient } from '../client/client.js';
 import { SDK_CODES } from '../schemas/errors.js';
-import type { WebhookEventName } from '../schemas/events.js';
+import type { WebhookEventName } from '../schemas/names.js';
 import { OPERATIONS, type OperationName, pathOf } from '../schemas/operations.js';
 import { responseSchemas } from '../schemas/resources.js';
 import {

@@ -5,7 +5,9 @@
  * `psp-reference trigger <event>` drives a running reference instead (cli-trigger.ts).
  */
 import process from 'node:process';
-import { banner, parseCliArgs, startupJson, USAGE, UsageError, VERSION } from './adapters/cli-args.js';
+import { banner, parseCliArgs, startupJson, USAGE, UsageError } from './adapters/cli-args.js';
+// The one VERSION, the client's User-Agent's too.
+import { VERSION } from '../internal/version.js';
 import { triggerCommand } from './cli-trigger.js';
 import { type RunningReference, startReference } from './start.js';
 import { autosave } from './state/autosave.js';

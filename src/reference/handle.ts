@@ -3,7 +3,7 @@
  * `startReference()`: the contract's control surface, every method async, and the buyer's two buttons.
  */
 import type { Payment } from '../schemas/resources.js';
-import type { CabinetApi, SimulatorApi } from './domain/control.js';
+import type { CabinetApi, SimulatorApi } from './control.js';
 import type { Domain } from './domain/core.js';
 import type { FaultsApi } from './faults/index.js';
 import type { StateApi } from './state/index.js';

@@ -33,23 +33,20 @@ export type {
   ApiKeyInfo,
   CabinetApi,
   CreatedMerchant,
-  DeliveryInfo,
   MerchantSettings,
   SimulatorApi,
   TerminalSettings,
-} from './domain/control.js';
-export { DEFAULTS } from './domain/defaults.js';
-export type { PaymentOutcome, PayoutOutcome, Refusal } from './domain/outcomes.js';
+} from './control.js';
+export type { BankRefusal, PaymentOutcome, PayoutOutcome } from './domain/outcomes.js';
 export { planPaymentOutcome, planPayoutOutcome } from './domain/outcomes.js';
 export type { FaultRule, FaultRuleInput, FaultsApi } from './faults/index.js';
 export { ConnectionReset } from './faults/index.js';
-export type { Async, ControlApi, ReferenceControl } from './handle.js';
-export type { PayPagePort, PayPageView } from './http/pay-page.js';
+export type { ControlApi, ReferenceControl } from './handle.js';
 export type { Reference, ReferenceOptions, ReferenceStats, RequestInfo, StartupFacts } from './service.js';
 export { createReference } from './service.js';
 export type { RunningReference, StartReferenceOptions } from './start.js';
 export { startReference } from './start.js';
 export type { Restored, Snapshot, StateApi } from './state/index.js';
-export type { CreatedEndpoint, SignatureVersion } from './webhooks/endpoints.js';
-export type { WebhookService } from './webhooks/index.js';
+export { SIGNATURE_VERSIONS, type SignatureVersion, WEBHOOK_EVENTS } from '../schemas/names.js';
+export type { CreatedEndpoint } from './webhooks/endpoints.js';
 export type { DeliveryAttempt } from './webhooks/log.js';

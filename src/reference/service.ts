@@ -1,16 +1,16 @@
 import { type Clock, ManualClock, RealClock } from './domain/clock.js';
-import { type CabinetApi, createCabinet, createSimulator, type SimulatorApi } from './domain/control.js';
+import { createCabinet, createSimulator } from './control.js';
 import { Domain } from './domain/core.js';
 import { newAdminToken } from './domain/admin-token.js';
 import type { StartupFacts } from './domain/accounts.js';
 import type { BankAdapter } from './domain/bank.js';
-import { ConnectionReset, Faults, type FaultRuleInput, type FaultsApi } from './faults/index.js';
+import { ConnectionReset, Faults, type FaultRuleInput } from './faults/index.js';
 import { createApp } from './http/app.js';
 import { redactSecrets } from '../internal/redact.js';
 import type { RequestInfo } from './http/context.js';
 import { toResponse } from './http/errors.js';
 import { createEventStreamHub } from './sse/index.js';
-import { buildState, createState, type StateApi } from './state/index.js';
+import { buildState, createState } from './state/index.js';
 import { createWebhookService } from './webhooks/index.js';
 import { type ReferenceControl, referenceControl } from './handle.js';
 
@@ -88,19 +88,7 @@ export interface ReferenceStats {
 export interface Reference extends StartupFacts, ReferenceControl {
   /** The whole service: public API, `/_cabinet`, `/_simulator` and the buyer's page at `/pay`. */
   fetch(request: Request, info?: RequestInfo): Promise<Response>;
-  /** @deprecated Since 0.2: the same facts are on the handle itself (`ref.api_key`, ...). Removed in 0.3. */
-  readonly facts: StartupFacts;
   readonly clock: Clock;
-  /**
-   * Typed methods, one per `/_cabinet` route of the contract, synchronous.
-   * @deprecated Since 0.2: use `ref.control`, whose methods are the same and all async. Removed in 0.3.
-   */
-  readonly cabinet: CabinetApi;
-  /**
-   * Typed methods, one per `/_simulator` route (faults, snapshot and restore included), synchronous except `advanceClock`.
-   * @deprecated Since 0.2: use `ref.control`, whose methods are the same and all async. Removed in 0.3.
-   */
-  readonly simulator: SimulatorApi & FaultsApi & StateApi;
   /** Counts of stored objects (not part of the contract; for tests and benchmarks). */
   stats(): ReferenceStats;
   /** Cancels timers, ends SSE streams, settles in-flight webhook deliveries. */
@@ -177,10 +165,7 @@ export function createReference(options: ReferenceOptions = {}): Reference {
   const reference: Reference = {
     ...facts,
     ...referenceControl(domain, cabinet, simulator),
-    facts,
     clock,
-    cabinet,
-    simulator,
     // The app, plus what every answer leaves with: its request id, and a log line when there is a logger.
     async fetch(request, info) {
       const started = Date.now();

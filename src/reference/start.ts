@@ -30,21 +30,14 @@ export interface StartReferenceOptions extends ReferenceOptions {
 }
 
 /**
- * A reference serving over HTTP: the startup facts of the control contract (`base_url`, `pay_url`, the
- * admin token, the first merchant's ids, its test API key and signing secret), the in-process
- * {@link Reference} behind it, and `close()`.
+ * A reference serving over HTTP: a {@link Reference} (the startup facts of the control contract, `control`,
+ * `fetch`, `clock`, ...) plus where it listens (`base_url`, `pay_url`) and a `close()` that stops the server too.
  */
 export interface RunningReference extends Reference {
   /** Where the public API, `/_cabinet` and `/_simulator` live, e.g. `http://127.0.0.1:4010`. */
   base_url: string;
   /** The buyer's page (the spec's `{pay_url}`): `${base_url}/pay`; `payment_url` is `${pay_url}/{id}`. */
   pay_url: string;
-  /**
-   * The same service in-process.
-   * @deprecated Since 0.2: the handle itself is that reference (`ref.control`, `ref.fetch`, `ref.clock`, ...),
-   * the same shape `createReference()` answers. Removed in 0.3.
-   */
-  reference: Reference;
   /**
    * Stops the server: ends open SSE streams, closes every socket at once, cancels the reference's timers and
    * settles in-flight webhook deliveries. Resolves when all of that is done; safe to call twice.
@@ -132,7 +125,6 @@ export async function startReference(options: StartReferenceOptions = {}): Promi
     ...reference,
     base_url: server.url,
     pay_url: `${server.url}/pay`,
-    reference,
     close,
   };
 }

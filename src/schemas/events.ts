@@ -1,30 +1,7 @@
 import * as z from 'zod/mini';
 import { obj, perMode, present, type SchemaMode, timestamp } from './common.js';
+import type { PaymentWebhookEventName, PayoutWebhookEventName } from './names.js';
 import { responseSchemas } from './resources.js';
-
-/** Webhook event names (spec 6.1). */
-export const WEBHOOK_EVENTS = [
-  'payment.succeeded',
-  'payment.failed',
-  'payment.cancelled',
-  'payment.expired',
-  'payment.refunded',
-  'payout.succeeded',
-  'payout.failed',
-] as const;
-export type WebhookEventName = (typeof WEBHOOK_EVENTS)[number];
-export type PaymentWebhookEventName = Extract<WebhookEventName, `payment.${string}`>;
-export type PayoutWebhookEventName = Extract<WebhookEventName, `payout.${string}`>;
-
-/** SSE kinds (spec 6.2): internal platform events, not the webhook names. */
-export const SSE_KINDS = [
-  'payment.created',
-  'payment.status_changed',
-  'payout.created',
-  'payout.status_changed',
-  'refund.created',
-] as const;
-export type SseKind = (typeof SSE_KINDS)[number];
 
 function build(m: SchemaMode) {
   const r = responseSchemas(m.strict);

@@ -18,11 +18,13 @@ export {
 export {
   computeSignatureHeader,
   type SignatureHeaderInput,
-  type SignatureVersion,
   type SignedWebhook,
   type SignWebhookOptions,
   signWebhook,
 } from './sign.js';
+// Type only: the name lists (values of psp-sdk/reference, where endpoints are configured) would cost this entry's
+// budget bytes a receiver has no use for.
+export type { SignatureVersion } from '../schemas/names.js';
 export type {
   KnownWebhookEvent,
   PaymentWebhookEvent,

@@ -1,8 +1,6 @@
 import { hmacSha256HexParts } from '../internal/hmac.js';
+import type { SignatureVersion } from '../schemas/names.js';
 import { secretProblem } from './signature.js';
-
-/** Signature scheme of an endpoint: `v2` (timestamped, the default) or `v1` (legacy `sha256=`). */
-export type SignatureVersion = 'v1' | 'v2';
 
 /** Input of {@link computeSignatureHeader}. */
 export interface SignatureHeaderInput {

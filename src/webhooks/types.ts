@@ -1,18 +1,8 @@
-import type {
-  PaymentWebhookEvent,
-  PaymentWebhookEventName,
-  PayoutWebhookEvent,
-  PayoutWebhookEventName,
-  WebhookEventName,
-} from '../schemas/events.js';
+import type { PaymentWebhookEvent, PayoutWebhookEvent } from '../schemas/events.js';
+import type { PaymentWebhookEventName, PayoutWebhookEventName, WebhookEventName } from '../schemas/names.js';
 
-export type {
-  PaymentWebhookEvent,
-  PaymentWebhookEventName,
-  PayoutWebhookEvent,
-  PayoutWebhookEventName,
-  WebhookEventName,
-} from '../schemas/events.js';
+export type { PaymentWebhookEvent, PayoutWebhookEvent } from '../schemas/events.js';
+export type { PaymentWebhookEventName, PayoutWebhookEventName, WebhookEventName } from '../schemas/names.js';
 
 /**
  * The type of an event name this SDK version does not know. TypeScript cannot say "any string except the known

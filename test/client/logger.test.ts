@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { VERSION } from '../../src/client/version.js';
+import { VERSION } from '../../src/internal/version.js';
 import { type Logger, PspClient, PspError, PspValidationError } from '../../src/index.js';
 import { API_KEY, apiError, BASE_URL, client, json, PAYMENT_ID, payment, stubFetch } from './helpers.js';
 

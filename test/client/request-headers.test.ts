@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { VERSION } from '../../src/client/version.js';
+import { VERSION } from '../../src/internal/version.js';
 import { PspAbortError } from '../../src/index.js';
 import {
   API_KEY,

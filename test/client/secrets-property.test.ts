@@ -2,13 +2,8 @@ import util from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { redactSecrets } from '../../src/internal/redact.js';
-import {
-  createApiError,
-  PspClient,
-  PspConnectionError,
-  PspResponseError,
-  PspValidationError,
-} from '../../src/index.js';
+import { createApiError } from '../../src/client/errors.js';
+import { PspClient, PspConnectionError, PspResponseError, PspValidationError } from '../../src/index.js';
 
 const SECRET_CHARS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._~+/=-';
 // A fixed lead-in keeps a generated secret from being an ordinary word ("property") that a stack frame may hold.

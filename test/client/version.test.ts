@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { VERSION } from '../../src/client/version.js';
+import { VERSION } from '../../src/internal/version.js';
 
 describe('VERSION', () => {
   it("is package.json's version (npm run version keeps them equal)", () => {

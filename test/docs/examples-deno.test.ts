@@ -18,7 +18,7 @@ describe.skipIf(!existsSync(deno))(
       // The endpoint's secret is needed to start the receiver, and the receiver's URL to register an endpoint:
       // register one, then send this payment's events to Deno with the payment's webhook_url (signed with that
       // endpoint's secret, spec 6.1).
-      const endpoint = ref.reference.cabinet.createWebhookEndpoint(ref.shop_id, {
+      const endpoint = await ref.control.createWebhookEndpoint(ref.shop_id, {
         url: 'http://127.0.0.1:9/unused',
       });
       const child = spawn(
@@ -48,7 +48,7 @@ describe.skipIf(!existsSync(deno))(
           order_id: 'deno-1',
           webhook_url: url,
         });
-        ref.reference.simulator.succeedPayment(payment.id);
+        await ref.control.succeedPayment(payment.id);
         await until(
           () => (out.includes(`paid ${payment.id} order=deno-1`) ? true : undefined),
           'the Deno handler',

@@ -51,7 +51,7 @@ describe('examples against the reference', () => {
       settled = true;
     });
     await until(async () => {
-      if (!settled) await ref.reference.simulator.advanceClock(1);
+      if (!settled) await ref.control.advanceClock(1);
       return settled || undefined;
     }, 'the payout');
     await expect(paying).resolves.toMatchObject({ bank: 'Sberbank', status: 'succeeded', failReason: null });
@@ -62,7 +62,7 @@ describe('examples against the reference', () => {
       { pollMs: 10 },
     );
     await until(async () => {
-      await ref.reference.simulator.advanceClock(1);
+      await ref.control.advanceClock(1);
       return Promise.race([
         declined,
         new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 10)),
@@ -112,7 +112,7 @@ describe('examples against the reference', () => {
       server = createServer((req, res) => listener?.(req, res));
       await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks/psp`;
-      const endpoint = ref.reference.cabinet.createWebhookEndpoint(ref.shop_id, { url });
+      const endpoint = await ref.control.createWebhookEndpoint(ref.shop_id, { url });
       endpointId = endpoint.id;
       listener = webhookListener({
         secret: endpoint.secret,
@@ -133,11 +133,11 @@ describe('examples against the reference', () => {
         }),
     );
 
-    const deliveries = () => ref.reference.cabinet.listDeliveries(endpointId).items;
+    const deliveries = async () => (await ref.control.listDeliveries(endpointId)).items;
 
     it('verifies a real delivery and hands the typed event to the app', async () => {
       const { payment } = await client.payments.create({ amount: 12_000, order_id: 'wh-1' });
-      ref.reference.simulator.succeedPayment(payment.id);
+      await ref.control.succeedPayment(payment.id);
       const event = await until(
         () => handled.find((e) => (e.data as { id: string }).id === payment.id),
         'webhook',
@@ -145,7 +145,7 @@ describe('examples against the reference', () => {
       expect(event.event).toBe('payment.succeeded');
       expect(event.id).toMatch(/^evt_/);
       await until(
-        () => deliveries().find((d) => d.event_id === event.id && d.status_code === 204),
+        async () => (await deliveries()).find((d) => d.event_id === event.id && d.status_code === 204),
         'a 204 in the log',
       );
     });
@@ -153,10 +153,10 @@ describe('examples against the reference', () => {
     it('handles a redelivered event once', async () => {
       const first = handled.at(-1)!;
       const before = handled.length;
-      ref.reference.cabinet.resendEvent(first.id);
+      await ref.control.resendEvent(first.id);
       await until(
-        () =>
-          deliveries().filter((d) => d.event_id === first.id && d.status_code === 204).length === 2
+        async () =>
+          (await deliveries()).filter((d) => d.event_id === first.id && d.status_code === 204).length === 2
             ? true
             : undefined,
         'the resend',
@@ -167,10 +167,10 @@ describe('examples against the reference', () => {
     it('answers 500 when the app fails, so the service retries and the event is handled then', async () => {
       failNext = true;
       const { payment } = await client.payments.create({ amount: 13_000, order_id: 'wh-2' });
-      ref.reference.simulator.succeedPayment(payment.id);
-      await until(() => deliveries().find((d) => d.status_code === 500), 'the failed delivery');
+      await ref.control.succeedPayment(payment.id);
+      await until(async () => (await deliveries()).find((d) => d.status_code === 500), 'the failed delivery');
       expect(handled.some((e) => (e.data as { id: string }).id === payment.id)).toBe(false);
-      await ref.reference.simulator.advanceClock(10); // the first retry comes 10 s later
+      await ref.control.advanceClock(10); // the first retry comes 10 s later
       await until(
         () => handled.find((e) => (e.data as { id: string }).id === payment.id),
         'the retried webhook',

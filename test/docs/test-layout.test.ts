@@ -13,6 +13,7 @@ const NAMED = {
   trust: 'attacks, chaos and concurrency across both halves',
   package: 'the built package: the packed tarball under Node, Deno, Bun and edge runtimes, consumer types',
   docs: 'the docs and examples/ say what is true and run',
+  exports: "each public entry's list of exports, and one meaning per exported name under src/",
   support: 'helpers shared by several folders (no tests)',
 } as const;
 

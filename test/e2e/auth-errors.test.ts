@@ -24,61 +24,61 @@ afterAll(async () => {
 
 describe('authentication (spec 5) and the errors of spec 7, over HTTP', () => {
   it('401 for an unknown key and for a revoked key', async () => {
-    const { m } = merchant(ref);
+    const { m } = await merchant(ref);
     const unknown = new PspClient({ apiKey: 'sk_test_zzzzzz_doesnotexist', baseUrl: ref.base_url });
     const e1 = await failure(unknown.banks.list());
     expect(e1).toBeInstanceOf(AuthenticationError);
     expect((e1 as AuthenticationError).status).toBe(401);
-    const { id, api_key } = ref.reference.cabinet.createApiKey(m.terminal_id, { mode: 'test' });
+    const { id, api_key } = await ref.control.createApiKey(m.terminal_id, { mode: 'test' });
     const c = new PspClient({ apiKey: api_key, baseUrl: ref.base_url });
     expect((await c.banks.list()).items).toHaveLength(30);
-    ref.reference.cabinet.revokeApiKey(id);
+    await ref.control.revokeApiKey(id);
     const e2 = await failure(c.banks.list({ refresh: true }));
     expect(e2).toBeInstanceOf(AuthenticationError);
     expect((e2 as AuthenticationError).attempts).toBe(1);
   });
 
   it('403 live_not_enabled for a live key until live mode is on; then mode is live', async () => {
-    const { m } = merchant(ref);
-    const { api_key } = ref.reference.cabinet.createApiKey(m.terminal_id, { mode: 'live' });
+    const { m } = await merchant(ref);
+    const { api_key } = await ref.control.createApiKey(m.terminal_id, { mode: 'live' });
     const live = new PspClient({ apiKey: api_key, baseUrl: ref.base_url, strict: true });
     expect(live.mode).toBe('live');
     const e = await failure(live.payments.create({ amount: 1000 }));
     expect(e).toBeInstanceOf(LiveNotEnabledError);
     expect((e as LiveNotEnabledError).status).toBe(403);
-    ref.reference.cabinet.updateMerchant(m.merchant_id, { live_enabled: true });
+    await ref.control.updateMerchant(m.merchant_id, { live_enabled: true });
     const r = await live.payments.create({ amount: 1000 });
     expect(r.mode).toBe('live');
   });
 
   it('403 ip_not_allowed outside the allow-list; 127.0.0.1 listed passes', async () => {
-    const { m, client } = merchant(ref);
-    ref.reference.cabinet.updateMerchant(m.merchant_id, { ip_allow_list: ['10.0.0.0/8', '2001:db8::/32'] });
+    const { m, client } = await merchant(ref);
+    await ref.control.updateMerchant(m.merchant_id, { ip_allow_list: ['10.0.0.0/8', '2001:db8::/32'] });
     const e = await failure(client.banks.list());
     expect(e).toBeInstanceOf(IpNotAllowedError);
     expect((e as IpNotAllowedError).code).toBe('ip_not_allowed');
-    ref.reference.cabinet.updateMerchant(m.merchant_id, { ip_allow_list: ['10.0.0.0/8', '127.0.0.1/32'] });
+    await ref.control.updateMerchant(m.merchant_id, { ip_allow_list: ['10.0.0.0/8', '127.0.0.1/32'] });
     expect((await client.banks.list()).items.length).toBe(30);
   });
 
   it('403 aml_blocked and forbidden_purpose stop money movement', async () => {
-    const { m, client } = merchant(ref);
-    ref.reference.cabinet.updateMerchant(m.merchant_id, { block: 'aml_blocked' });
+    const { m, client } = await merchant(ref);
+    await ref.control.updateMerchant(m.merchant_id, { block: 'aml_blocked' });
     expect(await failure(client.payments.create({ amount: 1000 }))).toBeInstanceOf(AmlBlockedError);
     expect(
       await failure(client.payouts.create({ amount: 1000, phone: PHONE, bank_id: '100000000111' })),
     ).toBeInstanceOf(AmlBlockedError);
-    ref.reference.cabinet.updateMerchant(m.merchant_id, { block: 'forbidden_purpose' });
+    await ref.control.updateMerchant(m.merchant_id, { block: 'forbidden_purpose' });
     const e = await failure(client.payments.create({ amount: 1000 }));
     expect(e).toBeInstanceOf(ForbiddenPurposeError);
     expect((e as ForbiddenPurposeError).status).toBe(403);
-    ref.reference.cabinet.updateMerchant(m.merchant_id, { block: null });
+    await ref.control.updateMerchant(m.merchant_id, { block: null });
     expect((await client.payments.create({ amount: 1000 })).payment.status).toBe('pending');
   });
 
   it('require_signature: unsigned is signature_required, a wrong secret is invalid_signature, the right one passes everywhere', async () => {
-    const { m, client: unsigned } = merchant(ref);
-    ref.reference.cabinet.updateTerminal(m.terminal_id, { require_signature: true });
+    const { m, client: unsigned } = await merchant(ref);
+    await ref.control.updateTerminal(m.terminal_id, { require_signature: true });
     const e1 = await failure(unsigned.payments.create({ amount: 1000 }));
     expect(e1).toBeInstanceOf(SignatureError);
     expect((e1 as SignatureError).code).toBe('signature_required');
@@ -96,7 +96,7 @@ describe('authentication (spec 5) and the errors of spec 7, over HTTP', () => {
     });
     const { payment } = await signed.payments.create({ amount: 1000, description: 'подпись ✓' });
     expect((await signed.payments.get(payment.id)).id).toBe(payment.id);
-    ref.reference.simulator.succeedPayment(payment.id);
+    await ref.control.succeedPayment(payment.id);
     expect((await signed.payments.refund(payment.id, { amount: 10 })).amount).toBe(10);
     expect((await signed.payments.refund(payment.id)).amount).toBe(990);
     const other = (await signed.payments.create({ amount: 1000 })).payment;
@@ -108,8 +108,8 @@ describe('authentication (spec 5) and the errors of spec 7, over HTTP', () => {
 
   it('429: fails at once with retryAfter when the wait outlasts the timeout', async () => {
     // A client that waited (its 60 s timeout, or the hour the 429 asks) would outlast the test's 30 s timeout.
-    const { m, client } = merchant(ref, { timeout: 60_000 });
-    ref.reference.cabinet.updateMerchant(m.merchant_id, { rate_limit: { limit: 1, window_seconds: 3600 } });
+    const { m, client } = await merchant(ref, { timeout: 60_000 });
+    await ref.control.updateMerchant(m.merchant_id, { rate_limit: { limit: 1, window_seconds: 3600 } });
     await client.banks.list();
     const e = await failure(client.payments.create({ amount: 1000 }));
     expect(e).toBeInstanceOf(RateLimitError);
@@ -121,19 +121,18 @@ describe('authentication (spec 5) and the errors of spec 7, over HTTP', () => {
 
   it('429: waits out Retry-After (the service clock moves meanwhile) and succeeds with the same key', async () => {
     const seenKeys: string[] = [];
-    const { m, client } = merchant(ref, {
+    const { m, client } = await merchant(ref, {
       maxRetryDelay: 10,
       fetch: async (input, init) => {
         const req = input as Request;
         if (req.method === 'POST') seenKeys.push(req.headers.get('idempotency-key') ?? '');
         const res = await fetch(input, init);
         // The client sleeps (clamped to 10 ms here); on the service's manual clock that sleep is the full wait.
-        if (res.status === 429)
-          await ref.reference.simulator.advanceClock(Number(res.headers.get('retry-after')));
+        if (res.status === 429) await ref.control.advanceClock(Number(res.headers.get('retry-after')));
         return res;
       },
     });
-    ref.reference.cabinet.updateMerchant(m.merchant_id, { rate_limit: { limit: 1, window_seconds: 2 } });
+    await ref.control.updateMerchant(m.merchant_id, { rate_limit: { limit: 1, window_seconds: 2 } });
     await client.banks.list();
     const r = await client.payments.create({ amount: 1000 }).withResponse();
     expect(r.attempts).toBe(2);
@@ -142,16 +141,16 @@ describe('authentication (spec 5) and the errors of spec 7, over HTTP', () => {
   });
 
   it('no error from the reference carries the key or the signing secret', async () => {
-    const { m } = merchant(ref);
-    ref.reference.cabinet.updateTerminal(m.terminal_id, { require_signature: true });
-    ref.reference.cabinet.updateMerchant(m.merchant_id, { ip_allow_list: ['10.0.0.0/8'] });
+    const { m } = await merchant(ref);
+    await ref.control.updateTerminal(m.terminal_id, { require_signature: true });
+    await ref.control.updateMerchant(m.merchant_id, { ip_allow_list: ['10.0.0.0/8'] });
     const c = new PspClient({
       apiKey: m.api_key,
       baseUrl: ref.base_url,
       signingSecret: 'thm_notTheRightOne',
     });
     const errors = [await failure(c.banks.list()), await failure(c.payments.create({ amount: 1 }))];
-    ref.reference.cabinet.updateMerchant(m.merchant_id, { ip_allow_list: [] });
+    await ref.control.updateMerchant(m.merchant_id, { ip_allow_list: [] });
     errors.push(await failure(c.banks.list()));
     for (const e of errors) {
       expect(e).toBeInstanceOf(PspError);

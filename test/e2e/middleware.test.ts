@@ -14,8 +14,8 @@ describe('middleware against the reference', () => {
   afterAll(() => ref.close());
 
   it('a middleware that rewrites the body still gets 201 with require_signature on', async () => {
-    const { m } = merchant(ref);
-    ref.reference.cabinet.updateTerminal(m.terminal_id, { require_signature: true });
+    const { m } = await merchant(ref);
+    await ref.control.updateTerminal(m.terminal_id, { require_signature: true });
     const addOrder: Middleware = async (req, next) => {
       if (req.method !== 'POST') return next(req);
       const body = {

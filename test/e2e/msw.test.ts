@@ -7,8 +7,8 @@ import { createReferenceHandlers } from '../../src/reference/msw.js';
 // Made at module load, before msw patches fetch in beforeAll: the client must still go through msw.
 const reference = createReference({ clock: 'manual' });
 const client = new PspClient({
-  apiKey: reference.facts.api_key,
-  signingSecret: reference.facts.signing_secret,
+  apiKey: reference.api_key,
+  signingSecret: reference.signing_secret,
   baseUrl: 'https://psp.test',
   strict: true,
 });
@@ -22,7 +22,7 @@ afterAll(async () => {
 
 describe('the client against the reference through msw (no sockets)', () => {
   it('creates, reads, cancels a payment, signed, with strict parsing', async () => {
-    reference.cabinet.updateTerminal(reference.facts.terminal_id, { require_signature: true });
+    await reference.control.updateTerminal(reference.terminal_id, { require_signature: true });
     const { payment } = await client.payments.create({ amount: 1500, order_id: 'msw-1' });
     expect((await client.payments.get(payment.id)).order_id).toBe('msw-1');
     expect(await client.payments.cancel(payment.id)).toEqual({ status: 'cancelled' });

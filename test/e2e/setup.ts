@@ -11,8 +11,8 @@ export function startRef(): Promise<RunningReference> {
  * A fresh merchant (own settings, own rate limit) and a strict client for it: every answer of the reference
  * must match the spec exactly, so these tests are also the client/reference contract test.
  */
-export function merchant(ref: RunningReference, options: Partial<ClientOptions> = {}) {
-  const m = ref.reference.cabinet.createMerchant({ name: 'integration' });
+export async function merchant(ref: RunningReference, options: Partial<ClientOptions> = {}) {
+  const m = await ref.control.createMerchant({ name: 'integration' });
   const client = new PspClient({ apiKey: m.api_key, baseUrl: ref.base_url, strict: true, ...options });
   return { m, client };
 }

@@ -13,7 +13,7 @@ describe('waitFor against the reference', () => {
 
   it('sees a payment succeed through the app’s stream, and a payout fail by polling', async () => {
     ref = await startRef();
-    const { client: c } = merchant(ref, { logLevel: 'off' });
+    const { client: c } = await merchant(ref, { logLevel: 'off' });
     const stream = c.events.stream();
     const kinds: string[] = [];
     const reading = (async () => {
@@ -28,7 +28,7 @@ describe('waitFor against the reference', () => {
     // Polling alone would read again only after 30 s: the event is what ends this wait.
     const waiting = c.payments.waitFor(p.id, { until: ['succeeded'], timeout: 10_000 });
     await new Promise((r) => setTimeout(r, 20));
-    ref.reference.simulator.succeedPayment(p.id);
+    await ref.control.succeedPayment(p.id);
     expect((await waiting).status).toBe('succeeded');
     stream.close();
     await reading;
@@ -40,7 +40,7 @@ describe('waitFor against the reference', () => {
       bank_id: items[0]!.member_id,
     });
     const polled = c.payouts.waitFor(po.id, { pollInterval: 5 });
-    ref.reference.simulator.failPayout(po.id);
+    await ref.control.failPayout(po.id);
     expect((await polled).status).toBe('failed');
   });
 });

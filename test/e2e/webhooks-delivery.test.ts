@@ -41,7 +41,7 @@ describe('webhooks end to end through reference.fetch', () => {
     });
     rx = await receiver((_q, res) => void held.then(() => res.end('ok')));
     ref = createReference({ clock: 'manual' });
-    const { admin_token: admin, api_key: key, shop_id: shop } = ref.facts;
+    const { admin_token: admin, api_key: key, shop_id: shop } = ref;
     const ep = await json(
       call(ref, 'POST', `/_cabinet/shops/${shop}/webhook-endpoints`, admin, { url: rx.url }),
       201,
@@ -117,7 +117,7 @@ describe('webhooks end to end through reference.fetch', () => {
 
   test('validation and 404s through the cabinet routes', async () => {
     ref = createReference({ clock: 'manual' });
-    const { admin_token: admin, shop_id: shop } = ref.facts;
+    const { admin_token: admin, shop_id: shop } = ref;
     const bad = await json(
       call(ref, 'POST', `/_cabinet/shops/${shop}/webhook-endpoints`, admin, {
         url: 'https://x.example/h',
@@ -136,7 +136,7 @@ describe('webhooks end to end through reference.fetch', () => {
   test('failed deliveries are retried on the service clock as it advances', async () => {
     rx = await receiver((_q, res) => res.writeHead(500).end());
     ref = createReference({ clock: 'manual' });
-    const { admin_token: admin, api_key: key, shop_id: shop } = ref.facts;
+    const { admin_token: admin, api_key: key, shop_id: shop } = ref;
     const ep = await json(
       call(ref, 'POST', `/_cabinet/shops/${shop}/webhook-endpoints`, admin, {
         url: rx.url,
@@ -147,7 +147,7 @@ describe('webhooks end to end through reference.fetch', () => {
     const created = await json(call(ref, 'POST', '/api/v1/public/payments', key, { amount: 700 }), 201);
     await json(call(ref, 'POST', `/api/v1/public/payments/${created.payment.id}/cancel`, key), 200);
     // The first attempt has ended (and its retry is set) once it is in the log, not when the receiver has read it.
-    await expect.poll(() => ref!.cabinet.listDeliveries(ep.id).items.length).toBe(1);
+    await expect.poll(async () => (await ref!.control.listDeliveries(ep.id)).items.length).toBe(1);
     expect(rx.seen).toHaveLength(1);
     const t0 = ref.clock.now();
     await json(call(ref, 'POST', '/_simulator/clock/advance', admin, { seconds: 70 }), 200);
@@ -161,7 +161,7 @@ describe('webhooks end to end through reference.fetch', () => {
   test('ReferenceOptions.webhookFetch is what delivers', async () => {
     const stub = stubFetch();
     ref = createReference({ clock: 'manual', webhookFetch: stub.fetch });
-    const { admin_token: admin, api_key: key, shop_id: shop } = ref.facts;
+    const { admin_token: admin, api_key: key, shop_id: shop } = ref;
     await json(
       call(ref, 'POST', `/_cabinet/shops/${shop}/webhook-endpoints`, admin, {
         url: 'https://merchant.example/hooks',

@@ -43,7 +43,7 @@ async function paidPayment(ref: RunningReference): Promise<string> {
     body: JSON.stringify({ amount: 99_900, order_id: 'A-1' }),
   });
   const id = ((await res.json()) as { payment: { id: string } }).payment.id;
-  ref.reference.simulator.succeedPayment(id);
+  await ref.control.succeedPayment(id);
   return id;
 }
 
@@ -60,7 +60,7 @@ describe('verifyWebhook on real deliveries of the reference service', () => {
   it('v2: a delivered payment.succeeded verifies, typed, with the headers of spec 6.1', async () => {
     const ref = await reference();
     const hook = await receiver();
-    const { secret } = ref.reference.cabinet.createWebhookEndpoint(ref.shop_id, { url: hook.url });
+    const { secret } = await ref.control.createWebhookEndpoint(ref.shop_id, { url: hook.url });
     const id = await paidPayment(ref);
     await vi.waitFor(() => expect(hook.deliveries.length).toBeGreaterThan(0), { timeout: 5_000 });
     const { body, headers } = hook.deliveries[0]!;
@@ -82,7 +82,7 @@ describe('verifyWebhook on real deliveries of the reference service', () => {
   it('v1 endpoint: sha256= verifies by default and is refused with requireV2', async () => {
     const ref = await reference();
     const hook = await receiver();
-    const { secret } = ref.reference.cabinet.createWebhookEndpoint(ref.shop_id, {
+    const { secret } = await ref.control.createWebhookEndpoint(ref.shop_id, {
       url: hook.url,
       signature_version: 'v1',
     });
@@ -97,8 +97,8 @@ describe('verifyWebhook on real deliveries of the reference service', () => {
   it('rotation: after rotate-secret only the new secret verifies, and a [new, old] list does', async () => {
     const ref = await reference();
     const hook = await receiver();
-    const endpoint = ref.reference.cabinet.createWebhookEndpoint(ref.shop_id, { url: hook.url });
-    const { secret: rotated } = ref.reference.cabinet.rotateWebhookSecret(endpoint.id);
+    const endpoint = await ref.control.createWebhookEndpoint(ref.shop_id, { url: hook.url });
+    const { secret: rotated } = await ref.control.rotateWebhookSecret(endpoint.id);
     await paidPayment(ref);
     await vi.waitFor(() => expect(hook.deliveries.length).toBeGreaterThan(0), { timeout: 5_000 });
     const { body, headers } = hook.deliveries[0]!;

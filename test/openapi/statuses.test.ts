@@ -32,7 +32,7 @@ function lab() {
   ref = createReference({ clock: 'manual' });
   const r = ref;
   const fetch = checkedFetch(r.fetch.bind(r));
-  const { api_key, admin_token, merchant_id, terminal_id } = r.facts;
+  const { api_key, admin_token, merchant_id, terminal_id } = r;
   const send = (method: string, url: string, o: Send = {}) => {
     const headers: Record<string, string> = { 'content-type': 'application/json', ...o.headers };
     const key = o.key === undefined ? api_key : o.key;

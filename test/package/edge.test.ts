@@ -137,7 +137,7 @@ describe.each([
     expect(report.payment_url).toBe(`${ref.pay_url}/${report.created}`);
     expect(report.banks).toBeGreaterThan(10);
     // The payment is really in the reference, created from inside the worker.
-    const res = await ref.reference.fetch(
+    const res = await ref.fetch(
       new Request(`${ref.base_url}/api/v1/public/payments/${report.created}`, {
         headers: { authorization: `Bearer ${ref.api_key}` },
       }),

@@ -58,7 +58,7 @@ import { verifyWebhook } from 'psp-sdk/webhooks';
 import { createReference } from 'psp-sdk/reference';
 const ref = createReference();
 const res = await ref.fetch(new Request('http://ref.test/api/v1/public/banks/sbp', {
-  headers: { authorization: 'Bearer ' + ref.facts.api_key },
+  headers: { authorization: 'Bearer ' + ref.api_key },
 }));
 await ref.close();
 console.log(JSON.stringify([typeof PspClient, typeof verifyWebhook, res.status]));

@@ -21,16 +21,16 @@ describe('API keys (spec 5.1, 5.2)', () => {
 
   it('refuses the admin token on the public API with 401', async () => {
     env = setup();
-    const r = await env.call('/banks/sbp', { key: env.ref.facts.admin_token });
+    const r = await env.call('/banks/sbp', { key: env.ref.admin_token });
     expectError(r, 401, 'unauthorized');
-    expect(r.text).not.toContain(env.ref.facts.admin_token);
+    expect(r.text).not.toContain(env.ref.admin_token);
   });
 
   it('is 401 for a revoked key; other keys keep working', async () => {
     env = setup();
-    const extra = env.ref.cabinet.createApiKey(env.ref.facts.terminal_id, { mode: 'test' });
+    const extra = await env.ref.control.createApiKey(env.ref.terminal_id, { mode: 'test' });
     expect((await env.call('/banks/sbp', { key: extra.api_key })).status).toBe(200);
-    env.ref.cabinet.revokeApiKey(extra.id);
+    await env.ref.control.revokeApiKey(extra.id);
     const r = await env.call('/banks/sbp', { key: extra.api_key });
     expectError(r, 401, 'unauthorized');
     expect(r.body.error.message).toContain('revoked');
@@ -39,7 +39,7 @@ describe('API keys (spec 5.1, 5.2)', () => {
 
   it('answers 403 live_not_enabled to a live key until live mode is on, then goes to the fake bank', async () => {
     env = setup();
-    const live = env.ref.cabinet.createApiKey(env.ref.facts.terminal_id, { mode: 'live' });
+    const live = await env.ref.control.createApiKey(env.ref.terminal_id, { mode: 'live' });
     expect(live.api_key).toMatch(/^sk_live_[a-z0-9]{6}_/);
     expectError(
       await env.call('/payments', { key: live.api_key, body: { amount: 100 } }),
@@ -47,7 +47,7 @@ describe('API keys (spec 5.1, 5.2)', () => {
       'live_not_enabled',
     );
     expectError(await env.call('/banks/sbp', { key: live.api_key }), 403, 'live_not_enabled');
-    env.ref.cabinet.updateMerchant(env.ref.facts.merchant_id, { live_enabled: true });
+    await env.ref.control.updateMerchant(env.ref.merchant_id, { live_enabled: true });
     const r = await env.call('/payments', { key: live.api_key, body: { amount: 100 } });
     expect(r.status).toBe(201);
     expect(r.body.mode).toBe('live');
@@ -66,8 +66,8 @@ describe('API keys (spec 5.1, 5.2)', () => {
 });
 
 describe('IP allow-list (spec 5.3)', () => {
-  const allow = (list: string[]) =>
-    env.ref.cabinet.updateMerchant(env.ref.facts.merchant_id, { ip_allow_list: list });
+  const allow = async (list: string[]) =>
+    await env.ref.control.updateMerchant(env.ref.merchant_id, { ip_allow_list: list });
 
   it('lets everyone in with an empty list', async () => {
     env = setup();
@@ -88,7 +88,7 @@ describe('IP allow-list (spec 5.3)', () => {
     [['10.0.0.0/8', '::1'], '::1', 200],
   ])('with %j, %s gets %i', async (list, address, status) => {
     env = setup();
-    allow(list);
+    await allow(list);
     const r = await env.call('/banks/sbp', { remoteAddress: address });
     if (status === 403) expectError(r, 403, 'ip_not_allowed');
     else expect(r.status).toBe(200);
@@ -96,13 +96,13 @@ describe('IP allow-list (spec 5.3)', () => {
 
   it('fails closed when the socket address is unknown', async () => {
     env = setup();
-    allow(['127.0.0.1']);
+    await allow(['127.0.0.1']);
     expectError(await env.call('/banks/sbp'), 403, 'ip_not_allowed');
   });
 
   it('ignores X-Forwarded-For unless trustProxy is on, then uses its last hop', async () => {
     env = setup();
-    allow(['203.0.113.5']);
+    await allow(['203.0.113.5']);
     const xff = { 'x-forwarded-for': '203.0.113.5' };
     expectError(
       await env.call('/banks/sbp', { remoteAddress: '10.0.0.1', headers: xff }),
@@ -111,7 +111,7 @@ describe('IP allow-list (spec 5.3)', () => {
     );
     await env.ref.close();
     env = setup({ trustProxy: true });
-    allow(['203.0.113.5']);
+    await allow(['203.0.113.5']);
     expect((await env.call('/banks/sbp', { remoteAddress: '10.0.0.1', headers: xff })).status).toBe(200);
     const forged = { 'x-forwarded-for': '203.0.113.5, 198.51.100.1' };
     expectError(
@@ -125,7 +125,7 @@ describe('IP allow-list (spec 5.3)', () => {
     env = setup();
     for (const bad of ['300.1.1.1', '10.0.0.0/33', 'example.com', '1', '']) {
       expectError(
-        await env.admin(`/_cabinet/merchants/${env.ref.facts.merchant_id}`, {
+        await env.admin(`/_cabinet/merchants/${env.ref.merchant_id}`, {
           method: 'PATCH',
           body: { ip_allow_list: [bad] },
         }),
@@ -137,14 +137,14 @@ describe('IP allow-list (spec 5.3)', () => {
 });
 
 describe('request signatures (spec 5.4)', () => {
-  const requireSig = () =>
-    env.ref.cabinet.updateTerminal(env.ref.facts.terminal_id, { require_signature: true });
+  const requireSig = async () =>
+    await env.ref.control.updateTerminal(env.ref.terminal_id, { require_signature: true });
 
   it('accepts an unsigned request while signatures are optional, and checks a signature that is sent', async () => {
     env = setup();
     expect((await env.call('/payments', { body: { amount: 100 } })).status).toBe(201);
     expect(
-      (await env.call('/payments', { body: { amount: 100 }, sign: env.ref.facts.signing_secret })).status,
+      (await env.call('/payments', { body: { amount: 100 }, sign: env.ref.signing_secret })).status,
     ).toBe(201);
     expectError(
       await env.call('/payments', { body: { amount: 100 }, sign: 'thm_wrong' }),
@@ -155,7 +155,7 @@ describe('request signatures (spec 5.4)', () => {
 
   it('requires the header when the terminal says so (400 signature_required)', async () => {
     env = setup();
-    requireSig();
+    await requireSig();
     const r = await env.call('/payments', { body: { amount: 100 } });
     expectError(r, 400, 'signature_required');
     expectError(await env.call('/banks/sbp'), 400, 'signature_required');
@@ -163,8 +163,8 @@ describe('request signatures (spec 5.4)', () => {
 
   it('signs the raw bytes exactly as sent, and the empty string for a GET', async () => {
     env = setup();
-    requireSig();
-    const secret = env.ref.facts.signing_secret;
+    await requireSig();
+    const secret = env.ref.signing_secret;
     const raw = '{ "amount" :100 }';
     expect((await env.call('/payments', { raw, sign: secret })).status).toBe(201);
     expect((await env.call('/banks/sbp', { sign: secret })).status).toBe(200);
@@ -192,9 +192,9 @@ describe('request signatures (spec 5.4)', () => {
 
   it('never puts the signing secret in an error', async () => {
     env = setup();
-    requireSig();
+    await requireSig();
     const r = await env.call('/payments', { body: { amount: 100 }, sign: 'thm_wrong' });
-    expect(r.text).not.toContain(env.ref.facts.signing_secret);
+    expect(r.text).not.toContain(env.ref.signing_secret);
   });
 });
 
@@ -204,14 +204,14 @@ describe('merchant blocks (spec 7)', () => {
     async (block) => {
       env = setup();
       const c = await env.createPayment();
-      env.ref.simulator.succeedPayment(c.payment.id);
-      env.ref.cabinet.updateMerchant(env.ref.facts.merchant_id, { block });
+      await env.ref.control.succeedPayment(c.payment.id);
+      await env.ref.control.updateMerchant(env.ref.merchant_id, { block });
       expectError(await env.call('/payments', { body: { amount: 100 } }), 403, block);
       expectError(await env.call('/payouts', { body: payoutInput() }), 403, block);
       expectError(await env.call(`/payments/${c.payment.id}/refund`, { body: {} }), 403, block);
       // Reading stays possible, so a blocked merchant can still reconcile.
       expect((await env.call(`/payments/${c.payment.id}`)).status).toBe(200);
-      env.ref.cabinet.updateMerchant(env.ref.facts.merchant_id, { block: null });
+      await env.ref.control.updateMerchant(env.ref.merchant_id, { block: null });
       expect((await env.call('/payments', { body: { amount: 100 } })).status).toBe(201);
     },
   );
@@ -220,7 +220,7 @@ describe('merchant blocks (spec 7)', () => {
 describe('rate limit (spec 8)', () => {
   it('is 429 rate_limited with an integer Retry-After once the window is full, and resets after it', async () => {
     env = setup();
-    env.ref.cabinet.updateMerchant(env.ref.facts.merchant_id, {
+    await env.ref.control.updateMerchant(env.ref.merchant_id, {
       rate_limit: { limit: 3, window_seconds: 10 },
     });
     for (let i = 0; i < 3; i++) expect((await env.call('/banks/sbp')).status).toBe(200);
@@ -234,14 +234,14 @@ describe('rate limit (spec 8)', () => {
 
   it('limits each merchant separately and defaults to 1000 requests per second', async () => {
     env = setup();
-    expect(env.ref.cabinet.getMerchant(env.ref.facts.merchant_id).rate_limit).toEqual({
+    expect((await env.ref.control.getMerchant(env.ref.merchant_id)).rate_limit).toEqual({
       limit: 1000,
       window_seconds: 1,
     });
-    env.ref.cabinet.updateMerchant(env.ref.facts.merchant_id, {
+    await env.ref.control.updateMerchant(env.ref.merchant_id, {
       rate_limit: { limit: 1, window_seconds: 1 },
     });
-    const other = env.ref.cabinet.createMerchant();
+    const other = await env.ref.control.createMerchant();
     expect((await env.call('/banks/sbp')).status).toBe(200);
     expectError(await env.call('/banks/sbp'), 429, 'rate_limited');
     expect((await env.call('/banks/sbp', { key: other.api_key })).status).toBe(200);
@@ -249,12 +249,12 @@ describe('rate limit (spec 8)', () => {
 
   it('creates nothing when it refuses', async () => {
     env = setup();
-    env.ref.cabinet.updateMerchant(env.ref.facts.merchant_id, {
+    await env.ref.control.updateMerchant(env.ref.merchant_id, {
       rate_limit: { limit: 1, window_seconds: 60 },
     });
     const c = await env.createPayment();
     expectError(await env.call(`/payments/${c.payment.id}/cancel`, { method: 'POST' }), 429);
-    env.ref.cabinet.updateMerchant(env.ref.facts.merchant_id, {
+    await env.ref.control.updateMerchant(env.ref.merchant_id, {
       rate_limit: { limit: 100, window_seconds: 60 },
     });
     expect((await env.call(`/payments/${c.payment.id}`)).body.status).toBe('pending');

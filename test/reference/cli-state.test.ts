@@ -165,7 +165,7 @@ describe('psp-reference --state <file>', () => {
     async () => {
       const file = join(await tempDir(), 'faulty.json');
       const ref = createReference();
-      const doc = ref.simulator.snapshot();
+      const doc = await ref.control.snapshot();
       await writeFile(file, JSON.stringify({ ...doc, fault_rules: [{ id: 'f1', hits: 0, kind: 'nope' }] }));
       await ref.close();
       const run = cli(['--port', '0', '--json', '--state', file]);
@@ -183,9 +183,9 @@ describe('the state file', () => {
     const dir = await tempDir();
     const file = join(dir, 'state.json');
     const ref = createReference({ clock: 'manual' });
-    await writeStateFile(file, ref.simulator.snapshot());
+    await writeStateFile(file, await ref.control.snapshot());
     const before = await readFile(file, 'utf8');
-    const unwritable = { ...ref.simulator.snapshot(), payments: [{ amount: 1n }] } as never;
+    const unwritable = { ...(await ref.control.snapshot()), payments: [{ amount: 1n }] } as never;
     await expect(writeStateFile(file, unwritable)).rejects.toThrow(/BigInt/);
     expect(await readFile(file, 'utf8')).toBe(before);
     expect(await readdir(dir)).toEqual(['state.json']);
@@ -197,7 +197,7 @@ describe('the state file', () => {
     expect(await readStateFile(join(dir, 'none.json'))).toBeUndefined();
     const file = join(dir, 'old.json');
     const ref = createReference();
-    await writeFile(file, JSON.stringify({ ...ref.simulator.snapshot(), version: 0 }));
+    await writeFile(file, JSON.stringify({ ...(await ref.control.snapshot()), version: 0 }));
     const error = await readStateFile(file).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StateFileError);
     expect((error as Error).message).toContain(file);

@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
-import { WEBHOOK_EVENTS } from '../../src/schemas/events.js';
+import { WEBHOOK_EVENTS } from '../../src/schemas/names.js';
 import { parseTriggerArgs } from '../../src/reference/adapters/trigger-args.js';
 import { type TriggerResult, triggerCommand } from '../../src/reference/cli-trigger.js';
 import { type RunningReference, startReference } from '../../src/reference/start.js';

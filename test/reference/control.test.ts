@@ -12,7 +12,7 @@ describe('admin authentication of /_cabinet and /_simulator', () => {
       expectError(await env.call(path, { key: null }), 401, 'unauthorized');
       const r = await env.call(path);
       expectError(r, 401, 'unauthorized');
-      expect(r.text).not.toContain(env.ref.facts.api_key);
+      expect(r.text).not.toContain(env.ref.api_key);
       expectError(await env.call(path, { key: 'adm_wrong' }), 401, 'unauthorized');
     },
   );
@@ -39,7 +39,7 @@ describe('/_cabinet', () => {
 
   it('PATCH /merchants/{id} changes settings and answers them', async () => {
     env = setup();
-    const id = env.ref.facts.merchant_id;
+    const id = env.ref.merchant_id;
     const r = await env.admin(`/_cabinet/merchants/${id}`, {
       method: 'PATCH',
       body: {
@@ -76,10 +76,10 @@ describe('/_cabinet', () => {
     { unknown: true },
   ])('PATCH /merchants refuses %j with 400 and changes nothing', async (body) => {
     env = setup();
-    const id = env.ref.facts.merchant_id;
-    const before = env.ref.cabinet.getMerchant(id);
+    const id = env.ref.merchant_id;
+    const before = await env.ref.control.getMerchant(id);
     expectError(await env.admin(`/_cabinet/merchants/${id}`, { method: 'PATCH', body }), 400, 'bad_request');
-    expect(env.ref.cabinet.getMerchant(id)).toEqual(before);
+    expect(await env.ref.control.getMerchant(id)).toEqual(before);
   });
 
   it('is 404 for unknown merchants, terminals, shops, keys and endpoints', async () => {
@@ -104,7 +104,7 @@ describe('/_cabinet', () => {
 
   it('PATCH /terminals/{id} sets require_signature', async () => {
     env = setup();
-    const t = env.ref.facts.terminal_id;
+    const t = env.ref.terminal_id;
     const r = await env.admin(`/_cabinet/terminals/${t}`, {
       method: 'PATCH',
       body: { require_signature: true },
@@ -113,7 +113,7 @@ describe('/_cabinet', () => {
     expect(r.body).toMatchObject({
       terminal_id: t,
       require_signature: true,
-      merchant_id: env.ref.facts.merchant_id,
+      merchant_id: env.ref.merchant_id,
     });
     expectError(await env.call('/banks/sbp'), 400, 'signature_required');
     expectError(
@@ -125,14 +125,14 @@ describe('/_cabinet', () => {
 
   it('issues, lists and revokes API keys; the full secret is shown once', async () => {
     env = setup();
-    const t = env.ref.facts.terminal_id;
+    const t = env.ref.terminal_id;
     const k = await env.admin(`/_cabinet/terminals/${t}/api-keys`, { body: { mode: 'live' } });
     expect(k.status).toBe(201);
     expect(k.body.api_key).toMatch(/^sk_live_/);
     const list = await env.admin(`/_cabinet/terminals/${t}/api-keys`);
     expect(list.body.items).toHaveLength(2);
     expect(list.text).not.toContain(k.body.api_key);
-    expect(list.text).not.toContain(env.ref.facts.api_key);
+    expect(list.text).not.toContain(env.ref.api_key);
     expectError(
       await env.admin(`/_cabinet/terminals/${t}/api-keys`, { body: { mode: 'prod' } }),
       400,
@@ -153,7 +153,7 @@ describe('/_cabinet', () => {
         return new Response('ok');
       },
     });
-    const shop = env.ref.facts.shop_id;
+    const shop = env.ref.shop_id;
     const e = await env.admin(`/_cabinet/shops/${shop}/webhook-endpoints`, {
       body: { url: 'https://shop.example/hooks', events: ['payment.cancelled'] },
     });
@@ -269,45 +269,45 @@ describe('/_simulator', () => {
     const a = await env.admin('/_simulator/clock/advance', { body: { seconds: 90.5 } });
     expect(a.status).toBe(200);
     expect(a.body).toEqual({ now: '2026-05-06T10:01:30.500Z' });
-    expect(await env.ref.simulator.advanceClock(30)).toEqual({ now: '2026-05-06T10:02:00.500Z' });
+    expect(await env.ref.control.advanceClock(30)).toEqual({ now: '2026-05-06T10:02:00.500Z' });
     for (const body of [{}, { seconds: -1 }, { seconds: 'x' }, [], 5, { seconds: 1, more: 1 }]) {
       expectError(await env.admin('/_simulator/clock/advance', { body }), 400, 'bad_request');
     }
-    expect(env.ref.simulator.getClock().now).toBe('2026-05-06T10:02:00.500Z');
+    expect((await env.ref.control.getClock()).now).toBe('2026-05-06T10:02:00.500Z');
   });
 
   it('bounds what the admin token can make it keep: merchants, keys per terminal, endpoints per shop (409)', async () => {
     // Each merchant brings its own 128 MiB storage bound and each endpoint its own pending-delivery bound: without
     // a count, many requests of the admin token grow memory without bound.
     env = setup();
-    const cab = env.ref.cabinet;
-    for (let i = 1; i < 1000; i++) cab.createMerchant({});
+    const cab = env.ref.control;
+    for (let i = 1; i < 1000; i++) await cab.createMerchant({});
     const m = await env.admin('/_cabinet/merchants', { body: {} });
     expectError(m, 409, 'too_many_merchants');
     expect(env.ref.stats().merchants).toBe(1000);
-    for (let i = 1; i < 100; i++) cab.createApiKey(env.ref.facts.terminal_id, { mode: 'test' });
-    const k = await env.admin(`/_cabinet/terminals/${env.ref.facts.terminal_id}/api-keys`, {
+    for (let i = 1; i < 100; i++) await cab.createApiKey(env.ref.terminal_id, { mode: 'test' });
+    const k = await env.admin(`/_cabinet/terminals/${env.ref.terminal_id}/api-keys`, {
       body: { mode: 'live' },
     });
     expectError(k, 409, 'too_many_api_keys');
-    expect(cab.listApiKeys(env.ref.facts.terminal_id).items).toHaveLength(100);
-    const shop = env.ref.facts.shop_id;
-    for (let i = 0; i < 16; i++) cab.createWebhookEndpoint(shop, { url: `https://hooks.test/${i}` });
+    expect((await cab.listApiKeys(env.ref.terminal_id)).items).toHaveLength(100);
+    const shop = env.ref.shop_id;
+    for (let i = 0; i < 16; i++) await cab.createWebhookEndpoint(shop, { url: `https://hooks.test/${i}` });
     const e = await env.admin(`/_cabinet/shops/${shop}/webhook-endpoints`, {
       body: { url: 'https://hooks.test/x' },
     });
     expectError(e, 409, 'too_many_webhook_endpoints');
     // A bad body is still a 400 naming the field, and a deleted endpoint frees its place.
     expectError(await env.admin(`/_cabinet/shops/${shop}/webhook-endpoints`, { body: { url: 1 } }), 400);
-    const first = env.ref.simulator.snapshot().webhook_endpoints[0]!.id;
-    cab.deleteWebhookEndpoint(first);
-    expect(cab.createWebhookEndpoint(shop, { url: 'https://hooks.test/x' }).secret).toMatch(/^whs_/);
+    const first = (await env.ref.control.snapshot()).webhook_endpoints[0]!.id;
+    await cab.deleteWebhookEndpoint(first);
+    expect((await cab.createWebhookEndpoint(shop, { url: 'https://hooks.test/x' })).secret).toMatch(/^whs_/);
   });
 
   it('names the broken bound, not the type, for a value of the right type out of range', async () => {
     // zod/mini gave a type's message to every issue: a limit of 0 was refused as "must be an integer".
     env = setup();
-    const id = env.ref.facts.merchant_id;
+    const id = env.ref.merchant_id;
     const cases: [string, unknown, string][] = [
       [
         `/_cabinet/merchants/${id}`,
@@ -343,8 +343,10 @@ describe('/_simulator', () => {
     const r = await env.admin('/_simulator/clock/advance', { body: { seconds: 10.001 } });
     expectError(r, 400, 'bad_request');
     expect(r.body.error.message).toContain('9999-01-01T00:00:00.000Z');
-    await expect(env.ref.simulator.advanceClock(10 * 365 * 86_400)).rejects.toMatchObject({ status: 400 });
-    expect(env.ref.simulator.getClock().now).toBe('9998-12-31T23:59:50.000Z');
+    await expect(env.ref.control.advanceClock(10 * 365 * 86_400)).rejects.toMatchObject({
+      status: 400,
+    });
+    expect((await env.ref.control.getClock()).now).toBe('9998-12-31T23:59:50.000Z');
     expect((await env.admin('/_simulator/clock/advance', { body: { seconds: 10 } })).body).toEqual({
       now: '9999-01-01T00:00:00.000Z',
     });
@@ -355,8 +357,8 @@ describe('/_simulator', () => {
     env = setup({ clock: 'real' });
     const { createReference } = await import('../../src/reference/service.js');
     const real = createReference();
-    expect(real.simulator.getClock().mode).toBe('real');
-    await expect(real.simulator.advanceClock(1)).rejects.toMatchObject({
+    expect((await real.control.getClock()).mode).toBe('real');
+    await expect(real.control.advanceClock(1)).rejects.toMatchObject({
       status: 409,
       code: 'clock_not_manual',
     });

@@ -52,16 +52,15 @@ describe.each(entryPoints)('%s answers the one reference handle', (_name, make) 
     return made;
   };
 
-  it('has the startup facts and the control surface at the same names; the old names still answer', async () => {
+  it('has the startup facts and the control surface at the same names, and none of the 0.2 aliases', async () => {
     const { ref } = await start();
     for (const name of SHARED) expect(ref, name).toHaveProperty(name);
     expect(ref.api_key).toMatch(/^sk_test_/);
     expect(ref.admin_token).toMatch(/^adm_/);
     expect(ref.signing_secret).toMatch(/^thm_/);
-    // Deprecated aliases, kept for one minor release: the same facts and the same (synchronous) groups.
-    expect(ref.facts).toEqual(Object.fromEntries(FACTS.map((k) => [k, ref[k]])));
-    expect(ref.cabinet.getMerchant(ref.merchant_id)).toMatchObject({ merchant_id: ref.merchant_id });
-    if ('reference' in ref) expect((ref as { reference: Reference }).reference.facts).toEqual(ref.facts);
+    // The package is unreleased: the facts live on the handle and the control surface is `control`, nowhere else.
+    for (const alias of ['facts', 'cabinet', 'simulator', 'reference'])
+      expect(ref, alias).not.toHaveProperty(alias);
   });
 
   it('every control method is async: it returns a Promise, and a refusal rejects instead of throwing', async () => {

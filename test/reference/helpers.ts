@@ -34,11 +34,11 @@ export function setup(options: ReferenceOptions = {}) {
   // Every answer of the tests built on this helper is checked against openapi.json (status listed, body valid),
   // except while fault rules are in force: their answers are the test's, not the service's.
   const checked = checkedFetch(ref.fetch.bind(ref));
-  const fetch: typeof checked = (request, env) =>
-    ref.simulator.listFaults().items.length > 0 ? ref.fetch(request, env) : checked(request, env);
+  const fetch: typeof checked = async (request, env) =>
+    (await ref.control.listFaults()).items.length > 0 ? ref.fetch(request, env) : checked(request, env);
   const call = async (path: string, o: CallOptions = {}): Promise<Call> => {
     const headers: Record<string, string> = { ...o.headers };
-    const key = o.key === undefined ? ref.facts.api_key : o.key;
+    const key = o.key === undefined ? ref.api_key : o.key;
     if (key !== null) headers.authorization = `Bearer ${key}`;
     let body: string | Uint8Array | undefined;
     if (o.raw !== undefined) body = o.raw;
@@ -63,7 +63,7 @@ export function setup(options: ReferenceOptions = {}) {
     }
     return { status: res.status, headers: res.headers, body: parsed, text };
   };
-  const admin = (path: string, o: CallOptions = {}) => call(path, { key: ref.facts.admin_token, ...o });
+  const admin = (path: string, o: CallOptions = {}) => call(path, { key: ref.admin_token, ...o });
   const createPayment = async (input: Record<string, unknown> = { amount: 1000 }, o: CallOptions = {}) => {
     const r = await call('/payments', { body: input, ...o });
     expect(r.status, r.text).toBe(201);

@@ -46,17 +46,17 @@ describe('a full payment over real HTTP', () => {
     expect(after).toMatchObject({ status: 'succeeded', amount_refunded: 50_000 });
 
     // The socket's address is 127.0.0.1: an allow-list without it refuses, with it admits.
-    ref.reference.cabinet.updateMerchant(ref.merchant_id, { ip_allow_list: ['10.0.0.0/8'] });
+    await ref.control.updateMerchant(ref.merchant_id, { ip_allow_list: ['10.0.0.0/8'] });
     const refused = await fetch(`${api}/banks/sbp`, { headers: { ...auth, 'x-forwarded-for': '10.1.1.1' } });
     expect(refused.status).toBe(403);
     expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('ip_not_allowed');
-    ref.reference.cabinet.updateMerchant(ref.merchant_id, { ip_allow_list: ['127.0.0.1/32', '::1'] });
+    await ref.control.updateMerchant(ref.merchant_id, { ip_allow_list: ['127.0.0.1/32', '::1'] });
     expect((await fetch(`${api}/banks/sbp`, { headers: auth })).status).toBe(200);
   });
 
   it('signs raw bytes over the wire and answers 400 bad_request (payload too large) for an oversized body', async () => {
     ref = await startReference({ host: '127.0.0.1', port: 0, clock: 'manual' });
-    ref.reference.cabinet.updateTerminal(ref.terminal_id, { require_signature: true });
+    await ref.control.updateTerminal(ref.terminal_id, { require_signature: true });
     const body = '{"amount": 1000}';
     const headers = {
       authorization: `Bearer ${ref.api_key}`,

@@ -37,7 +37,7 @@ describe('Idempotency-Key (spec 5.6)', () => {
     env = setup();
     const h = { 'idempotency-key': 'k' };
     const a = await env.call('/payments', { body: { amount: 100 }, headers: h });
-    env.ref.simulator.succeedPayment(a.body.payment.id);
+    await env.ref.control.succeedPayment(a.body.payment.id);
     const b = await env.call('/payments', { body: { amount: 100 }, headers: h });
     expect(b.body.payment.status).toBe('succeeded');
   });
@@ -52,8 +52,8 @@ describe('Idempotency-Key (spec 5.6)', () => {
       'idempotent_conflict',
     );
     expectError(await env.call('/payouts', { body: payoutInput(), headers: h }), 409, 'idempotent_conflict');
-    env.ref.cabinet.updateMerchant(env.ref.facts.merchant_id, { live_enabled: true });
-    const live = env.ref.cabinet.createApiKey(env.ref.facts.terminal_id, { mode: 'live' });
+    await env.ref.control.updateMerchant(env.ref.merchant_id, { live_enabled: true });
+    const live = await env.ref.control.createApiKey(env.ref.terminal_id, { mode: 'live' });
     expectError(
       await env.call('/payments', { body: { amount: 100 }, headers: h, key: live.api_key }),
       409,
@@ -63,7 +63,7 @@ describe('Idempotency-Key (spec 5.6)', () => {
 
   it('scopes keys to the merchant: another merchant may use the same key', async () => {
     env = setup();
-    const other = env.ref.cabinet.createMerchant();
+    const other = await env.ref.control.createMerchant();
     const h = { 'idempotency-key': 'shared' };
     const a = await env.call('/payments', { body: { amount: 100 }, headers: h });
     const b = await env.call('/payments', { body: { amount: 100 }, headers: h, key: other.api_key });
@@ -73,7 +73,7 @@ describe('Idempotency-Key (spec 5.6)', () => {
 
   it('shares a key between the terminals and keys of one merchant', async () => {
     env = setup();
-    const second = env.ref.cabinet.createApiKey(env.ref.facts.terminal_id, { mode: 'test' });
+    const second = await env.ref.control.createApiKey(env.ref.terminal_id, { mode: 'test' });
     const h = { 'idempotency-key': 'both-keys' };
     const a = await env.call('/payments', { body: { amount: 100 }, headers: h });
     const b = await env.call('/payments', { body: { amount: 100 }, headers: h, key: second.api_key });
@@ -128,7 +128,7 @@ describe('Idempotency-Key (spec 5.6)', () => {
     const h = { 'idempotency-key': 'refund-retry' };
     const refund = `/payments/${c.payment.id}/refund`;
     expectError(await env.call(refund, { body: { amount: 10 }, headers: h }), 409, 'not_succeeded');
-    env.ref.simulator.succeedPayment(c.payment.id);
+    await env.ref.control.succeedPayment(c.payment.id);
     expectError(
       await env.call(refund, { body: { amount: 5000 }, headers: h }),
       422,

@@ -13,16 +13,16 @@ const server = setupServer(
 );
 
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-afterEach(() => {
+afterEach(async () => {
   server.resetHandlers();
-  reference.cabinet.updateMerchant(reference.facts.merchant_id, { ip_allow_list: [] });
+  await reference.control.updateMerchant(reference.merchant_id, { ip_allow_list: [] });
 });
 afterAll(async () => {
   server.close();
   await reference.close();
 });
 
-const client = () => new PspClient({ apiKey: reference.facts.api_key, baseUrl: BASE, maxRetries: 0 });
+const client = () => new PspClient({ apiKey: reference.api_key, baseUrl: BASE, maxRetries: 0 });
 
 describe('msw handlers over an in-process reference', () => {
   it('routes SDK calls to the reference with no sockets: create, bank confirms, get, refund', async () => {
@@ -30,7 +30,7 @@ describe('msw handlers over an in-process reference', () => {
     const { payment, payment_url } = await psp.payments.create({ amount: 150_000, order_id: 'msw-1' });
     expect(payment.status).toBe('pending');
     expect(payment_url).toBe(`${BASE}/pay/${payment.id}`);
-    reference.simulator.succeedPayment(payment.id);
+    await reference.control.succeedPayment(payment.id);
     expect((await psp.payments.get(payment.id)).status).toBe('succeeded');
     const refund = await psp.payments.refund(payment.id, { amount: 50_000 });
     expect(refund.amount).toBe(50_000);
@@ -52,7 +52,7 @@ describe('msw handlers over an in-process reference', () => {
 
   it('passes the error answers through unchanged', async () => {
     const res = await fetch(`${BASE}/api/v1/public/payments/00000000-0000-4000-8000-000000000000`, {
-      headers: { authorization: `Bearer ${reference.facts.api_key}` },
+      headers: { authorization: `Bearer ${reference.api_key}` },
     });
     expect(res.status).toBe(404);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBeTypeOf('string');
@@ -61,16 +61,16 @@ describe('msw handlers over an in-process reference', () => {
   });
 
   it('reports 127.0.0.1 as the client address by default, or what the option says', async () => {
-    reference.cabinet.updateMerchant(reference.facts.merchant_id, { ip_allow_list: ['10.0.0.0/8'] });
+    await reference.control.updateMerchant(reference.merchant_id, { ip_allow_list: ['10.0.0.0/8'] });
     const denied = await fetch(`${BASE}/api/v1/public/banks/sbp`, {
-      headers: { authorization: `Bearer ${reference.facts.api_key}` },
+      headers: { authorization: `Bearer ${reference.api_key}` },
     });
     expect(denied.status).toBe(403);
     expect(((await denied.json()) as { error: { code: string } }).error.code).toBe('ip_not_allowed');
 
     server.use(...createReferenceHandlers(reference, { baseUrl: BASE, remoteAddress: () => '10.1.2.3' }));
     const allowed = await fetch(`${BASE}/api/v1/public/banks/sbp`, {
-      headers: { authorization: `Bearer ${reference.facts.api_key}` },
+      headers: { authorization: `Bearer ${reference.api_key}` },
     });
     expect(allowed.status).toBe(200);
   });
@@ -78,7 +78,7 @@ describe('msw handlers over an in-process reference', () => {
   it('streams the SSE feed through msw', async () => {
     const controller = new AbortController();
     const res = await fetch(`${BASE}/api/v1/public/events`, {
-      headers: { authorization: `Bearer ${reference.facts.api_key}` },
+      headers: { authorization: `Bearer ${reference.api_key}` },
       signal: controller.signal,
     });
     expect(res.headers.get('content-type')).toContain('text/event-stream');
@@ -124,7 +124,7 @@ describe('msw handlers over an in-process reference', () => {
     })();
     await opened;
     const { payment } = await psp.payments.create({ amount: 1200 });
-    reference.simulator.succeedPayment(payment.id);
+    await reference.control.succeedPayment(payment.id);
     await iterate;
     stream.close();
     expect(seen).toEqual(['payment.created', 'payment.status_changed']);
@@ -133,7 +133,7 @@ describe('msw handlers over an in-process reference', () => {
   it('strips a base path prefix and leaves other origins to other handlers', async () => {
     server.use(...createReferenceHandlers(reference, { baseUrl: 'https://gateway.test/psp/' }));
     const psp = new PspClient({
-      apiKey: reference.facts.api_key,
+      apiKey: reference.api_key,
       baseUrl: 'https://gateway.test/psp',
       maxRetries: 0,
     });
@@ -141,7 +141,7 @@ describe('msw handlers over an in-process reference', () => {
     expect(items).toHaveLength(30);
     const created = await fetch('https://gateway.test/psp/api/v1/public/payments', {
       method: 'POST',
-      headers: { authorization: `Bearer ${reference.facts.api_key}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${reference.api_key}`, 'content-type': 'application/json' },
       body: JSON.stringify({ amount: 100 }),
     });
     expect(created.status).toBe(201);

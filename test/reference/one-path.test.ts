@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
 import { listenNode } from '../../src/reference/adapters/node-http.js';
 import { ManualClock } from '../../src/reference/domain/clock.js';
-import { createCabinet, createSimulator } from '../../src/reference/domain/control.js';
+import { createCabinet, createSimulator } from '../../src/reference/control.js';
 import { Domain } from '../../src/reference/domain/core.js';
 import { createApp } from '../../src/reference/http/app.js';
 import type { AppEnv } from '../../src/reference/http/context.js';
@@ -163,7 +163,7 @@ describe('the routes of POST /payments and GET /payments/{id}', () => {
     const head = await env.ref.fetch(
       new Request(`http://ref.test/api/v1/public/payments/${payment.id}`, {
         method: 'HEAD',
-        headers: { authorization: `Bearer ${env.ref.facts.api_key}` },
+        headers: { authorization: `Bearer ${env.ref.api_key}` },
       }),
     );
     expect(head.status).toBe(200);

@@ -136,7 +136,7 @@ describe('the real clock', () => {
         const res = await ref.fetch(
           new Request(`http://ref.test/api/v1/public${path}`, {
             ...init,
-            headers: { authorization: `Bearer ${ref.facts.api_key}`, 'content-type': 'application/json' },
+            headers: { authorization: `Bearer ${ref.api_key}`, 'content-type': 'application/json' },
           }),
         );
         return res.json();

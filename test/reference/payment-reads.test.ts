@@ -28,9 +28,9 @@ async function cached(input: Record<string, unknown> = { amount: 1000 }) {
 describe('GET /payments/{id} after every change of the payment', () => {
   it('shows the simulator moves: succeed (captured, buyer, rrn), fail, expire, process', async () => {
     env = setup();
-    const sim = env.ref.simulator;
+    const sim = env.ref.control;
     const a = await cached();
-    const succeeded = sim.succeedPayment(a.id);
+    const succeeded = await sim.succeedPayment(a.id);
     const after = await read(a.id);
     expect(after).toEqual(succeeded);
     expect(after.status).toBe('succeeded');
@@ -40,21 +40,21 @@ describe('GET /payments/{id} after every change of the payment', () => {
     expect(after.customer_phone_mask).not.toBeNull();
 
     const b = await cached();
-    expect(sim.failPayment(b.id)).toEqual(await read(b.id));
+    expect(await sim.failPayment(b.id)).toEqual(await read(b.id));
     expect((await read(b.id)).status).toBe('failed');
 
     const c = await cached();
-    sim.expirePayment(c.id);
+    await sim.expirePayment(c.id);
     expect((await read(c.id)).status).toBe('expired');
 
     const d = await cached();
-    const processing = sim.processPayment(d.id);
+    const processing = await sim.processPayment(d.id);
     const dr = await read(d.id);
     expect(dr).toEqual(processing);
     expect(dr.status).toBe('processing');
     expect(dr.processing_until).not.toBeNull();
     // And on to succeeded from processing.
-    sim.succeedPayment(d.id);
+    await sim.succeedPayment(d.id);
     expect((await read(d.id)).status).toBe('succeeded');
   });
 
@@ -71,7 +71,7 @@ describe('GET /payments/{id} after every change of the payment', () => {
   it('shows each refund, a partial one and the one that makes it refunded', async () => {
     env = setup();
     const a = await cached({ amount: 1000 });
-    env.ref.simulator.succeedPayment(a.id);
+    await env.ref.control.succeedPayment(a.id);
     expect((await read(a.id)).status).toBe('succeeded');
     const r1 = await env.call(`/payments/${a.id}/refund`, { body: { amount: 300 } });
     expect(r1.status, r1.text).toBe(201);
@@ -90,7 +90,7 @@ describe('GET /payments/{id} after every change of the payment', () => {
   it('shows a refund of the same amount twice (the count of refunds changes, the statuses do not)', async () => {
     env = setup();
     const a = await cached({ amount: 1000 });
-    env.ref.simulator.succeedPayment(a.id);
+    await env.ref.control.succeedPayment(a.id);
     await env.call(`/payments/${a.id}/refund`, { body: { amount: 100 } });
     expect((await read(a.id)).refunds).toHaveLength(1);
     await env.call(`/payments/${a.id}/refund`, { body: { amount: 100 } });
@@ -102,7 +102,7 @@ describe('GET /payments/{id} after every change of the payment', () => {
   it('shows the expiry of a pending link on the clock', async () => {
     env = setup();
     const a = await cached();
-    await env.ref.simulator.advanceClock(DEFAULTS.linkLifetimeMs / 1000 + 1);
+    await env.ref.control.advanceClock(DEFAULTS.linkLifetimeMs / 1000 + 1);
     const after = await read(a.id);
     expect(after.status).toBe('expired');
     expect(after.finalized_at).not.toBeNull();
@@ -111,9 +111,9 @@ describe('GET /payments/{id} after every change of the payment', () => {
   it('shows the end of a bank session on the clock (processing to expired)', async () => {
     env = setup();
     const a = await cached();
-    env.ref.simulator.processPayment(a.id);
+    await env.ref.control.processPayment(a.id);
     expect((await read(a.id)).status).toBe('processing');
-    await env.ref.simulator.advanceClock(DEFAULTS.bankSessionMs / 1000 + 1);
+    await env.ref.control.advanceClock(DEFAULTS.bankSessionMs / 1000 + 1);
     expect((await read(a.id)).status).toBe('expired');
   });
 
@@ -130,7 +130,7 @@ describe('GET /payments/{id} after every change of the payment', () => {
     const c = await cached({ amount: 10_904 }); // processing, then succeeded after slowConfirmMs
     expect(await env.pay(c.id, 'pay')).toBeLessThan(400);
     expect((await read(c.id)).status).toBe('processing');
-    await env.ref.simulator.advanceClock(DEFAULTS.slowConfirmMs / 1000 + 1);
+    await env.ref.control.advanceClock(DEFAULTS.slowConfirmMs / 1000 + 1);
     const done = await read(c.id);
     expect(done.status).toBe('succeeded');
     expect(done.captured_at).not.toBeNull();
@@ -139,7 +139,7 @@ describe('GET /payments/{id} after every change of the payment', () => {
   it('never shows one caller the text another read: other merchants and modes still get 404', async () => {
     env = setup();
     const a = await cached();
-    const other = env.ref.cabinet.createMerchant();
+    const other = await env.ref.control.createMerchant();
     const r = await env.call(`/payments/${a.id}`, { key: other.api_key });
     expect(r.status).toBe(404);
   });

@@ -11,7 +11,7 @@ async function create(ref: Reference, origin: string, contentType: string) {
   const res = await ref.fetch(
     new Request(`${origin}/api/v1/public/payments`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${ref.facts.api_key}`, 'content-type': contentType },
+      headers: { authorization: `Bearer ${ref.api_key}`, 'content-type': contentType },
       body: JSON.stringify({ amount: 1000 }),
     }),
   );

@@ -26,8 +26,8 @@ describe('POST /payments', () => {
       method: 'any',
       status: 'pending',
       order_id: 'ord-1',
-      merchant_id: env.ref.facts.merchant_id,
-      terminal_id: env.ref.facts.terminal_id,
+      merchant_id: env.ref.merchant_id,
+      terminal_id: env.ref.terminal_id,
       metadata: { a: 'b' },
       return_url: 'https://shop.example/back',
       refunds: [],
@@ -86,7 +86,7 @@ describe('POST /payments', () => {
     const r = await env.call('/payments', { body });
     expectError(r, 400, 'bad_request');
     if (needle && needle !== '(body)') expect(r.body.error.message).toContain(needle);
-    expect(env.ref.simulator.getClock().mode).toBe('manual');
+    expect((await env.ref.control.getClock()).mode).toBe('manual');
   });
 
   it('requires a body', async () => {
@@ -112,15 +112,15 @@ describe('GET /payments/{id}', () => {
     const bad = await env.call('/payments/not-a-uuid');
     expectError(bad, 404, 'not_found');
     expect(bad.body.error.message).toContain('UUID');
-    const other = env.ref.cabinet.createMerchant({ name: 'Other' });
+    const other = await env.ref.control.createMerchant({ name: 'Other' });
     expectError(await env.call(`/payments/${c.payment.id}`, { key: other.api_key }), 404, 'not_found');
   });
 
   it('hides test payments from live keys of the same merchant', async () => {
     env = setup();
     const c = await env.createPayment();
-    env.ref.cabinet.updateMerchant(env.ref.facts.merchant_id, { live_enabled: true });
-    const live = env.ref.cabinet.createApiKey(env.ref.facts.terminal_id, { mode: 'live' });
+    await env.ref.control.updateMerchant(env.ref.merchant_id, { live_enabled: true });
+    const live = await env.ref.control.createApiKey(env.ref.terminal_id, { mode: 'live' });
     expectError(await env.call(`/payments/${c.payment.id}`, { key: live.api_key }), 404, 'not_found');
   });
 });
@@ -152,13 +152,13 @@ describe('POST /payments/{id}/cancel', () => {
     async (to) => {
       env = setup();
       const c = await env.createPayment();
-      const sim = env.ref.simulator;
-      ({
+      const sim = env.ref.control;
+      await {
         succeeded: sim.succeedPayment,
         failed: sim.failPayment,
         expired: sim.expirePayment,
         processing: sim.processPayment,
-      })[to](c.payment.id);
+      }[to](c.payment.id);
       expectError(await env.call(`/payments/${c.payment.id}/cancel`, { method: 'POST' }), 409, 'not_pending');
       expect((await env.call(`/payments/${c.payment.id}`)).body.status).toBe(to);
     },

@@ -45,7 +45,7 @@ describe('POST /payouts', () => {
       fail_reason: 'recipient_bank_declined',
     });
     expect((await env.call(`/payouts/${stays.body.payout.id}`)).body.status).toBe('pending');
-    expect(env.ref.simulator.succeedPayout(stays.body.payout.id).status).toBe('succeeded');
+    expect((await env.ref.control.succeedPayout(stays.body.payout.id)).status).toBe('succeeded');
   });
 
   it.each([
@@ -82,7 +82,7 @@ describe('POST /payouts', () => {
       422,
       'route_not_configured',
     );
-    env.ref.cabinet.updateMerchant(env.ref.facts.merchant_id, { payouts_enabled: false });
+    await env.ref.control.updateMerchant(env.ref.merchant_id, { payouts_enabled: false });
     expectError(await env.call('/payouts', { body: payoutInput() }), 422, 'route_not_configured');
   });
 });
@@ -91,7 +91,7 @@ describe('GET /payouts/{id}', () => {
   it('is 404 for unknown, malformed and foreign ids', async () => {
     env = setup();
     const r = await env.call('/payouts', { body: payoutInput() });
-    const other = env.ref.cabinet.createMerchant();
+    const other = await env.ref.control.createMerchant();
     expectError(await env.call(`/payouts/${r.body.payout.id}`, { key: other.api_key }), 404, 'not_found');
     expectError(await env.call('/payouts/123'), 404, 'not_found');
     expectError(await env.call('/payouts/4a1f1c55-9b0b-4f43-9b7e-5d0f1f8f0a11'), 404, 'not_found');

@@ -11,12 +11,12 @@ let ids: { pending: string; succeeded: string; payout: string };
 
 beforeAll(async () => {
   env = setup();
-  env.ref.cabinet.updateMerchant(env.ref.facts.merchant_id, {
+  await env.ref.control.updateMerchant(env.ref.merchant_id, {
     rate_limit: { limit: 1_000_000, window_seconds: 1 },
   });
   const a = await env.createPayment({ amount: 1000 });
   const b = await env.createPayment({ amount: 2000 });
-  env.ref.simulator.succeedPayment(b.payment.id);
+  await env.ref.control.succeedPayment(b.payment.id);
   const p = await env.call('/payouts', { body: payoutInput({ amount: 10_903 }) });
   ids = { pending: a.payment.id, succeeded: b.payment.id, payout: p.body.payout.id };
 });
@@ -152,7 +152,7 @@ describe('random requests to the public API', () => {
       fc.asyncProperty(endpoint, body, headers, async (ep, raw, h) => {
         const before = await snapshot();
         const hs = new Headers();
-        const token = { valid: env.ref.facts.api_key, admin: env.ref.facts.admin_token, none: undefined }[
+        const token = { valid: env.ref.api_key, admin: env.ref.admin_token, none: undefined }[
           h.auth as 'valid'
         ];
         if (h.auth === 'valid' || h.auth === 'admin') hs.set('authorization', `Bearer ${token}`);
@@ -160,7 +160,7 @@ describe('random requests to the public API', () => {
         if (h.idem !== undefined) hs.set('idempotency-key', h.idem);
         if (h.contentType !== undefined) hs.set('content-type', h.contentType);
         if (h.signature === 'valid')
-          hs.set('x-psp-signature', `sha256=${hmacSha256Hex(env.ref.facts.signing_secret, raw)}`);
+          hs.set('x-psp-signature', `sha256=${hmacSha256Hex(env.ref.signing_secret, raw)}`);
         else if (h.signature !== undefined) hs.set('x-psp-signature', h.signature);
         const hasBody = ep.method !== 'GET' && ep.method !== 'HEAD';
         const res = await env.ref.fetch(
@@ -189,10 +189,10 @@ describe('random requests to the control surface', () => {
     const routes = fc.oneof(
       fc.constantFrom(
         ['POST', '/_cabinet/merchants'],
-        ['PATCH', `/_cabinet/merchants/${env.ref.facts.merchant_id}`],
-        ['PATCH', `/_cabinet/terminals/${env.ref.facts.terminal_id}`],
-        ['POST', `/_cabinet/terminals/${env.ref.facts.terminal_id}/api-keys`],
-        ['POST', `/_cabinet/shops/${env.ref.facts.shop_id}/webhook-endpoints`],
+        ['PATCH', `/_cabinet/merchants/${env.ref.merchant_id}`],
+        ['PATCH', `/_cabinet/terminals/${env.ref.terminal_id}`],
+        ['POST', `/_cabinet/terminals/${env.ref.terminal_id}/api-keys`],
+        ['POST', `/_cabinet/shops/${env.ref.shop_id}/webhook-endpoints`],
         ['POST', '/_simulator/clock/advance'],
       ),
       fc.tuple(
@@ -203,13 +203,13 @@ describe('random requests to the control surface', () => {
     await fc.assert(
       fc.asyncProperty(routes, body, async ([method, path], raw) => {
         // Keep the merchant usable for the other property: never let a random PATCH block it or cut its limit.
-        const before = env.ref.cabinet.getMerchant(env.ref.facts.merchant_id);
+        const before = await env.ref.control.getMerchant(env.ref.merchant_id);
         const hasBody = method !== 'GET';
         const res = await env.ref.fetch(
           new Request(`http://ref.test${path}`, {
             method,
             headers: {
-              authorization: `Bearer ${env.ref.facts.admin_token}`,
+              authorization: `Bearer ${env.ref.admin_token}`,
               'content-type': 'application/json',
             },
             body: hasBody ? raw : undefined,
@@ -220,8 +220,8 @@ describe('random requests to the control surface', () => {
         if (res.status >= 400)
           expect(responseSchemas(true).ErrorBody.safeParse(JSON.parse(text)).success, text).toBe(true);
         const { merchant_id: _m, name: _n, ...restore } = before;
-        env.ref.cabinet.updateMerchant(env.ref.facts.merchant_id, restore);
-        env.ref.cabinet.updateTerminal(env.ref.facts.terminal_id, { require_signature: false });
+        await env.ref.control.updateMerchant(env.ref.merchant_id, restore);
+        await env.ref.control.updateTerminal(env.ref.terminal_id, { require_signature: false });
       }),
       { numRuns: 200 },
     );

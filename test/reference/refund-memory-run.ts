@@ -34,12 +34,15 @@ async function settle(): Promise<NodeJS.MemoryUsage> {
 const mb = (bytes: number) => Math.round((bytes / 2 ** 20) * 10) / 10;
 
 const ref = createReference({ clock: 'manual' });
-const { facts } = ref;
-ref.cabinet.updateMerchant(facts.merchant_id, { rate_limit: { limit: 1_000_000_000, window_seconds: 1 } });
+await ref.control.updateMerchant(ref.merchant_id, {
+  rate_limit: { limit: 1_000_000_000, window_seconds: 1 },
+});
 if (endpoint === 'down') {
-  ref.cabinet.createWebhookEndpoint(facts.shop_id, { url: `http://127.0.0.1:${await closedPort()}/hook` });
+  await ref.control.createWebhookEndpoint(ref.shop_id, {
+    url: `http://127.0.0.1:${await closedPort()}/hook`,
+  });
 }
-const headers = { authorization: `Bearer ${facts.api_key}`, 'content-type': 'application/json' };
+const headers = { authorization: `Bearer ${ref.api_key}`, 'content-type': 'application/json' };
 const post = (path: string, body: unknown) =>
   ref.fetch(
     new Request(`http://ref.test/api/v1/public${path}`, {
@@ -51,7 +54,7 @@ const post = (path: string, body: unknown) =>
 
 // Warm up every path the loop takes (a payment fully refunded, a refusal), so the baseline holds the code.
 const warm = (await (await post('/payments', { amount: 2 })).json()) as { payment: { id: string } };
-ref.simulator.succeedPayment(warm.payment.id);
+await ref.control.succeedPayment(warm.payment.id);
 await post(`/payments/${warm.payment.id}/refund`, { amount: 1 });
 await post(`/payments/${warm.payment.id}/refund`, { amount: 1 });
 await post(`/payments/${warm.payment.id}/refund`, { amount: 1 });
@@ -60,7 +63,7 @@ const created = (await (await post('/payments', { amount: Number.MAX_SAFE_INTEGE
   payment: { id: string };
 };
 const id = created.payment.id;
-ref.simulator.succeedPayment(id);
+await ref.control.succeedPayment(id);
 const before = await settle();
 const statuses: Record<string, number> = {};
 for (let i = 0; i < refunds; i++) {

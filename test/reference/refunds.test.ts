@@ -7,7 +7,7 @@ afterEach(() => env?.ref.close());
 
 async function succeeded(amount = 1000) {
   const c = await env.createPayment({ amount });
-  env.ref.simulator.succeedPayment(c.payment.id);
+  await env.ref.control.succeedPayment(c.payment.id);
   return c.payment.id as string;
 }
 

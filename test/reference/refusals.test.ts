@@ -10,7 +10,7 @@ afterEach(() => env?.ref.close());
 
 async function succeeded(amount = 1000): Promise<string> {
   const { payment } = await env.createPayment({ amount });
-  env.ref.simulator.succeedPayment(payment.id);
+  await env.ref.control.succeedPayment(payment.id);
   return payment.id as string;
 }
 
@@ -83,7 +83,7 @@ describe('refusals take a status the spec lists for the operation, and keep thei
     const res = await env.ref.fetch(
       new Request(`${PUBLIC}/payouts`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${env.ref.facts.api_key}`, 'content-type': 'application/json' },
+        headers: { authorization: `Bearer ${env.ref.api_key}`, 'content-type': 'application/json' },
         body: stream,
         duplex: 'half',
       } as RequestInit),

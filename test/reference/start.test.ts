@@ -31,8 +31,8 @@ describe('startReference', () => {
       expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     }
     expect(ref.admin_token.length).toBeGreaterThan(20);
-    expect(ref.reference.facts.api_key).toBe(ref.api_key);
-    expect(ref.reference.clock.mode).toBe('real');
+    expect(ref.api_key).toBe(ref.api_key);
+    expect(ref.clock.mode).toBe('real');
   });
 
   it('drives a full payment over HTTP: create, buyer page, pay, succeeded, partial refund', async () => {
@@ -117,7 +117,7 @@ describe('startReference', () => {
 
   it('judges the IP allow-list by the real socket address 127.0.0.1', async () => {
     const ref = await start();
-    ref.reference.cabinet.updateMerchant(ref.merchant_id, { ip_allow_list: ['10.0.0.0/8'] });
+    await ref.control.updateMerchant(ref.merchant_id, { ip_allow_list: ['10.0.0.0/8'] });
     const denied = await api(ref, '/api/v1/public/banks/sbp');
     expect(denied.status).toBe(403);
     expect(((await denied.json()) as { error: { code: string } }).error.code).toBe('ip_not_allowed');
@@ -127,13 +127,13 @@ describe('startReference', () => {
     });
     expect(spoofed.status).toBe(403);
 
-    ref.reference.cabinet.updateMerchant(ref.merchant_id, { ip_allow_list: ['127.0.0.1'] });
+    await ref.control.updateMerchant(ref.merchant_id, { ip_allow_list: ['127.0.0.1'] });
     expect((await api(ref, '/api/v1/public/banks/sbp')).status).toBe(200);
   });
 
   it('trusts X-Forwarded-For only when trustProxy is on', async () => {
     const ref = await start({ trustProxy: true });
-    ref.reference.cabinet.updateMerchant(ref.merchant_id, { ip_allow_list: ['10.0.0.0/8'] });
+    await ref.control.updateMerchant(ref.merchant_id, { ip_allow_list: ['10.0.0.0/8'] });
     expect((await api(ref, '/api/v1/public/banks/sbp')).status).toBe(403);
     const forwarded = await api(ref, '/api/v1/public/banks/sbp', {
       headers: { 'x-forwarded-for': '10.1.2.3' },
@@ -156,10 +156,10 @@ describe('startReference', () => {
     const v4 = `http://127.0.0.1:${port}/api/v1/public/banks/sbp`;
     const v6 = `http://[::1]:${port}/api/v1/public/banks/sbp`;
     const auth = { authorization: `Bearer ${ref.api_key}` };
-    ref.reference.cabinet.updateMerchant(ref.merchant_id, { ip_allow_list: ['127.0.0.1'] });
+    await ref.control.updateMerchant(ref.merchant_id, { ip_allow_list: ['127.0.0.1'] });
     expect((await fetch(v4, { headers: auth })).status).toBe(200);
     expect((await fetch(v6, { headers: auth })).status).toBe(403);
-    ref.reference.cabinet.updateMerchant(ref.merchant_id, { ip_allow_list: ['::1'] });
+    await ref.control.updateMerchant(ref.merchant_id, { ip_allow_list: ['::1'] });
     expect((await fetch(v6, { headers: auth })).status).toBe(200);
   });
 
@@ -209,7 +209,7 @@ describe('startReference', () => {
 
   it("with clock 'manual' the service clock stands still until advanced", async () => {
     const ref = await start({ clock: 'manual' });
-    expect(ref.reference.clock.mode).toBe('manual');
+    expect(ref.clock.mode).toBe('manual');
     const admin = { authorization: `Bearer ${ref.admin_token}` };
     const clock1 = (await (await fetch(`${ref.base_url}/_simulator/clock`, { headers: admin })).json()) as {
       now: string;
@@ -280,7 +280,7 @@ describe('startReference: hostile bodies over a real socket', () => {
     expect(JSON.parse(answer.body)).toMatchObject({
       error: { code: expect.any(String), message: expect.any(String) },
     });
-    expect(ref.reference.stats().payments).toBe(0);
+    expect(ref.stats().payments).toBe(0);
     expect((await api(ref, '/api/v1/public/banks/sbp')).status).toBe(200);
   });
 
@@ -303,7 +303,7 @@ describe('startReference: hostile bodies over a real socket', () => {
     } as RequestInit).catch((error: Error) => error);
     // undici may see the early answer or the reset, depending on timing; the service must not have read it all.
     if (res instanceof Response) expect(res.status).toBe(400);
-    expect(ref.reference.stats().payments).toBe(0);
+    expect(ref.stats().payments).toBe(0);
     expect((await api(ref, '/api/v1/public/banks/sbp')).status).toBe(200);
   });
 });

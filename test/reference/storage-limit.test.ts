@@ -112,7 +112,7 @@ describe('storage bound per merchant (HTTP, default bound)', () => {
     };
     const raw = JSON.stringify(big);
     const fits = Math.floor(DEFAULTS.maxStoredBytesPerMerchant / StorageQuota.cost(big));
-    const headers = { authorization: `Bearer ${env.ref.facts.api_key}`, 'content-type': 'application/json' };
+    const headers = { authorization: `Bearer ${env.ref.api_key}`, 'content-type': 'application/json' };
     const post = (path: string, body: string, extra: Record<string, string> = {}) =>
       env.ref.fetch(
         new Request(`http://ref.test/api/v1/public${path}`, {
@@ -136,7 +136,7 @@ describe('storage bound per merchant (HTTP, default bound)', () => {
     expect(small).toBeLessThanOrEqual(Math.ceil(StorageQuota.cost(big) / COST));
     expectError(await env.call('/payments', { body: BODY }), 409, 'storage_limit_reached');
     expectError(await env.call('/payouts', { body: payoutInput() }), 409, 'storage_limit_reached');
-    env.ref.simulator.succeedPayment(first);
+    await env.ref.control.succeedPayment(first);
     expectError(
       await env.call(`/payments/${first}/refund`, { body: { amount: 1 } }),
       409,

@@ -82,7 +82,7 @@ describe('bodies a client can send', () => {
     const res = await env.ref.fetch(
       new Request(`${PUBLIC}/payments`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${env.ref.facts.api_key}` },
+        headers: { authorization: `Bearer ${env.ref.api_key}` },
         body: new TextEncoder().encode('{"amount":100}'),
       }),
     );
@@ -113,7 +113,7 @@ describe('GET /events', () => {
     const ac = new AbortController();
     const res = await env.ref.fetch(
       new Request(`${PUBLIC}/events`, {
-        headers: { authorization: `Bearer ${env.ref.facts.api_key}` },
+        headers: { authorization: `Bearer ${env.ref.api_key}` },
         signal: ac.signal,
       }),
     );
@@ -147,19 +147,19 @@ describe('GET /events', () => {
 describe('secrets in error messages', () => {
   it('redacts a key pasted into a path or a field name', async () => {
     env = setup();
-    const key = env.ref.facts.api_key;
+    const key = env.ref.api_key;
     const a = await env.call(`/payments/${key}`);
     expectError(a, 404, 'not_found');
     expect(a.text).not.toContain(key);
-    const b = await env.call('/payments', { body: { amount: 100, [env.ref.facts.signing_secret]: 1 } });
+    const b = await env.call('/payments', { body: { amount: 100, [env.ref.signing_secret]: 1 } });
     expectError(b, 400, 'bad_request');
-    expect(b.text).not.toContain(env.ref.facts.signing_secret);
+    expect(b.text).not.toContain(env.ref.signing_secret);
     expect(b.body.error.message).toContain('thm_***');
   });
 
   it('redacts a secret pasted JSON-escaped (\\u005f) into a path id: quoting must not escape it once more', async () => {
     env = setup();
-    const secret = env.ref.facts.signing_secret;
+    const secret = env.ref.signing_secret;
     const escaped = secret.replace('_', '\\u005f');
     const r = await env.call(`/payments/${encodeURIComponent(escaped)}`);
     expectError(r, 404, 'not_found');
@@ -175,12 +175,12 @@ describe('the request log', () => {
     const lines: string[] = [];
     env = setup({ logger: (l) => lines.push(l) });
     await env.call('/payments', { body: { amount: 100 } });
-    await env.call(`/payments/${env.ref.facts.api_key}`);
+    await env.call(`/payments/${env.ref.api_key}`);
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatch(/^POST \/api\/v1\/public\/payments 201 \d+ms$/);
     for (const l of lines) {
-      expect(l).not.toContain(env.ref.facts.api_key);
-      expect(l).not.toContain(env.ref.facts.admin_token);
+      expect(l).not.toContain(env.ref.api_key);
+      expect(l).not.toContain(env.ref.admin_token);
     }
   });
 });

@@ -117,7 +117,7 @@ describe('the table of operations', () => {
       return next(request);
     };
     const client = new PspClient({
-      apiKey: ref.facts.api_key,
+      apiKey: ref.api_key,
       baseUrl: 'http://ref.test',
       fetch: (input, init) => ref.fetch(new Request(input, init)),
       middleware: [record],

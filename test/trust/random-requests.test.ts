@@ -12,7 +12,7 @@ import { type RunningReference, startReference } from '../../src/reference/index
 let ref: RunningReference;
 beforeAll(async () => {
   ref = await startReference({ port: 0 });
-  ref.reference.cabinet.updateMerchant(ref.merchant_id, {
+  await ref.control.updateMerchant(ref.merchant_id, {
     rate_limit: { limit: 1_000_000, window_seconds: 1 },
   });
 });
@@ -92,7 +92,7 @@ const method = fc.constantFrom(
 );
 
 async function objectsCreated(): Promise<string> {
-  return JSON.stringify(ref.reference.stats?.() ?? null);
+  return JSON.stringify(ref.stats?.() ?? null);
 }
 
 describe('random methods and paths over the node:http adapter', () => {

@@ -55,7 +55,7 @@ let apiKey: string;
 
 beforeAll(async () => {
   ref = createReference();
-  apiKey = ref.facts.api_key;
+  apiKey = ref.api_key;
 });
 afterAll(async () => {
   await ref.close();
@@ -90,22 +90,22 @@ describe('no secret in any error form or log line', () => {
   });
 
   it('auth: a revoked key, a live key, and signature errors', async () => {
-    const { id, api_key } = ref.cabinet.createApiKey(ref.facts.terminal_id, { mode: 'test' });
-    ref.cabinet.revokeApiKey(id);
+    const { id, api_key } = await ref.control.createApiKey(ref.terminal_id, { mode: 'test' });
+    await ref.control.revokeApiKey(id);
     expectClean(
       await caught(clientFor({ apiKey: api_key }).payments.get(crypto.randomUUID())),
       [api_key],
       '401',
     );
 
-    const live = ref.cabinet.createApiKey(ref.facts.terminal_id, { mode: 'live' }).api_key;
+    const live = (await ref.control.createApiKey(ref.terminal_id, { mode: 'live' })).api_key;
     expectClean(
       await caught(clientFor({ apiKey: live }).payments.create({ amount: 100 })),
       [live],
       '403 live',
     );
 
-    ref.cabinet.updateTerminal(ref.facts.terminal_id, { require_signature: true });
+    await ref.control.updateTerminal(ref.terminal_id, { require_signature: true });
     try {
       expectClean(await caught(clientFor().payments.create({ amount: 100 })), [apiKey], 'signature_required');
       expectClean(
@@ -114,7 +114,7 @@ describe('no secret in any error form or log line', () => {
         'invalid_signature',
       );
     } finally {
-      ref.cabinet.updateTerminal(ref.facts.terminal_id, { require_signature: false });
+      await ref.control.updateTerminal(ref.terminal_id, { require_signature: false });
     }
   });
 

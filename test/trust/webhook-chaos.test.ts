@@ -83,10 +83,10 @@ describe('webhooks to a receiver that fails 50 % of the time', () => {
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
 
     ref = createReference({ clock: 'manual' });
-    ref.cabinet.updateMerchant(ref.facts.merchant_id, {
+    await ref.control.updateMerchant(ref.merchant_id, {
       rate_limit: { limit: 1_000_000, window_seconds: 1 },
     });
-    const endpoint = ref.cabinet.createWebhookEndpoint(ref.facts.shop_id, {
+    const endpoint = await ref.control.createWebhookEndpoint(ref.shop_id, {
       url,
       events: ['payment.succeeded'],
     });
@@ -97,18 +97,18 @@ describe('webhooks to a receiver that fails 50 % of the time', () => {
       const res = await ref.fetch(
         new Request('http://ref.test/api/v1/public/payments', {
           method: 'POST',
-          headers: { authorization: `Bearer ${ref.facts.api_key}`, 'content-type': 'application/json' },
+          headers: { authorization: `Bearer ${ref.api_key}`, 'content-type': 'application/json' },
           body: JSON.stringify({ amount: 1_000 + i * 1_000 }),
         }),
       );
       const id = ((await res.json()) as { payment: { id: string } }).payment.id;
-      ref.simulator.succeedPayment(id);
+      await ref.control.succeedPayment(id);
       ids.push(id);
     }
 
     // All first attempts happen at one instant of the manual clock, so after schedule step k every event not yet
     // acknowledged has had exactly k + 1 attempts: wait for that, then advance to the next retry.
-    const deliveryLog = () => ref!.cabinet.listDeliveries(endpoint.id).items;
+    const deliveryLog = async () => (await ref!.control.listDeliveries(endpoint.id)).items;
     const settledAt = async (k: number) => {
       await expect
         .poll(
@@ -121,16 +121,16 @@ describe('webhooks to a receiver that fails 50 % of the time', () => {
     };
     await settledAt(0);
     for (let k = 0; k < SCHEDULE_S.length; k++) {
-      await ref.simulator.advanceClock(SCHEDULE_S[k]!);
+      await ref.control.advanceClock(SCHEDULE_S[k]!);
       await settledAt(k + 1);
     }
     // The schedule is over: nothing more is sent however long we wait.
     const before = requests;
-    await ref.simulator.advanceClock(30 * 86_400);
+    await ref.control.advanceClock(30 * 86_400);
     expect(requests).toBe(before);
 
     const exhausted = ids.filter((id) => !byPayment.get(id)?.acked);
-    const log = deliveryLog();
+    const log = await deliveryLog();
     const evtOf = new Map<string, string>();
     for (const [pid, s] of byPayment) evtOf.set(pid, [...s.ids][0]!);
     for (const pid of exhausted) {
@@ -146,7 +146,7 @@ describe('webhooks to a receiver that fails 50 % of the time', () => {
     const resendIds = new Set<string>();
     for (const d of log)
       if (exhausted.some((pid) => evtOf.get(pid) === d.event_id)) resendIds.add(d.event_id);
-    for (const id of resendIds) ref.cabinet.resendEvent(id);
+    for (const id of resendIds) await ref.control.resendEvent(id);
     await expect.poll(() => ids.every((id) => byPayment.get(id)?.acked), { timeout: 30_000 }).toBe(true);
 
     const duplicates = [...byPayment.values()].reduce((s, v) => s + v.attempts - 1, 0);

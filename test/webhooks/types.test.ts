@@ -1,5 +1,5 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import type { WebhookEventName } from '../../src/schemas/events.js';
+import type { WebhookEventName } from '../../src/schemas/names.js';
 import type { Payout, WebhookPayment } from '../../src/schemas/resources.js';
 import { type KnownWebhookEvent, type UnknownWebhookEvent, verifyWebhook } from '../../src/webhooks/index.js';
 import { envelope, NOW_MS, SECRET, v2Headers } from './helpers.js';

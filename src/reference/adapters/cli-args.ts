@@ -1,15 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-// The bundler inlines this one field at build time (the JSON is not read at run time, and the rest of
-// package.json stays out of the bundle), so the bin reports the version it was built as, wherever it runs from.
-import pkg from '../../../package.json' with { type: 'json' };
 import { type FaultRuleInput, parseFaultRules } from '../faults/index.js';
 import { redactSecrets } from '../../internal/redact.js';
 import { PUBLIC_PREFIX, pathOf } from '../../schemas/operations.js';
 import type { RunningReference } from '../start.js';
-
-/** The package's version, as `psp-reference --version` prints it. */
-export const VERSION: string = pkg.version;
 
 /** The `psp-reference --help` text. */
 export const USAGE = `Usage: psp-reference [options]

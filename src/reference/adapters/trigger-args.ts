@@ -4,7 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { isHttpUrl } from '../../schemas/common.js';
-import { WEBHOOK_EVENTS, type WebhookEventName } from '../../schemas/events.js';
+import { WEBHOOK_EVENTS, type WebhookEventName } from '../../schemas/names.js';
 import { API_KEY_RE } from '../../schemas/limits.js';
 import { adminTokenProblem } from '../domain/admin-token.js';
 import { planPaymentOutcome, planPayoutOutcome } from '../domain/outcomes.js';

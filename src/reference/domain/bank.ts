@@ -4,7 +4,7 @@ import {
   type PayoutOutcome,
   planPaymentOutcome,
   planPayoutOutcome,
-  type Refusal,
+  type BankRefusal,
 } from './outcomes.js';
 
 /** What the bank answers when a live payment or payout is registered with it. */
@@ -15,7 +15,7 @@ export interface BankAnswer<O> {
   bankRef: string;
   /** How the operation will end; `refused` outcomes end it at once. */
   outcome: O;
-  refusal?: Refusal;
+  refusal?: BankRefusal;
 }
 
 /**

@@ -4,11 +4,11 @@ import type { Clock } from './clock.js';
 import { DEFAULTS } from './defaults.js';
 import { EventBus } from './events.js';
 import { IdempotencyStore } from './idempotency.js';
-import { Payments } from './payments.js';
-import { Payouts } from './payouts.js';
+import { PaymentStore } from './payments.js';
+import { PayoutStore } from './payouts.js';
 import { StorageQuota } from './quota.js';
 import { RateLimiter } from './rate-limit.js';
-import { Refunds } from './refunds.js';
+import { RefundStore } from './refunds.js';
 import { Scheduler } from './scheduler.js';
 import type { Caller } from './validate.js';
 
@@ -40,9 +40,9 @@ export class Domain {
   readonly idempotency: IdempotencyStore;
   readonly rateLimiter: RateLimiter;
   readonly quota: StorageQuota;
-  readonly payments: Payments;
-  readonly refunds: Refunds;
-  readonly payouts: Payouts;
+  readonly payments: PaymentStore;
+  readonly refunds: RefundStore;
+  readonly payouts: PayoutStore;
 
   constructor(options: DomainOptions) {
     const now = () => options.clock.now();
@@ -62,9 +62,9 @@ export class Domain {
       quota: this.quota,
       bank: this.bank,
     };
-    this.payments = new Payments(deps);
-    this.refunds = new Refunds(deps, this.payments);
-    this.payouts = new Payouts(deps);
+    this.payments = new PaymentStore(deps);
+    this.refunds = new RefundStore(deps, this.payments);
+    this.payouts = new PayoutStore(deps);
   }
 
   /** The caller behind an authenticated key. */

@@ -23,23 +23,23 @@ export type PaymentOutcome = (typeof PAYMENT_OUTCOMES)[number];
 export type PayoutOutcome = (typeof PAYOUT_OUTCOMES)[number];
 
 /** A synchronous refusal's code and text, as the 201 answer of creation carries them. */
-export interface Refusal {
+export interface BankRefusal {
   code: string;
   message: string;
 }
 
 /** `failure_code` of a payment refused at creation (amount ending in 902). */
-export const PAYMENT_REFUSAL: Refusal = {
+export const PAYMENT_REFUSAL: BankRefusal = {
   code: 'payment_declined',
   message: 'The bank refused the payment at creation (test amount ending in 902).',
 };
 /** Why the bank declined a paid payment (amount ending in 901, or the buyer's Decline). */
-export const PAYMENT_DECLINE: Refusal = {
+export const PAYMENT_DECLINE: BankRefusal = {
   code: 'bank_declined',
   message: 'The bank declined the payment.',
 };
 /** `failure_reason` of a payout refused at creation (amount ending in 902). */
-export const PAYOUT_REFUSAL: Refusal = {
+export const PAYOUT_REFUSAL: BankRefusal = {
   code: 'payout_declined',
   message: 'The bank refused the payout at creation (test amount ending in 902).',
 };

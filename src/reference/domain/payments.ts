@@ -25,8 +25,8 @@ const ALLOWED: Record<PaymentStatus, readonly PaymentStatus[]> = {
 
 const FINAL: ReadonlySet<PaymentStatus> = new Set(['succeeded', 'failed', 'expired', 'cancelled']);
 
-/** Payments: creation (with idempotency and the planned outcome), lookup, cancel and every status move. */
-export class Payments extends RecordStore<PaymentRecord> {
+/** The payments, a {@link RecordStore}: creation (with idempotency and the planned outcome), lookup, cancel, every move. */
+export class PaymentStore extends RecordStore<PaymentRecord> {
   constructor(deps: StoreDeps) {
     super(deps, 'payment');
   }

@@ -14,10 +14,11 @@ import { type Created, owned, RecordStore, type StoreDeps } from './store.js';
 import { type Caller, parseBody } from './validate.js';
 
 /**
- * SBP payouts (spec 2.5-2.7, 3.3, 4.5-4.6): created `pending`, then `succeeded` or `failed` after the payout delay
- * on the service clock (or at once through the simulator). A synchronous refusal is `failed` in the 201 answer.
+ * The SBP payouts, a {@link RecordStore} (spec 2.5-2.7, 3.3, 4.5-4.6): created `pending`, then `succeeded` or
+ * `failed` after the payout delay on the service clock (or at once through the simulator). A synchronous refusal
+ * is `failed` in the 201 answer.
  */
-export class Payouts extends RecordStore<PayoutRecord> {
+export class PayoutStore extends RecordStore<PayoutRecord> {
   constructor(deps: StoreDeps) {
     super(deps, 'payout');
   }

@@ -6,21 +6,21 @@ import { DEFAULTS } from './defaults.js';
 import { refuse } from './errors.js';
 import { origin } from './events.js';
 import { newId } from './ids.js';
-import type { Payments } from './payments.js';
+import type { PaymentStore } from './payments.js';
 import { type PaymentRecord, RefundRecord } from './records.js';
 import { paymentToWire, refundToWire } from './serialize.js';
 import { type Created, RecordStore, type StoreDeps } from './store.js';
 import { type Caller, parseBody } from './validate.js';
 
 /**
- * Refunds (spec 4.4, 3.2). A refund completes synchronously (`succeeded` at creation), so the sum of successful
- * refunds is the payment's `amount_refunded` at every instant; the balance check and the commit are one
- * synchronous step, so concurrent refunds can never exceed the amount.
+ * The refunds, a {@link RecordStore} (spec 4.4, 3.2). A refund completes synchronously (`succeeded` at creation),
+ * so the sum of successful refunds is the payment's `amount_refunded` at every instant; the balance check and the
+ * commit are one synchronous step, so concurrent refunds can never exceed the amount.
  */
-export class Refunds extends RecordStore<RefundRecord> {
-  readonly #payments: Payments;
+export class RefundStore extends RecordStore<RefundRecord> {
+  readonly #payments: PaymentStore;
 
-  constructor(deps: StoreDeps, payments: Payments) {
+  constructor(deps: StoreDeps, payments: PaymentStore) {
     super(deps, 'refund');
     this.#payments = payments;
   }

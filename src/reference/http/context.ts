@@ -3,7 +3,7 @@ import type { Context } from 'hono';
 import { IdempotencyKey } from '../../schemas/inputs.js';
 import { IDEMPOTENCY_KEY_RULE, UUID_V4_RE } from '../../schemas/limits.js';
 import type { Domain } from '../domain/core.js';
-import type { CabinetApi, SimulatorApi } from '../domain/control.js';
+import type { CabinetApi, SimulatorApi } from '../control.js';
 import { refuse } from '../domain/errors.js';
 import type { Caller } from '../domain/validate.js';
 import type { Faults } from '../faults/index.js';

@@ -1,13 +1,13 @@
 import { CODE } from '../../schemas/errors.js';
 import type { ApiKeyRecord, MerchantRecord, ShopRecord, TerminalRecord } from '../domain/accounts.js';
-import { MAX_KEYS_PER_TERMINAL } from '../domain/control.js';
+import { MAX_KEYS_PER_TERMINAL } from '../control.js';
 import { refuse } from '../domain/errors.js';
 import { quote } from '../../internal/quote.js';
 import type { IdempotentEntry } from '../domain/idempotency.js';
 import { StorageQuota } from '../domain/quota.js';
 import { PaymentRecord, PayoutRecord, RefundRecord } from '../domain/records.js';
 import { MAX_ENDPOINTS_PER_SHOP } from '../webhooks/endpoints.js';
-import type { WebhookEvent, WebhookState } from '../webhooks/index.js';
+import type { OutgoingWebhook, WebhookState } from '../webhooks/index.js';
 import type { FaultRulesState } from './parts.js';
 import { SNAPSHOT_FORMAT, SNAPSHOT_VERSION, type Snapshot, SnapshotSchema } from './schema.js';
 import { camelKey } from './snapshot.js';
@@ -174,7 +174,7 @@ function webhooksOf(doc: Snapshot, shops: Map<string, ShopRecord>): { webhooks: 
     endpoint.attempts = e.attempts.map((a) => camel<Endpoint['attempts'][number]>(a));
     return endpoint;
   });
-  const events = byId('webhook events', doc.webhook_events, (e): WebhookEvent => {
+  const events = byId('webhook events', doc.webhook_events, (e): OutgoingWebhook => {
     ref(shops, e.shop_id, 'shop', `webhook event ${e.id}`);
     return {
       id: e.id,

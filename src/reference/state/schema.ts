@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { isWebhookUrl } from '../../schemas/common.js';
-import { WEBHOOK_EVENTS } from '../../schemas/events.js';
+import { SIGNATURE_VERSIONS, WEBHOOK_EVENTS } from '../../schemas/names.js';
 import {
   MODES,
   PAYMENT_CURRENCIES,
@@ -13,7 +13,7 @@ import { inputSchemas } from '../../schemas/inputs.js';
 import { adminTokenProblem } from '../domain/admin-token.js';
 import { CABINET_RULES } from '../domain/cabinet-inputs.js';
 import { CLOCK_MAX_MS, TIME_MAX_MS } from '../domain/clock.js';
-import { MAX_MERCHANTS } from '../domain/control.js';
+import { MAX_MERCHANTS } from '../control.js';
 import { PAYOUT_CURRENCIES } from '../domain/defaults.js';
 import { PAYMENT_OUTCOMES, PAYOUT_OUTCOMES } from '../domain/outcomes.js';
 import { ENDPOINT_URL } from '../webhooks/endpoints.js';
@@ -143,7 +143,7 @@ const endpoint = obj({
   shop_id: str,
   url: ENDPOINT_URL,
   events: array(z.enum(WEBHOOK_EVENTS)),
-  signature_version: z.enum(['v1', 'v2']),
+  signature_version: z.enum(SIGNATURE_VERSIONS),
   secret: str,
   seq: count,
   attempts: array(attempt),

@@ -1,6 +1,6 @@
 import { SNAPSHOT_FORMAT, SNAPSHOT_VERSION, type Snapshot } from './schema.js';
 import type { StateParts } from './parts.js';
-import type { WebhookEvent } from '../webhooks/index.js';
+import type { OutgoingWebhook } from '../webhooks/index.js';
 
 // Stored records keep camelCase fields; the document is snake_case like the wire. One generic conversion each way
 // (top-level keys only), so a field added to a record needs only its line in the schema. Records have a few dozen
@@ -43,7 +43,7 @@ export function takeSnapshot(parts: StateParts): Snapshot {
   const { domain, webhooks } = parts;
   const { accounts } = domain;
   const web = webhooks.exportState();
-  const events = new Map<string, WebhookEvent>();
+  const events = new Map<string, OutgoingWebhook>();
   for (const e of web.events) events.set(e.id, e);
   const kept = new Set(events.keys());
   for (const s of web.pending) if (!events.has(s.event.id)) events.set(s.event.id, s.event);

@@ -1,7 +1,7 @@
 import type { Clock, Timer } from '../domain/clock.js';
 import { iso } from '../domain/ids.js';
 import type { Endpoint, EndpointRegistry } from './endpoints.js';
-import type { WebhookEvent } from './events.js';
+import type { OutgoingWebhook } from './events.js';
 import { PendingBound } from './pending.js';
 import { post } from './post.js';
 import { SendQueue } from './queue.js';
@@ -10,7 +10,7 @@ import { signedHeaders } from './sign.js';
 
 /** A pending series as a snapshot keeps it. */
 export interface PendingSeries {
-  event: WebhookEvent;
+  event: OutgoingWebhook;
   /** The endpoint it goes to; undefined when it goes to the payment's `webhook_url`. */
   endpointId: string | undefined;
   /** Attempts made. */
@@ -57,7 +57,7 @@ function originOf(url: string): string {
  * retried on the service clock. Nothing here is awaited by the code that publishes events.
  */
 export class Dispatcher {
-  readonly #o: DispatcherOptions;
+  readonly #options: DispatcherOptions;
   readonly #active = new Map<string, Delivery>();
   readonly #aborts = new Set<AbortController>();
   readonly #queue: SendQueue<Delivery>;
@@ -66,7 +66,7 @@ export class Dispatcher {
   #closed = false;
 
   constructor(options: DispatcherOptions) {
-    this.#o = options;
+    this.#options = options;
     this.#bound = new PendingBound(options.maxPendingPerEndpoint, options.maxPendingBytesPerEndpoint);
     this.#queue = new SendQueue(
       options.maxInFlight,
@@ -82,9 +82,9 @@ export class Dispatcher {
   }
 
   /** Starts a fresh series of `event` to every target that takes it now; replaces a pending series to the same target. */
-  dispatch(event: WebhookEvent): number {
+  dispatch(event: OutgoingWebhook): number {
     if (this.#closed) return 0;
-    const { registry, logger } = this.#o;
+    const { registry, logger } = this.#options;
     if (event.webhookUrl !== null) {
       if (registry.ofShop(event.shopId).length === 0) {
         logger?.(
@@ -153,7 +153,7 @@ export class Dispatcher {
   }
 
   #start(
-    event: WebhookEvent,
+    event: OutgoingWebhook,
     endpointId: string | undefined,
     attempt = 0,
     dueAt: number | null = null,
@@ -178,7 +178,7 @@ export class Dispatcher {
     this.#active.set(key, d);
     for (const old of this.#bound.add(group, d)) this.#giveUp(old);
     if (dueAt === null) this.#queue.push(d, target);
-    else d.timer = this.#retries.schedule(d, Math.max(0, dueAt - this.#o.clock.now()));
+    else d.timer = this.#retries.schedule(d, Math.max(0, dueAt - this.#options.clock.now()));
   }
 
   /** Pending series and body bytes counted against an endpoint (or, as `shop <id>`, a shop's `webhook_url`s). */
@@ -189,7 +189,7 @@ export class Dispatcher {
   /** The oldest pending series of a full endpoint: stopped, with a delivery-log entry that says why. */
   #giveUp(d: Delivery): void {
     this.#cancel(d);
-    const { clock, logger, maxPendingPerEndpoint: n, maxPendingBytesPerEndpoint: bytes } = this.#o;
+    const { clock, logger, maxPendingPerEndpoint: n, maxPendingBytesPerEndpoint: bytes } = this.#options;
     const error = `given up: pending limit reached (${n} deliveries or ${bytes} bytes per endpoint)`;
     // The attempt it will not make: a pending series has made fewer than MAX_ATTEMPTS.
     const attempt = d.attempt + 1;
@@ -205,7 +205,7 @@ export class Dispatcher {
    * up each time, so a rotation or deletion takes effect for pending retries too.
    */
   #endpointOf(d: Delivery): Endpoint | undefined {
-    const { registry } = this.#o;
+    const { registry } = this.#options;
     return d.endpointId === undefined ? registry.ofShop(d.event.shopId)[0] : registry.find(d.endpointId);
   }
 
@@ -220,13 +220,13 @@ export class Dispatcher {
   /** A bug, not a receiver's fault (those are results): the series stops rather than retry forever. */
   #failed(d: Delivery, err: unknown): void {
     this.#cancel(d);
-    this.#o.logger?.(
+    this.#options.logger?.(
       `webhook ${d.event.id} stopped by an internal error: ${err instanceof Error ? err.name : 'unknown'}`,
     );
   }
 
   async #attempt(d: Delivery): Promise<void> {
-    const { clock, logger } = this.#o;
+    const { clock, logger } = this.#options;
     const { event } = d;
     const endpoint = this.#endpointOf(d);
     if (!endpoint) {
@@ -244,7 +244,7 @@ export class Dispatcher {
     const headers = signedHeaders(event, endpoint.secret, endpoint.signatureVersion, at);
     const abort = new AbortController();
     this.#aborts.add(abort);
-    const result = await post(this.#o.fetch, url, event.body, headers, abort, this.#o.deadlineMs);
+    const result = await post(this.#options.fetch, url, event.body, headers, abort, this.#options.deadlineMs);
     this.#aborts.delete(abort);
 
     let next: number | null = null;

@@ -1,16 +1,18 @@
 import { CODE } from '../../schemas/errors.js';
 import * as z from 'zod/mini';
 import { isWebhookUrl, maxChars, oneOf } from '../../schemas/common.js';
-import { WEBHOOK_EVENTS, type WebhookEventName } from '../../schemas/events.js';
+import {
+  SIGNATURE_VERSIONS,
+  type SignatureVersion,
+  WEBHOOK_EVENTS,
+  type WebhookEventName,
+} from '../../schemas/names.js';
 import { LIMITS } from '../../schemas/limits.js';
 import { refuse } from '../domain/errors.js';
 import { quote } from '../../internal/quote.js';
 import { parseAddress } from '../domain/ip-allow.js';
 import { parseBody } from '../domain/validate.js';
 import { type AttemptRecord, DeliveryLog } from './log.js';
-
-/** How an endpoint signs: `v2` (default) `t=..,v1=..,v2=..`, or legacy `v1` `sha256=..`. */
-export type SignatureVersion = 'v1' | 'v2';
 
 /** A webhook endpoint as the cabinet configured it. The secret lives only here and in the creation answer. */
 export interface Endpoint {
@@ -50,7 +52,7 @@ const endpointInput = z.strictObject(
   {
     url: ENDPOINT_URL,
     events: z.optional(z.nullable(z.array(oneOf(WEBHOOK_EVENTS), 'must be an array of webhook event names'))),
-    signature_version: z.optional(z.nullable(oneOf(['v1', 'v2'], 'must be "v1" or "v2"'))),
+    signature_version: z.optional(z.nullable(oneOf(SIGNATURE_VERSIONS, 'must be "v1" or "v2"'))),
   },
   {
     error: (issue) =>

@@ -1,4 +1,4 @@
-import type { WebhookEventName } from '../../schemas/events.js';
+import type { WebhookEventName } from '../../schemas/names.js';
 import type { DomainEvent } from '../domain/events.js';
 import { iso } from '../domain/ids.js';
 
@@ -7,7 +7,7 @@ import { iso } from '../domain/ids.js';
  * here, once, and the same bytes are signed and sent each time (the `evt_` id is part of them, so it stays stable
  * across retries and resends).
  */
-export interface WebhookEvent {
+export interface OutgoingWebhook {
   readonly id: string;
   readonly event: WebhookEventName;
   readonly shopId: string;
@@ -41,7 +41,7 @@ function make(
   source: DomainEvent,
   data: object,
   webhookUrl: string | null,
-): WebhookEvent {
+): OutgoingWebhook {
   const id = newEventId();
   const json = JSON.stringify({ id, event: name, created_at: iso(source.at), data });
   return { id, event: name, shopId: source.shopId, webhookUrl, body: encoder.encode(json) };
@@ -52,7 +52,7 @@ function make(
  * and every `created` event, have no webhook; `payment.refunded` comes from `refund.created`, once per refund, with
  * the payment as it is after the refund.
  */
-export function toWebhookEvent(e: DomainEvent): WebhookEvent | undefined {
+export function toOutgoingWebhook(e: DomainEvent): OutgoingWebhook | undefined {
   switch (e.type) {
     case 'payment.status_changed': {
       const name = PAYMENT_EVENTS[e.to];

@@ -1,15 +1,15 @@
 import { Fifo } from '../util/fifo.js';
-import type { WebhookEvent } from './events.js';
+import type { OutgoingWebhook } from './events.js';
 
 /**
  * The events kept for `POST /_cabinet/events/{id}/resend`, newest kept, oldest dropped first, within two budgets:
  * the bytes of their bodies and their number. An event whose body alone is over the byte budget is not kept.
  */
 export class EventHistory {
-  readonly #byId = new Map<string, WebhookEvent>();
+  readonly #byId = new Map<string, OutgoingWebhook>();
   // Insertion order as a queue: dropping the oldest is O(1), where the first key of a Map that has seen many
   // deletions is found by walking over their holes.
-  readonly #order = new Fifo<WebhookEvent>();
+  readonly #order = new Fifo<OutgoingWebhook>();
   readonly #maxBytes: number;
   readonly #maxEvents: number;
   #bytes = 0;
@@ -20,7 +20,7 @@ export class EventHistory {
   }
 
   /** Keeps `event`, dropping the oldest events until both budgets hold. */
-  add(event: WebhookEvent): void {
+  add(event: OutgoingWebhook): void {
     if (event.body.byteLength > this.#maxBytes || this.#byId.has(event.id)) return;
     this.#byId.set(event.id, event);
     this.#order.push(event);
@@ -33,7 +33,7 @@ export class EventHistory {
   }
 
   /** The kept events, oldest first (snapshots). */
-  all(): WebhookEvent[] {
+  all(): OutgoingWebhook[] {
     return [...this.#byId.values()];
   }
 
@@ -44,7 +44,7 @@ export class EventHistory {
     this.#bytes = 0;
   }
 
-  get(id: string): WebhookEvent | undefined {
+  get(id: string): OutgoingWebhook | undefined {
     return this.#byId.get(id);
   }
 

@@ -4,18 +4,18 @@ import { refuse } from '../domain/errors.js';
 import type { EventBus } from '../domain/events.js';
 import { Dispatcher, type PendingSeries } from './dispatcher.js';
 import { type CreatedEndpoint, EndpointRegistry, type EndpointState, newWebhookSecret } from './endpoints.js';
-import { toWebhookEvent, type WebhookEvent } from './events.js';
+import { toOutgoingWebhook, type OutgoingWebhook } from './events.js';
 import { EventHistory } from './history.js';
 import type { DeliveryAttempt } from './log.js';
 import { limit } from '../util/limit.js';
 
 export { MAX_ATTEMPTS } from './retries.js';
-export type { WebhookEvent };
+export type { OutgoingWebhook };
 
 /** What a snapshot keeps of the webhook service: endpoints with their logs, events kept for resend, pending series. */
 export interface WebhookState {
   endpoints: EndpointState[];
-  events: WebhookEvent[];
+  events: OutgoingWebhook[];
   pending: PendingSeries[];
 }
 
@@ -155,7 +155,7 @@ export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
   });
 
   const unsubscribe = deps.bus.subscribe((domainEvent) => {
-    const event = toWebhookEvent(domainEvent);
+    const event = toOutgoingWebhook(domainEvent);
     if (!event) return;
     // Kept for resend only when it went somewhere: an event no endpoint took has an id no one was ever shown
     // (no delivery log lists it), so a resend could never name it.

@@ -1,6 +1,6 @@
 import { computeSignatureHeader } from '../../webhooks/sign.js';
-import type { SignatureVersion } from './endpoints.js';
-import type { WebhookEvent } from './events.js';
+import type { SignatureVersion } from '../../schemas/names.js';
+import type { OutgoingWebhook } from './events.js';
 
 /**
  * The headers of one delivery attempt (spec 6.1). `t` is whole seconds on the service clock at this attempt, so a
@@ -9,7 +9,7 @@ import type { WebhookEvent } from './events.js';
  * versions.
  */
 export function signedHeaders(
-  event: WebhookEvent,
+  event: OutgoingWebhook,
   secret: string,
   version: SignatureVersion,
   nowMs: number,

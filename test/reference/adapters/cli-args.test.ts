@@ -1,12 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import {
-  banner,
-  parseCliArgs,
-  startupJson,
-  UsageError,
-  VERSION,
-} from '../../../src/reference/adapters/cli-args.js';
+import { banner, parseCliArgs, startupJson, UsageError } from '../../../src/reference/adapters/cli-args.js';
+import { VERSION } from '../../../src/internal/version.js';
 import type { RunningReference } from '../../../src/reference/index.js';
 
 describe('psp-reference flags', () => {
@@ -117,7 +112,7 @@ const facts = {
   api_key: 'sk_test_abc123_secret',
   signing_secret: 'thm_secret',
 } as const;
-const running = { ...facts, reference: {} as never, close: async () => {} } as unknown as RunningReference; // only the facts and close() are read
+const running = { ...facts, close: async () => {} } as unknown as RunningReference; // only the facts and close() are read
 
 describe('psp-reference output', () => {
   it('prints exactly the contract keys, in its order, as one line', () => {

@@ -50,7 +50,7 @@ function postChunks(
 describe('request bodies over node:http', () => {
   it('joins chunks byte-exactly: a character split across chunks, and the signature over the raw bytes', async () => {
     const ref = await start();
-    ref.reference.cabinet.updateTerminal(ref.terminal_id, { require_signature: true });
+    await ref.control.updateTerminal(ref.terminal_id, { require_signature: true });
     const bytes = new TextEncoder().encode('{"amount": 150000,   "order_id": "Заказ-✓"}');
     const cut = bytes.indexOf(0xe2); // first byte of ✓ (3 bytes in UTF-8)
     const chunks = [bytes.subarray(0, 5), bytes.subarray(5, cut + 1), bytes.subarray(cut + 1)];
@@ -108,7 +108,7 @@ describe('request bodies over node:http', () => {
       new TextEncoder().encode('{"amount":1000}'),
     ]);
     expect(next.status).toBe(201);
-    expect(ref.reference.stats().payments).toBe(1);
+    expect(ref.stats().payments).toBe(1);
   });
 });
 
@@ -119,14 +119,14 @@ describe('a body cut off by a client that leaves', () => {
     const ref = createReference();
     const server = await listenNode((request, info) => ref.fetch(request, info));
     try {
-      const auth = { authorization: `Bearer ${ref.facts.api_key}` };
+      const auth = { authorization: `Bearer ${ref.api_key}` };
       const created = await fetch(`${server.url}/api/v1/public/payments`, {
         method: 'POST',
         headers: { ...auth, 'content-type': 'application/json' },
         body: '{"amount":1000}',
       });
       const { payment } = (await created.json()) as { payment: { id: string } };
-      ref.simulator.succeedPayment(payment.id);
+      await ref.control.succeedPayment(payment.id);
       const serverSocketClosed = new Promise<void>((resolve) =>
         server.server.once('connection', (socket) => socket.on('close', () => resolve())),
       );

@@ -19,9 +19,9 @@ let existingId: string;
 
 beforeAll(async () => {
   ref = createReference({ clock: 'manual', logger: (line) => lines.push(line) });
-  ref.cabinet.updateMerchant(ref.facts.merchant_id, { rate_limit: { limit: 1_000_000, window_seconds: 1 } });
+  await ref.control.updateMerchant(ref.merchant_id, { rate_limit: { limit: 1_000_000, window_seconds: 1 } });
   server = await listenNode((request, info) => ref.fetch(request, info));
-  key = ref.facts.api_key;
+  key = ref.api_key;
   existingId = JSON.parse((await send('POST', PAYMENTS, { key, body: '{"amount":100}' })).body).payment.id;
 });
 afterAll(async () => {
@@ -176,7 +176,7 @@ describe('the reference over node:http answers as reference.fetch does', () => {
         const headers: Record<string, string> = {};
         if (r.contentType) headers['Content-Type'] = r.contentType;
         if (r.signature === 'valid')
-          headers['X-PSP-Signature'] = `sha256=${createHmac('sha256', ref.facts.signing_secret)
+          headers['X-PSP-Signature'] = `sha256=${createHmac('sha256', ref.signing_secret)
             .update(body ?? '')
             .digest('hex')}`;
         else if (r.signature) headers['X-PSP-Signature'] = r.signature;
@@ -213,10 +213,10 @@ describe('the reference over node:http answers as reference.fetch does', () => {
     expect(JSON.parse(again.body).payment.id).toBe(JSON.parse(first.body).payment.id);
     expect((await expectAlike('POST', PAYMENTS, { key, body: '{"amount":701}', headers })).status).toBe(409);
 
-    ref.cabinet.updateTerminal(ref.facts.terminal_id, { require_signature: true });
+    await ref.control.updateTerminal(ref.terminal_id, { require_signature: true });
     try {
       const body = '{"amount":900}';
-      const signature = `sha256=${createHmac('sha256', ref.facts.signing_secret).update(body).digest('hex')}`;
+      const signature = `sha256=${createHmac('sha256', ref.signing_secret).update(body).digest('hex')}`;
       expect(JSON.parse((await send('POST', PAYMENTS, { key, body })).body).error.code).toBe(
         'signature_required',
       );
@@ -234,7 +234,7 @@ describe('the reference over node:http answers as reference.fetch does', () => {
         ).status,
       ).toBe(201);
     } finally {
-      ref.cabinet.updateTerminal(ref.facts.terminal_id, { require_signature: false });
+      await ref.control.updateTerminal(ref.terminal_id, { require_signature: false });
     }
   });
 
@@ -366,7 +366,7 @@ describe('Expect', () => {
       [
         `GET /_simulator/clock HTTP/1.1`,
         'Host: ref.test',
-        `Authorization: Bearer ${ref.facts.admin_token}`,
+        `Authorization: Bearer ${ref.admin_token}`,
         'Expect: 999-nope',
       ].join('\r\n'),
     );

@@ -34,7 +34,7 @@ async function receiver(): Promise<{ url: string; hits: () => number }> {
 async function deliverOnce(options: StartReferenceOptions, url: string) {
   const ref: RunningReference = await startReference({ port: 0, clock: 'manual', ...options });
   cleanups.push(() => ref.close());
-  const endpoint = ref.cabinet.createWebhookEndpoint(ref.shop_id, { url });
+  const endpoint = await ref.control.createWebhookEndpoint(ref.shop_id, { url });
   const res = await fetch(`${ref.base_url}/api/v1/public/payments`, {
     method: 'POST',
     headers: { authorization: `Bearer ${ref.api_key}`, 'content-type': 'application/json' },
@@ -43,8 +43,8 @@ async function deliverOnce(options: StartReferenceOptions, url: string) {
   expect(res.status).toBe(201);
   const { payment } = (await res.json()) as { payment: { id: string } };
   await ref.control.succeedPayment(payment.id);
-  return vi.waitFor(() => {
-    const [first] = ref.cabinet.listDeliveries(endpoint.id).items;
+  return vi.waitFor(async () => {
+    const [first] = (await ref.control.listDeliveries(endpoint.id)).items;
     expect(first).toBeDefined();
     return first!;
   });

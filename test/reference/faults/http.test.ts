@@ -44,10 +44,10 @@ describe('over HTTP', () => {
     ]);
     const before = await raw('/api/v1/public/payments', 'POST', '{"amount":100}');
     expect(before).toEqual({ bytes: '', end: 'ECONNRESET' });
-    expect(ref.reference.stats().payments).toBe(0);
+    expect(ref.stats().payments).toBe(0);
     const after = await raw('/api/v1/public/payments', 'POST', '{"amount":100}');
     expect(after).toEqual({ bytes: '', end: 'ECONNRESET' });
-    expect(ref.reference.stats().payments).toBe(1);
+    expect(ref.stats().payments).toBe(1);
     // The server goes on: the next request on a new connection is answered.
     expect((await get('/api/v1/public/banks/sbp')).status).toBe(200);
   });
@@ -60,7 +60,7 @@ describe('over HTTP', () => {
       body: '{"amount":100}',
     }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TypeError);
-    expect(ref.reference.stats().payments).toBe(1);
+    expect(ref.stats().payments).toBe(1);
   });
 
   it('timeout: nothing comes back for delay_ms, then the socket is reset', async () => {
@@ -69,7 +69,7 @@ describe('over HTTP', () => {
       bytes: '',
       end: 'ECONNRESET',
     });
-    expect(ref.reference.stats().payments).toBe(1);
+    expect(ref.stats().payments).toBe(1);
   });
 
   it('a client that leaves during a timeout ends the wait: close() does not wait for it', async () => {
@@ -79,7 +79,7 @@ describe('over HTTP', () => {
       headers: { authorization: `Bearer ${ref.api_key}` },
       signal: client.signal,
     }).catch((e: unknown) => e);
-    await vi.waitFor(() => expect(ref.reference.simulator.listFaults().items[0]!.hits).toBe(1), {
+    await vi.waitFor(async () => expect((await ref.control.listFaults()).items[0]!.hits).toBe(1), {
       timeout: 20_000,
       interval: 2,
     });
@@ -99,7 +99,7 @@ describe('over HTTP', () => {
     expect(await limited.json()).toMatchObject({ error: { code: 'rate_limited' } });
     const late = await get('/api/v1/public/banks/sbp');
     expect(late.status).toBe(200);
-    expect(ref.reference.simulator.listFaults().items.map((r) => r.hits)).toEqual([1, 1]);
+    expect((await ref.control.listFaults()).items.map((r) => r.hits)).toEqual([1, 1]);
   });
 
   it('the control surface is never faulted, over HTTP either', async () => {
@@ -132,11 +132,11 @@ describe('the client idempotency under an after-phase reset at probability 0.3 (
       expect(payment.amount).toBe(1000 + i);
       ids.push(payment.id);
     }
-    const [rule] = ref.reference.simulator.listFaults().items;
+    const [rule] = (await ref.control.listFaults()).items;
     // The rule broke about 30 % of the 100 + resets POSTs: the retries ran, and replayed.
     expect(rule!.hits).toBeGreaterThan(20);
     expect(new Set(ids).size).toBe(100);
-    expect(ref.reference.stats()).toMatchObject({ payments: 100, idempotency_keys: 100 });
+    expect(ref.stats()).toMatchObject({ payments: 100, idempotency_keys: 100 });
   });
 
   it('without the key, the same faults duplicate payments: the test above can fail', async () => {
@@ -158,6 +158,6 @@ describe('the client idempotency under an after-phase reset at probability 0.3 (
       }
     }
     expect(created).toBe(100);
-    expect(ref.reference.stats().payments).toBeGreaterThan(100);
+    expect(ref.stats().payments).toBeGreaterThan(100);
   });
 });

@@ -12,17 +12,17 @@ const reference = createReference({ clock: 'manual', seed: 11 });
 const server = setupServer(...createReferenceHandlers(reference, { baseUrl: BASE }));
 
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-afterEach(() => reference.simulator.clearFaults());
+afterEach(() => reference.control.clearFaults());
 afterAll(async () => {
   server.close();
   await reference.close();
 });
 
-const headers = { authorization: `Bearer ${reference.facts.api_key}`, 'content-type': 'application/json' };
+const headers = { authorization: `Bearer ${reference.api_key}`, 'content-type': 'application/json' };
 
 describe('under msw', () => {
   it('a reset rejects the fetch with a TypeError; an after reset still commits', async () => {
-    reference.simulator.addFault({ kind: 'reset', phase: 'after' });
+    await reference.control.addFault({ kind: 'reset', phase: 'after' });
     const before = reference.stats().payments;
     const err = await fetch(`${BASE}/api/v1/public/payments`, {
       method: 'POST',
@@ -34,11 +34,11 @@ describe('under msw', () => {
   });
 
   it('an error rule answers through msw; the control routes stay reachable', async () => {
-    reference.simulator.addFault({ kind: 'error', status: 503 });
+    await reference.control.addFault({ kind: 'error', status: 503 });
     const res = await fetch(`${BASE}/api/v1/public/banks/sbp`, { headers });
     expect(res.status).toBe(503);
     const list = await fetch(`${BASE}/_simulator/faults`, {
-      headers: { authorization: `Bearer ${reference.facts.admin_token}` },
+      headers: { authorization: `Bearer ${reference.admin_token}` },
     });
     expect(((await list.json()) as { items: Array<{ hits: number }> }).items[0]!.hits).toBe(1);
   });
@@ -46,14 +46,14 @@ describe('under msw', () => {
   it('PspClient through msw: 100 creates under an after reset at 0.3 make exactly 100 payments', {
     timeout: 120_000,
   }, async () => {
-    reference.simulator.addFault({
+    await reference.control.addFault({
       kind: 'reset',
       phase: 'after',
       probability: 0.3,
       match: { method: 'POST' },
     });
     const psp = new PspClient({
-      apiKey: reference.facts.api_key,
+      apiKey: reference.api_key,
       baseUrl: BASE,
       maxRetries: 10,
       maxRetryDelay: 0,
@@ -63,7 +63,7 @@ describe('under msw', () => {
     for (let i = 0; i < 100; i++) ids.add((await psp.payments.create({ amount: 100 + i })).payment.id);
     expect(ids.size).toBe(100);
     expect(reference.stats().payments - before).toBe(100);
-    expect(reference.simulator.listFaults().items[0]!.hits).toBeGreaterThan(20);
+    expect((await reference.control.listFaults()).items[0]!.hits).toBeGreaterThan(20);
   });
 });
 
@@ -72,7 +72,7 @@ describe('PspClient over reference.fetch', () => {
     const ref = createReference({ seed: 5, faults: [{ kind: 'reset', phase: 'after', count: 3 }] });
     try {
       const psp = new PspClient({
-        apiKey: ref.facts.api_key,
+        apiKey: ref.api_key,
         baseUrl: 'http://reference.test',
         maxRetries: 5,
         maxRetryDelay: 0,
@@ -80,7 +80,7 @@ describe('PspClient over reference.fetch', () => {
       });
       const { payment } = await psp.payments.create({ amount: 700 }, { idempotencyKey: 'order-7' });
       expect(ref.stats().payments).toBe(1);
-      expect(ref.simulator.listFaults().items[0]!.hits).toBe(3);
+      expect((await ref.control.listFaults()).items[0]!.hits).toBe(3);
       expect((await psp.payments.get(payment.id)).amount).toBe(700);
     } finally {
       await ref.close();

@@ -12,20 +12,20 @@ let env: ReturnType<typeof setup>;
 afterEach(() => env?.ref.close());
 
 const PAYMENT = { amount: 1000 };
-const hits = () => env.ref.simulator.listFaults().items.map((r) => r.hits);
+const hits = async () => (await env.ref.control.listFaults()).items.map((r) => r.hits);
 
 /** Waits (bounded by time, never by a count of turns) until `done()` holds. */
-const until = (done: () => boolean) =>
-  vi.waitFor(() => expect(done()).toBe(true), { timeout: 20_000, interval: 2 });
+const until = (done: () => boolean | Promise<boolean>) =>
+  vi.waitFor(async () => expect(await done()).toBe(true), { timeout: 20_000, interval: 2 });
 
-function start(rule: FaultRuleInput) {
+async function start(rule: FaultRuleInput) {
   env = setup();
-  env.ref.simulator.addFault(rule);
+  await env.ref.control.addFault(rule);
 }
 
 describe('kinds and phases', () => {
   it('error before: the spec error body at the status, and nothing processed', async () => {
-    start({ kind: 'error', match: { path: '/api/v1/public/payments' } });
+    await start({ kind: 'error', match: { path: '/api/v1/public/payments' } });
     const r = await env.call('/payments', { body: PAYMENT, headers: { 'idempotency-key': 'k1' } });
     expectError(r, 503, 'service_unavailable');
     expect(r.body.error.message).toMatch(/fault rule flt_/);
@@ -33,7 +33,7 @@ describe('kinds and phases', () => {
   });
 
   it('error after: the payment is created and its key stored, the answer is the error, and a retry replays', async () => {
-    start({ kind: 'error', phase: 'after', status: 500, code: 'internal_error', count: 1 });
+    await start({ kind: 'error', phase: 'after', status: 500, code: 'internal_error', count: 1 });
     const r = await env.call('/payments', { body: PAYMENT, headers: { 'idempotency-key': 'k1' } });
     expectError(r, 500, 'internal_error');
     expect(env.ref.stats()).toMatchObject({ payments: 1, idempotency_keys: 1 });
@@ -51,7 +51,7 @@ describe('kinds and phases', () => {
   ])(
     'error: a code shaped like a secret (%s) is redacted in the answer, as the message is',
     async (code, shown) => {
-      start({ kind: 'error', code });
+      await start({ kind: 'error', code });
       const r = await env.call('/banks/sbp');
       expectError(r, 503, shown);
       expect(r.text).not.toContain(code.slice(-10));
@@ -61,7 +61,7 @@ describe('kinds and phases', () => {
   it('an after error carries none of the real answer headers (no Idempotent-Replayed on an error)', async () => {
     env = setup();
     await env.call('/payments', { body: PAYMENT, headers: { 'idempotency-key': 'k1' } });
-    env.ref.simulator.addFault({ kind: 'error', phase: 'after', status: 429, retry_after: 7 });
+    await env.ref.control.addFault({ kind: 'error', phase: 'after', status: 429, retry_after: 7 });
     const r = await env.call('/payments', { body: PAYMENT, headers: { 'idempotency-key': 'k1' } });
     expectError(r, 429, 'rate_limited');
     expect(r.headers.get('retry-after')).toBe('7');
@@ -69,9 +69,9 @@ describe('kinds and phases', () => {
   });
 
   it('a 429 error carries Retry-After (default 1); a 5xx carries it only when given', async () => {
-    start({ kind: 'error', status: 429, count: 1 });
-    env.ref.simulator.addFault({ kind: 'error', status: 503, count: 1 });
-    env.ref.simulator.addFault({ kind: 'error', status: 503, retry_after: 2, count: 1 });
+    await start({ kind: 'error', status: 429, count: 1 });
+    await env.ref.control.addFault({ kind: 'error', status: 503, count: 1 });
+    await env.ref.control.addFault({ kind: 'error', status: 503, retry_after: 2, count: 1 });
     const a = await env.call('/banks/sbp');
     expectError(a, 429, 'rate_limited');
     expect(a.headers.get('retry-after')).toBe('1');
@@ -93,8 +93,8 @@ describe('kinds and phases', () => {
   it('reset after: the payment and its refund are committed, the answers never arrive', async () => {
     env = setup();
     const { payment } = await env.createPayment();
-    env.ref.simulator.succeedPayment(payment.id);
-    env.ref.simulator.addFault({
+    await env.ref.control.succeedPayment(payment.id);
+    await env.ref.control.addFault({
       kind: 'reset',
       phase: 'after',
       match: { method: 'POST', path: '/api/v1/public/payments/{id}/refund' },
@@ -109,26 +109,26 @@ describe('kinds and phases', () => {
   });
 
   it('latency: the real answer comes after a real-time delay, whatever the manual service clock does', async () => {
-    start({ kind: 'latency', delay_ms: 5 });
-    env.ref.simulator.addFault({ kind: 'latency', delay_ms: 5, phase: 'after' });
+    await start({ kind: 'latency', delay_ms: 5 });
+    await env.ref.control.addFault({ kind: 'latency', delay_ms: 5, phase: 'after' });
     const r = await env.call('/payments', { body: PAYMENT });
     expect(r.status).toBe(201);
-    expect(env.ref.simulator.getClock().mode).toBe('manual');
-    expect(hits()).toEqual([1, 0]);
+    expect((await env.ref.control.getClock()).mode).toBe('manual');
+    expect(await hits()).toEqual([1, 0]);
   });
 
   it('latency before: nothing is processed during the delay, and a client that gives up is never processed', async () => {
-    start({ kind: 'latency', delay_ms: 600_000 });
+    await start({ kind: 'latency', delay_ms: 600_000 });
     const client = new AbortController();
     const res = env.ref.fetch(
       new Request('http://ref.test/api/v1/public/payments', {
         method: 'POST',
-        headers: { authorization: `Bearer ${env.ref.facts.api_key}`, 'content-type': 'application/json' },
+        headers: { authorization: `Bearer ${env.ref.api_key}`, 'content-type': 'application/json' },
         body: JSON.stringify(PAYMENT),
         signal: client.signal,
       }),
     );
-    await until(() => hits()[0] === 1);
+    await until(async () => (await hits())[0] === 1);
     expect(env.ref.stats().payments).toBe(0);
     client.abort();
     await expect(res).rejects.toBeInstanceOf(ConnectionReset);
@@ -136,7 +136,7 @@ describe('kinds and phases', () => {
   });
 
   it('latency after: the payment is committed while its answer waits', async () => {
-    start({ kind: 'latency', delay_ms: 600_000, phase: 'after' });
+    await start({ kind: 'latency', delay_ms: 600_000, phase: 'after' });
     const res = env.call('/payments', { body: PAYMENT });
     await until(() => env.ref.stats().payments === 1);
     // close() ends every fault wait: a long delay never holds a test run or a shutdown.
@@ -145,32 +145,32 @@ describe('kinds and phases', () => {
   });
 
   it('timeout: nothing for delay_ms, then a reset; before processes nothing, after commits', async () => {
-    start({ kind: 'timeout', delay_ms: 5, count: 1 });
-    env.ref.simulator.addFault({ kind: 'timeout', delay_ms: 5, phase: 'after', count: 1 });
+    await start({ kind: 'timeout', delay_ms: 5, count: 1 });
+    await env.ref.control.addFault({ kind: 'timeout', delay_ms: 5, phase: 'after', count: 1 });
     await expect(env.call('/payments', { body: PAYMENT })).rejects.toBeInstanceOf(ConnectionReset);
     expect(env.ref.stats().payments).toBe(0);
     await expect(env.call('/payments', { body: PAYMENT })).rejects.toBeInstanceOf(ConnectionReset);
     expect(env.ref.stats().payments).toBe(1);
-    expect(hits()).toEqual([1, 1]);
+    expect(await hits()).toEqual([1, 1]);
   });
 
   it('timeout defaults to 60 s of silence: the answer is still pending when the request is cut', async () => {
-    start({ kind: 'timeout' });
+    await start({ kind: 'timeout' });
     const res = env.call('/banks/sbp');
-    await until(() => hits()[0] === 1);
+    await until(async () => (await hits())[0] === 1);
     await env.ref.close();
     await expect(res).rejects.toBeInstanceOf(ConnectionReset);
   });
 
   it('after on the event stream: the opened stream is closed again, the answer is the fault', async () => {
-    start({ kind: 'error', phase: 'after', match: { path: '/api/v1/public/events' } });
+    await start({ kind: 'error', phase: 'after', match: { path: '/api/v1/public/events' } });
     expectError(await env.call('/events'), 503);
-    env.ref.simulator.clearFaults();
+    await env.ref.control.clearFaults();
     // The faulted stream is gone from the hub: a new one opens normally and its first line is `: connected`.
     const client = new AbortController();
     const res = await env.ref.fetch(
       new Request('http://ref.test/api/v1/public/events', {
-        headers: { authorization: `Bearer ${env.ref.facts.api_key}` },
+        headers: { authorization: `Bearer ${env.ref.api_key}` },
         signal: client.signal,
       }),
     );
@@ -184,12 +184,12 @@ describe('matching', () => {
   it('method and path: exact, or with {id} standing for one segment', async () => {
     env = setup();
     const { payment } = await env.createPayment();
-    env.ref.simulator.succeedPayment(payment.id);
-    env.ref.simulator.addFault({
+    await env.ref.control.succeedPayment(payment.id);
+    await env.ref.control.addFault({
       kind: 'error',
       match: { method: 'GET', path: '/api/v1/public/payments/{id}' },
     });
-    env.ref.simulator.addFault({
+    await env.ref.control.addFault({
       kind: 'error',
       status: 502,
       match: { path: '/api/v1/public/payments/{id}/refund' },
@@ -201,60 +201,65 @@ describe('matching', () => {
     expectError(await env.call(`/payments/${payment.id}/refund`, { body: { amount: 1 } }), 502);
     // The cancel path is not the refund path; the payment is succeeded, so cancel answers the domain's 409.
     expectError(await env.call(`/payments/${payment.id}/cancel`, { method: 'POST' }), 409);
-    expect(hits()).toEqual([2, 1]);
+    expect(await hits()).toEqual([2, 1]);
   });
 
   it('merchant_id: only the named merchant; a request with no valid key matches no merchant rule', async () => {
     env = setup();
-    const other = env.ref.cabinet.createMerchant({ name: 'Other' });
-    env.ref.simulator.addFault({ kind: 'error', match: { merchant_id: env.ref.facts.merchant_id } });
+    const other = await env.ref.control.createMerchant({ name: 'Other' });
+    await env.ref.control.addFault({ kind: 'error', match: { merchant_id: env.ref.merchant_id } });
     expectError(await env.call('/banks/sbp'), 503);
     expect((await env.call('/banks/sbp', { key: other.api_key })).status).toBe(200);
     expectError(await env.call('/banks/sbp', { key: 'sk_test_abcdef_nope' }), 401, 'unauthorized');
     expectError(await env.call('/banks/sbp', { key: null }), 401, 'unauthorized');
-    expect(hits()).toEqual([1]);
+    expect(await hits()).toEqual([1]);
   });
 
   it('a before fault is in front of section 5: no rate-limit slot is taken, and the allow-list is not asked', async () => {
     env = setup();
-    env.ref.cabinet.updateMerchant(env.ref.facts.merchant_id, {
+    await env.ref.control.updateMerchant(env.ref.merchant_id, {
       rate_limit: { limit: 2, window_seconds: 60 },
     });
-    const rule = env.ref.simulator.addFault({
+    const rule = await env.ref.control.addFault({
       kind: 'error',
-      match: { merchant_id: env.ref.facts.merchant_id },
+      match: { merchant_id: env.ref.merchant_id },
     });
     for (let i = 0; i < 5; i++) expectError(await env.call('/banks/sbp'), 503);
-    env.ref.simulator.removeFault(rule.id);
+    await env.ref.control.removeFault(rule.id);
     expect((await env.call('/banks/sbp')).status).toBe(200);
     expect((await env.call('/banks/sbp')).status).toBe(200);
     expectError(await env.call('/banks/sbp'), 429, 'rate_limited');
 
-    env.ref.simulator.addFault({ kind: 'error', status: 502, match: { unauthenticated: true } });
+    await env.ref.control.addFault({ kind: 'error', status: 502, match: { unauthenticated: true } });
     expectError(await env.call('/banks/sbp', { key: null }), 502);
   });
 
   // A rule without merchant_id was used up by keyless requests (a probe, a health check) before the merchant's
   // own call came.
   it('a rule matches only requests with a valid key; match.unauthenticated lets keyless ones match too', async () => {
-    start({ kind: 'error', status: 502, count: 1 });
+    await start({ kind: 'error', status: 502, count: 1 });
     for (const key of [null, 'sk_test_abcdef_nope'])
       expectError(await env.call('/banks/sbp', { key }), 401, 'unauthorized');
-    expect(hits()).toEqual([0]);
+    expect(await hits()).toEqual([0]);
     expectError(await env.call('/banks/sbp'), 502);
-    expect(hits()).toEqual([1]);
+    expect(await hits()).toEqual([1]);
 
-    env.ref.simulator.clearFaults();
-    env.ref.simulator.addFault({ kind: 'error', status: 503, match: { unauthenticated: true }, count: 2 });
+    await env.ref.control.clearFaults();
+    await env.ref.control.addFault({
+      kind: 'error',
+      status: 503,
+      match: { unauthenticated: true },
+      count: 2,
+    });
     expectError(await env.call('/banks/sbp', { key: null }), 503);
     expectError(await env.call('/banks/sbp'), 503);
-    expect(hits()).toEqual([2]);
+    expect(await hits()).toEqual([2]);
   });
 
   it("looks a request's key up once, however many rules name a merchant", async () => {
     env = setup();
     for (let i = 0; i < 100; i++)
-      env.ref.simulator.addFault({ kind: 'error', match: { merchant_id: `m_other_${i}` } });
+      await env.ref.control.addFault({ kind: 'error', match: { merchant_id: `m_other_${i}` } });
     const authenticate = vi.spyOn(Accounts.prototype, 'authenticate');
     try {
       expect((await env.call('/banks/sbp')).status).toBe(200);
@@ -266,29 +271,29 @@ describe('matching', () => {
   });
 
   it('rules apply in the order added: the first that matches and fires', async () => {
-    start({ kind: 'error', status: 500, probability: 0 });
-    env.ref.simulator.addFault({ kind: 'error', status: 501, match: { method: 'POST' } });
-    env.ref.simulator.addFault({ kind: 'error', status: 502 });
-    env.ref.simulator.addFault({ kind: 'error', status: 503 });
+    await start({ kind: 'error', status: 500, probability: 0 });
+    await env.ref.control.addFault({ kind: 'error', status: 501, match: { method: 'POST' } });
+    await env.ref.control.addFault({ kind: 'error', status: 502 });
+    await env.ref.control.addFault({ kind: 'error', status: 503 });
     expectError(await env.call('/banks/sbp'), 502);
     expectError(await env.call('/payments', { body: PAYMENT }), 501);
-    expect(hits()).toEqual([0, 1, 1, 0]);
+    expect(await hits()).toEqual([0, 1, 1, 0]);
   });
 
   it('count caps the fires; the rule stays listed with hits equal to count', async () => {
-    start({ kind: 'error', count: 2 });
+    await start({ kind: 'error', count: 2 });
     expectError(await env.call('/banks/sbp'), 503);
     expectError(await env.call('/banks/sbp'), 503);
     expect((await env.call('/banks/sbp')).status).toBe(200);
-    expect(env.ref.simulator.listFaults().items).toMatchObject([{ count: 2, hits: 2 }]);
+    expect((await env.ref.control.listFaults()).items).toMatchObject([{ count: 2, hits: 2 }]);
   });
 
   it('never plays on /_cabinet, /_simulator, /pay or /openapi.json, only on /api/v1/public', async () => {
     env = setup();
     const { payment } = await env.createPayment();
-    env.ref.simulator.addFault({ kind: 'reset' });
+    await env.ref.control.addFault({ kind: 'reset' });
     expect((await env.admin('/_simulator/clock')).status).toBe(200);
-    expect((await env.admin(`/_cabinet/merchants/${env.ref.facts.merchant_id}`)).status).toBe(200);
+    expect((await env.admin(`/_cabinet/merchants/${env.ref.merchant_id}`)).status).toBe(200);
     expect((await env.admin(`/_simulator/payments/${payment.id}/process`, { method: 'POST' })).status).toBe(
       200,
     );
@@ -334,6 +339,6 @@ describe('probability', () => {
       out += (await env.call('/banks/sbp')).status === 503 ? 'x' : '.';
     }
     expect(out).toBe(alone);
-    expect(hits()).toEqual([0, 60, out.split('x').length - 1]);
+    expect(await hits()).toEqual([0, 60, out.split('x').length - 1]);
   });
 });

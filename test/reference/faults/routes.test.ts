@@ -168,7 +168,7 @@ describe('/_simulator/faults', () => {
     expectError(r, 400, 'bad_request');
     expect(r.body.error.message).toContain(message);
     expect((await env.admin('/_simulator/faults')).body.items).toEqual([]);
-    expect(() => env.ref.simulator.addFault(rule as never)).toThrow(message);
+    await expect(env.ref.control.addFault(rule as never)).rejects.toThrow(message);
   });
 
   it('refuses a body that is not JSON, and a DELETE with a body', async () => {
@@ -178,27 +178,27 @@ describe('/_simulator/faults', () => {
       400,
       'bad_request',
     );
-    const rule = env.ref.simulator.addFault({ kind: 'reset' });
+    const rule = await env.ref.control.addFault({ kind: 'reset' });
     expectError(await env.admin(`/_simulator/faults/${rule.id}`, { method: 'DELETE', body: { id: 1 } }), 400);
-    expect(env.ref.simulator.listFaults().items).toHaveLength(1);
+    expect((await env.ref.control.listFaults()).items).toHaveLength(1);
   });
 });
 
 describe('typed methods and options', () => {
   it('ref.simulator.addFault/listFaults/removeFault/clearFaults do what the routes do', async () => {
     env = setup();
-    const rule = env.ref.simulator.addFault({ kind: 'error', status: 502 });
+    const rule = await env.ref.control.addFault({ kind: 'error', status: 502 });
     expect(rule).toMatchObject({ kind: 'error', status: 502, code: 'service_unavailable', hits: 0 });
     expectError(await env.call('/banks/sbp'), 502, 'service_unavailable');
     // What the caller holds is a copy: the listing counts, the returned rule does not change under it.
     expect(rule.hits).toBe(0);
-    expect(env.ref.simulator.listFaults().items[0]!.hits).toBe(1);
+    expect((await env.ref.control.listFaults()).items[0]!.hits).toBe(1);
     expect((await env.admin('/_simulator/faults')).body.items[0]).toEqual({ ...rule, hits: 1 });
-    env.ref.simulator.removeFault(rule.id);
-    expect(() => env.ref.simulator.removeFault(rule.id)).toThrow(DomainError);
-    env.ref.simulator.addFault({ kind: 'reset' });
-    env.ref.simulator.clearFaults();
-    expect(env.ref.simulator.listFaults()).toEqual({ items: [] });
+    await env.ref.control.removeFault(rule.id);
+    await expect(env.ref.control.removeFault(rule.id)).rejects.toThrow(DomainError);
+    await env.ref.control.addFault({ kind: 'reset' });
+    await env.ref.control.clearFaults();
+    expect(await env.ref.control.listFaults()).toEqual({ items: [] });
   });
 
   it('createReference({ faults }) loads the rules at start; a bad rule or seed throws naming it', async () => {
@@ -207,10 +207,10 @@ describe('typed methods and options', () => {
       seed: 3,
     });
     try {
-      expect(ref.simulator.listFaults().items).toMatchObject([{ kind: 'error', status: 500, hits: 0 }]);
+      expect((await ref.control.listFaults()).items).toMatchObject([{ kind: 'error', status: 500, hits: 0 }]);
       const res = await ref.fetch(
         new Request('http://ref.test/api/v1/public/banks/sbp', {
-          headers: { authorization: `Bearer ${ref.facts.api_key}` },
+          headers: { authorization: `Bearer ${ref.api_key}` },
         }),
       );
       expect(res.status).toBe(500);
@@ -229,12 +229,12 @@ describe('typed methods and options', () => {
   // 1,000 rules made every public request 4-5 times slower: the bound is also what the rules may cost a request.
   it('holds at most 100 rules (409 too_many_rules); a start list or a snapshot with more is refused whole', async () => {
     env = setup();
-    for (let i = 0; i < 100; i++) env.ref.simulator.addFault({ kind: 'reset', probability: 0 });
-    expect(() => env.ref.simulator.addFault({ kind: 'reset' })).toThrow(
+    for (let i = 0; i < 100; i++) await env.ref.control.addFault({ kind: 'reset', probability: 0 });
+    await expect(env.ref.control.addFault({ kind: 'reset' })).rejects.toThrow(
       expect.objectContaining({ status: 409, code: 'too_many_rules' }),
     );
     expectError(await env.admin('/_simulator/faults', { body: { kind: 'reset' } }), 409, 'too_many_rules');
-    expect(env.ref.simulator.listFaults().items).toHaveLength(100);
+    expect((await env.ref.control.listFaults()).items).toHaveLength(100);
     const many = Array.from({ length: 101 }, () => ({ kind: 'reset' as const }));
     expect(() => parseFaultRules(many)).toThrow(new TypeError('must hold at most 100 fault rules'));
     expect(() => createReference({ faults: many })).toThrow('must hold at most 100 fault rules');
@@ -242,6 +242,6 @@ describe('typed methods and options', () => {
     const rules = Array.from({ length: 101 }, (_, i) => ({ id: `flt_${i}`, kind: 'reset', hits: 0 }));
     const restored = await env.admin('/_simulator/restore', { body: { ...snapshot, fault_rules: rules } });
     expectError(restored, 400, 'bad_request');
-    expect(env.ref.simulator.listFaults().items).toHaveLength(100);
+    expect((await env.ref.control.listFaults()).items).toHaveLength(100);
   });
 });

@@ -60,9 +60,9 @@ async function create(r: Reference, key: string): Promise<string> {
 describe('SSE visibility by key mode', () => {
   it('a test key sees only test events and a live key only live ones', async () => {
     ref = createReference({ clock: 'manual' });
-    const { merchant_id, terminal_id, api_key: testKey } = ref.facts;
-    ref.cabinet.updateMerchant(merchant_id, { live_enabled: true });
-    const liveKey = ref.cabinet.createApiKey(terminal_id, { mode: 'live' }).api_key;
+    const { merchant_id, terminal_id, api_key: testKey } = ref;
+    await ref.control.updateMerchant(merchant_id, { live_enabled: true });
+    const liveKey = (await ref.control.createApiKey(terminal_id, { mode: 'live' })).api_key;
 
     const testStream = stream(ref, testKey);
     const liveStream = stream(ref, liveKey);

@@ -291,8 +291,8 @@ describe('GET /api/v1/public/events through startReference', () => {
     const ref = await startReference({ port: 0, clock: 'manual' });
     cleanups.push(() => ref.close());
     const { merchant_id, terminal_id, api_key: testKey } = ref;
-    ref.reference.cabinet.updateMerchant(merchant_id, { live_enabled: true });
-    const liveKey = ref.reference.cabinet.createApiKey(terminal_id, { mode: 'live' }).api_key;
+    await ref.control.updateMerchant(merchant_id, { live_enabled: true });
+    const liveKey = (await ref.control.createApiKey(terminal_id, { mode: 'live' })).api_key;
     const port = Number(new URL(ref.base_url).port);
     const open = (key: string) =>
       rawClient(port, '/api/v1/public/events', { headers: `Authorization: Bearer ${key}\r\n` });
@@ -335,7 +335,7 @@ describe('GET /api/v1/public/events through startReference', () => {
     expect(testStream.text()).not.toContain(liveId);
 
     // Ten years on the service clock: one heartbeat per stream, at once.
-    await ref.reference.simulator.advanceClock(10 * 365 * 24 * 3600);
+    await ref.control.advanceClock(10 * 365 * 24 * 3600);
     await until(() => testStream.text().endsWith(': ping\n\n'), 'the ping');
     await until(() => liveStream.text().endsWith(': ping\n\n'), 'the ping');
     expect(testStream.text().match(/: ping\n\n/g)).toHaveLength(1);

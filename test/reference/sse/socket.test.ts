@@ -103,7 +103,7 @@ describe('the SSE stream over real sockets, through the reference', () => {
     await first.done;
     expect(first.comments).toEqual(['connected', 'ping', 'replaced']);
     await until(() => expect(replacement.comments).toEqual(['connected']));
-    expect(ref.reference.simulator).toBeDefined();
+    expect(ref.control).toBeDefined();
   });
 });
 

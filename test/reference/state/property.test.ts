@@ -39,7 +39,7 @@ async function play(ref: Reference, ops: Op[]): Promise<void> {
       new Request(`http://ref.test${path}`, {
         method: 'POST',
         headers: {
-          authorization: `Bearer ${init.key ?? ref.facts.api_key}`,
+          authorization: `Bearer ${init.key ?? ref.api_key}`,
           'content-type': 'application/json',
           ...(init.idem ? { 'idempotency-key': init.idem } : {}),
         },
@@ -62,12 +62,12 @@ async function play(ref: Reference, ops: Op[]): Promise<void> {
         if (o.to === 'pay') await call(`/pay/${last}/pay`);
         else
           try {
-            ({
-              succeed: ref.simulator.succeedPayment,
-              fail: ref.simulator.failPayment,
-              process: ref.simulator.processPayment,
-              expire: ref.simulator.expirePayment,
-            })[o.to](last);
+            await {
+              succeed: ref.control.succeedPayment,
+              fail: ref.control.failPayment,
+              process: ref.control.processPayment,
+              expire: ref.control.expirePayment,
+            }[o.to](last);
           } catch {
             // A move the state machine refuses: nothing changed.
           }
@@ -84,13 +84,13 @@ async function play(ref: Reference, ops: Op[]): Promise<void> {
         });
         break;
       case 'merchant':
-        ref.cabinet.createMerchant({ name: 'm' });
+        await ref.control.createMerchant({ name: 'm' });
         break;
       case 'endpoint':
-        ref.cabinet.createWebhookEndpoint(ref.facts.shop_id, { url: 'https://hooks.example/x' });
+        await ref.control.createWebhookEndpoint(ref.shop_id, { url: 'https://hooks.example/x' });
         break;
       case 'advance':
-        await ref.simulator.advanceClock(o.seconds);
+        await ref.control.advanceClock(o.seconds);
         break;
     }
   }
@@ -111,12 +111,12 @@ describe('snapshot/restore property', () => {
             webhookFetch: failing,
           });
           await play(ref, before);
-          const doc = ref.simulator.snapshot();
+          const doc = await ref.control.snapshot();
           await play(ref, after);
-          ref.simulator.restore(doc);
-          expect(ref.simulator.snapshot()).toEqual(doc);
+          await ref.control.restore(doc);
+          expect(await ref.control.snapshot()).toEqual(doc);
           const copy = createReference({ clock: 'manual', state: doc, webhookFetch: failing });
-          expect(copy.simulator.snapshot()).toEqual(doc);
+          expect(await copy.control.snapshot()).toEqual(doc);
           await Promise.all([ref.close(), copy.close()]);
         },
       ),

@@ -9,7 +9,7 @@ import { BASE, setup } from '../helpers.js';
 describe('the restore size cap (MAX_RESTORE_BYTES)', () => {
   test('a restore body over the cap is refused before it is read, and changes nothing', async () => {
     const { ref } = setup();
-    const before = JSON.stringify(ref.simulator.snapshot());
+    const before = JSON.stringify(await ref.control.snapshot());
     const body = new Uint8Array(MAX_RESTORE_BYTES + 1).fill(0x20);
     const res = await ref.fetch(
       new Request(`${BASE}/_simulator/restore`, {
@@ -22,7 +22,7 @@ describe('the restore size cap (MAX_RESTORE_BYTES)', () => {
     expect(((await res.json()) as { error: { message: string } }).error.message).toContain(
       `larger than ${MAX_RESTORE_BYTES} bytes`,
     );
-    expect(JSON.stringify(ref.simulator.snapshot())).toBe(before);
+    expect(JSON.stringify(await ref.control.snapshot())).toBe(before);
     await ref.close();
   });
 
@@ -43,7 +43,7 @@ describe('the restore size cap (MAX_RESTORE_BYTES)', () => {
 
   test('a --state file larger than a restore body still loads: the service wrote it, and a start serves nothing yet', async () => {
     const { ref } = setup();
-    const doc = ref.simulator.snapshot();
+    const doc = await ref.control.snapshot();
     await ref.close();
     const dir = await mkdtemp(join(tmpdir(), 'psp-cap-'));
     try {

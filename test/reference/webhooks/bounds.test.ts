@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { ManualClock } from '../../../src/reference/domain/clock.js';
 import { EventBus } from '../../../src/reference/domain/events.js';
-import type { WebhookEvent } from '../../../src/reference/webhooks/events.js';
+import type { OutgoingWebhook } from '../../../src/reference/webhooks/events.js';
 import { EventHistory } from '../../../src/reference/webhooks/history.js';
 import { createWebhookService, type WebhookService } from '../../../src/reference/webhooks/index.js';
 import { PendingBound } from '../../../src/reference/webhooks/pending.js';
@@ -17,7 +17,7 @@ afterEach(async () => {
   svc = undefined;
 });
 
-const event = (id: string, bytes: number): WebhookEvent => ({
+const event = (id: string, bytes: number): OutgoingWebhook => ({
   id,
   event: 'payment.succeeded',
   shopId: SHOP_A,

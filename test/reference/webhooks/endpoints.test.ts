@@ -4,7 +4,7 @@ import { ManualClock } from '../../../src/reference/domain/clock.js';
 import { DomainError } from '../../../src/reference/domain/errors.js';
 import { EventBus } from '../../../src/reference/domain/events.js';
 import { createWebhookService, type WebhookService } from '../../../src/reference/webhooks/index.js';
-import { WEBHOOK_EVENTS } from '../../../src/schemas/events.js';
+import { WEBHOOK_EVENTS } from '../../../src/schemas/names.js';
 import { SHOP_A, stubFetch, succeeded, T0 } from './helpers.js';
 
 let svc: WebhookService | undefined;

@@ -1,7 +1,10 @@
-import { CODE } from '../../schemas/errors.js';
-import type { Payment, Payout } from '../../schemas/resources.js';
-import type { WebhookService } from '../webhooks/index.js';
-import type { ApiKeyRecord, MerchantBlock, MerchantRecord, TerminalRecord } from './accounts.js';
+// The contract's control surface (`/_cabinet`, `/_simulator`) as typed methods over the domain and the webhook
+// service: an application service, so it lives beside service.ts and not in domain/, which imports nothing above it.
+import { CODE } from '../schemas/errors.js';
+import type { Payment, Payout } from '../schemas/resources.js';
+import type { WebhookService } from './webhooks/index.js';
+import type { DeliveryAttempt } from './webhooks/log.js';
+import type { ApiKeyRecord, MerchantBlock, MerchantRecord, TerminalRecord } from './domain/accounts.js';
 import {
   type AdvanceClockInput,
   type CreateApiKeyInput,
@@ -9,12 +12,12 @@ import {
   parseControl,
   type UpdateMerchantInput,
   type UpdateTerminalInput,
-} from './cabinet-inputs.js';
-import { ClockLimitError } from './clock.js';
-import type { Domain } from './core.js';
-import { refuse } from './errors.js';
-import { iso, isoOrNull } from './ids.js';
-import { paymentToWire, payoutToWire } from './serialize.js';
+} from './domain/cabinet-inputs.js';
+import { ClockLimitError } from './domain/clock.js';
+import type { Domain } from './domain/core.js';
+import { refuse } from './domain/errors.js';
+import { iso, isoOrNull } from './domain/ids.js';
+import { paymentToWire, payoutToWire } from './domain/serialize.js';
 
 /** A new merchant's facts, secrets included (shown this once). */
 export interface CreatedMerchant {
@@ -54,9 +57,6 @@ export interface ApiKeyInfo {
   revoked_at: string | null;
 }
 
-/** One webhook delivery attempt, as the cabinet's delivery log shows it. */
-export type DeliveryInfo = ReturnType<WebhookService['deliveries']>[number];
-
 /**
  * The cabinet's operations as typed methods: each is what one `/_cabinet` route does (same validation, same
  * DomainErrors). Inputs are validated, so a method may be handed untrusted data.
@@ -92,7 +92,7 @@ export interface CabinetApi {
   /** `DELETE /_cabinet/webhook-endpoints/{id}`. */
   deleteWebhookEndpoint(endpointId: string): void;
   /** `GET /_cabinet/webhook-endpoints/{id}/deliveries`, oldest first. */
-  listDeliveries(endpointId: string): { items: DeliveryInfo[] };
+  listDeliveries(endpointId: string): { items: DeliveryAttempt[] };
   /** `POST /_cabinet/events/{id}/resend`. */
   resendEvent(eventId: string): void;
 }
