@@ -236,18 +236,17 @@ describe('names under src/', () => {
     for (const file of sourceFiles()) {
       for (const name of declaredExports(file)) where.set(name, [...(where.get(name) ?? []), file]);
     }
-    const twice = [...where].filter(([name, files]) => files.length > 1);
+    const twice = [...where].filter(([, files]) => files.length > 1);
     expect(Object.fromEntries(twice)).toEqual({});
   });
 
   it('no class keeps a long-lived object in a one-letter private field (`#o`): its name says what it holds', () => {
-    const short = sourceFiles()
-      .flatMap(
-        (f) =>
-          readText(f)
-            .match(/^\s+(?:readonly |static )*#[A-Za-z_]\b\s*[:=;]/gm)
-            ?.map((m) => `${f}: ${m.trim()}`) ?? [],
-      );
+    const short = sourceFiles().flatMap(
+      (f) =>
+        readText(f)
+          .match(/^\s+(?:readonly |static )*#[A-Za-z_]\b\s*[:=;]/gm)
+          ?.map((m) => `${f}: ${m.trim()}`) ?? [],
+    );
     expect(short).toEqual([]);
   });
 
