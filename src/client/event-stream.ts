@@ -11,11 +11,11 @@ import { type BackoffOptions, backoffDelay, sleep } from './sse/backoff.js';
 import { parseEnvelope } from './sse/envelope.js';
 
 /**
- * How the stream reaches `GET /api/v1/public/events`; the client builds it. Every connection attempt goes out
+ * How the stream (`events.stream`) is reached; the client builds it. Every connection attempt goes out
  * through the client's one send step (`send.ts`), built from these `fetch`, `middleware` and `headers`.
  */
 export interface EventStreamTransport extends SendOptions {
-  /** Absolute URL of `GET /api/v1/public/events`. */
+  /** Absolute URL of the `events.stream` operation. */
   url: string;
   /** Sent on every connection, before the middleware (which may change it), as on every call. */
   userAgent?: string | undefined;

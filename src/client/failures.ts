@@ -36,7 +36,7 @@ export function markCall<E extends PspError & { attempts: number; idempotencyKey
  * an attempt or of its body) or a connection failure, in that order of precedence.
  *
  * @example
- * catch (err) { throw await toPspError(err, state, 'GET /payments/…'); }
+ * catch (err) { throw await toPspError(err, state, 'payments.get'); }
  */
 export async function toPspError(err: unknown, state: CallState, what: string): Promise<PspError> {
   if (err instanceof PspError) return err;

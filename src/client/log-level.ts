@@ -58,7 +58,7 @@ export function leveledLogger(logger: Logger | undefined, level: LogLevel): Logg
  * test's output), and `debug` when the caller aborted it.
  *
  * @example
- * logFailure(options.logger, err, 'GET /payments/...');
+ * logFailure(options.logger, err, 'payments.get');
  */
 export function logFailure(logger: Logger | undefined, err: PspError, what: string): void {
   const level = err instanceof PspAbortError ? 'debug' : 'info';

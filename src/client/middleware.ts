@@ -21,7 +21,7 @@ export interface AttemptContext {
   /** The call's `Idempotency-Key`, when it has one (the three creates, a keyed `client.request()`). */
   readonly idempotencyKey?: string | undefined;
   /**
-   * The path with placeholders in place of ids, e.g. `'/api/v1/public/payments/{id}'`; for `client.request()`,
+   * The path with placeholders in place of ids, the prefix and the operation's path with `{id}` for the id; for `client.request()`,
    * its `template`, else every segment that is not a word of the API's paths as `{id}`.
    */
   readonly urlTemplate: string;
@@ -103,7 +103,7 @@ const API_WORDS = new Set(
  * detail. A caller who knows better passes `template` to `client.request()`.
  *
  * @example
- * templateOf('/payments/6f9619ff-8b86-4d11-b42d-00c04fc964ff/cancel'); // '/payments/{id}/cancel'
+ * templateOf(pathOf('payments.cancel', paymentId)) === pathOf('payments.cancel'); // true: the id is `{id}` again
  * templateOf('/customers/ivan.petrov@example.com/cards'); // '/{id}/{id}/{id}'
  */
 export function templateOf(path: string): string {

@@ -135,7 +135,7 @@ export interface CallRecorder {
  *
  * @example
  * const rec = telemetry(options.telemetry, baseUrl).call('payments.get');
- * const end = rec?.attempt('GET', '/api/v1/public/payments/{id}', 1);
+ * const end = rec?.attempt('GET', template, 1);
  */
 export function telemetry(
   option: TelemetryOptions | false | undefined,

@@ -18,7 +18,7 @@ import { PUBLIC_PREFIX as API_PREFIX } from '../schemas/operations.js';
 export interface TransportRequest {
   operation: Operation;
   /**
-   * The path template below `/api/v1/public` (`/payments/{id}`); absent for `client.request()`, whose path is the
+   * The path template below `/api/v1/public` (a row's `path` of the table of operations); absent for `client.request()`, whose path is the
    * caller's own.
    */
   template?: string | undefined;
@@ -45,7 +45,7 @@ type Parse<T> = (json: unknown, status: number) => T;
  *
  * @example
  * const t = new Transport(resolveOptions({ apiKey, baseUrl }));
- * const { data } = await t.request({ method: 'GET', path: '/banks/sbp', safe: true }, (j) => j);
+ * const { data } = await t.request({ method: 'GET', path: pathOf('banks.list'), safe: true }, (j) => j);
  */
 export class Transport {
   readonly #options: ResolvedOptions;

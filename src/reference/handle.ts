@@ -37,7 +37,7 @@ export interface ReferenceControl {
   /**
    * Plays the buyer pressing Pay on the payment's page: the payment goes to its planned outcome (test mode) or is
    * paid (live), exactly as the page's button does, with the same webhooks and events. No browser, no redirect.
-   * Resolves with the payment as `GET /payments/{id}` answers it; rejects with `DomainError` 404 `not_found`
+   * Resolves with the payment as `payments.get` answers it; rejects with `DomainError` 404 `not_found`
    * for an unknown id and 409 `not_pending` when the payment is no longer pending (and changes nothing then).
    *
    * @example

@@ -36,7 +36,7 @@ export class Banks {
   }
 
   /**
-   * Lists the participants of SBP (`GET /banks/sbp`); `member_id` is the `bank_id` of a payout. Served from the
+   * Lists the participants of SBP (`banks.list`, spec 4.7); `member_id` is the `bank_id` of a payout. Served from the
    * cache while fresh; each call gets its own copy, so changing it does not change the cache.
    *
    * @example

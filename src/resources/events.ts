@@ -21,7 +21,7 @@ export type EventStream = AsyncIterable<SseEvent> & { close(): void };
  */
 export interface Events {
   /**
-   * Opens `GET /events` and yields each event; reconnects by itself after a break. Each connection attempt
+   * Opens the event stream (`events.stream`, spec 4.8) and yields each event; reconnects by itself after a break. Each connection attempt
    * gets fresh headers (bearer auth and, with a signing secret, the signature of the empty body).
    * One stream per key: a second stream with the same key replaces the first. `close()` or the signal ends it.
    * Across replicas, pass a `lease` (`memoryLease()`, `redisLease(redis)` from `psp-sdk/replicas`): only its

@@ -32,7 +32,7 @@ export class Payments {
   }
 
   /**
-   * Creates a payment (`POST /payments`). Always sends an `Idempotency-Key` (a UUIDv4 unless given), the same on
+   * Creates a payment (`payments.create`, spec 4.1). Always sends an `Idempotency-Key` (a UUIDv4 unless given), the same on
    * every retry, so the call is retried safely; `withResponse()` exposes the key. A replay of a key with the same
    * body answers the original payment with `idempotent: true`.
    *
@@ -46,7 +46,7 @@ export class Payments {
   }
 
   /**
-   * Reads a payment with its refunds and customer info (`GET /payments/{id}`).
+   * Reads a payment with its refunds and customer info (`payments.get`, spec 4.2).
    *
    * @throws {NotFoundError} when no payment of this merchant has the id.
    * @example
@@ -80,7 +80,7 @@ export class Payments {
   }
 
   /**
-   * Cancels a pending payment (`POST /payments/{id}/cancel`). Retried like a GET: if an earlier attempt went
+   * Cancels a pending payment (`payments.cancel`, spec 4.3). Retried like a GET: if an earlier attempt went
    * through but its answer was lost, the retry's 409 `not_pending` is resolved by reading the payment, and a
    * payment that is `cancelled` counts as success.
    *
@@ -107,7 +107,7 @@ export class Payments {
   }
 
   /**
-   * Refunds a succeeded payment in full or in part (`POST /payments/{id}/refund`). `amount` 0 or absent refunds
+   * Refunds a succeeded payment in full or in part (`payments.refund`, spec 4.4). `amount` 0 or absent refunds
    * the whole remaining balance. Keyed like the creates, so retried safely.
    *
    * @throws {ConflictError} when the payment is not succeeded or is fully refunded.

@@ -23,7 +23,7 @@ export class Payouts {
   }
 
   /**
-   * Creates a payout (`POST /payouts`). `bank_id` is a `member_id` from `client.banks.list()`. Always keyed with
+   * Creates a payout (`payouts.create`, spec 4.5). `bank_id` is a `member_id` from `client.banks.list()`. Always keyed with
    * an `Idempotency-Key` (a UUIDv4 unless given), so retries never pay twice.
    *
    * @throws {PspValidationError} before sending anything (phone `+7` and 10 digits, bank_id 12 digits, amount >= 1).
@@ -39,7 +39,7 @@ export class Payouts {
   }
 
   /**
-   * Reads a payout (`GET /payouts/{id}`).
+   * Reads a payout (`payouts.get`, spec 4.6).
    *
    * @throws {NotFoundError} when no payout of this merchant has the id.
    * @example

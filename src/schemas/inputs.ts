@@ -93,9 +93,9 @@ function idempotencyKeySchema() {
 }
 
 type Inputs = ReturnType<typeof build>;
-/** Body of `POST /api/v1/public/payments` (spec 2.2). */
+/** Body of `payments.create` (spec 2.2). */
 export type CreatePaymentInput = z.input<Inputs['CreatePaymentInput']>;
-/** Body of `POST /api/v1/public/payments/{id}/refund` (spec 4.4). */
+/** Body of `payments.refund` (spec 4.4). */
 export type CreateRefundInput = z.input<Inputs['CreateRefundInput']>;
-/** Body of `POST /api/v1/public/payouts` (spec 2.5). */
+/** Body of `payouts.create` (spec 2.5). */
 export type CreatePayoutInput = z.input<Inputs['CreatePayoutInput']>;

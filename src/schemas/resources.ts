@@ -145,7 +145,7 @@ export type Refund = z.output<R['Refund']>;
 export type WebhookPayment = z.output<R['WebhookPayment']>;
 /** Answer of payment creation (spec 2.3). */
 export type CreatePaymentResponse = z.output<R['CreatePaymentResponse']>;
-/** Answer of `POST /payments/{id}/cancel` (spec 4.3). */
+/** Answer of `payments.cancel` (spec 4.3). */
 export type CancelPaymentResponse = z.output<R['CancelPaymentResponse']>;
 /** An SBP payout (spec 2.7). */
 export type Payout = z.output<R['Payout']>;
@@ -153,7 +153,7 @@ export type Payout = z.output<R['Payout']>;
 export type CreatePayoutResponse = z.output<R['CreatePayoutResponse']>;
 /** A participant of the SBP bank directory (spec 2.8). */
 export type SBPBank = z.output<R['SBPBank']>;
-/** Answer of `GET /banks/sbp` (spec 4.7). */
+/** Answer of `banks.list` (spec 4.7). */
 export type BankList = z.output<R['BankList']>;
 /** The error body of every failed request (spec 2.9). */
 export type ErrorBody = z.output<R['ErrorBody']>;

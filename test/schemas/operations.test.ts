@@ -1,6 +1,8 @@
 // The table of operations (src/schemas/operations.ts) is the one place an endpoint is written (issue 22, item 1):
-// (a) no other file of src/ holds a path of the public API as a string in code (comments and TSDoc may name it:
-//     they are prose, and the reader of a method's TSDoc wants to see its endpoint);
+// (a) no other file of src/ holds a path of the public API as a string in code, and no other file names a path
+//     with an id in it (`/payments/{id}/refund`) at all, comments included: prose names the operation
+//     (`payments.refund`); TSDoc examples of what a user writes (`client.request('GET', '/banks/sbp')`) may show a
+//     path without an id, as user code does;
 // (b) the reference's hono routes under /api/v1/public are exactly the table's rows, method and path;
 // (c) every method of the client's resources sends operations of the table, and every row has a method.
 import { readdirSync, readFileSync } from 'node:fs';
@@ -85,8 +87,26 @@ describe('the table of operations', () => {
     expect(probe("'see GET /banks/sbp.'")).toBe(true);
     expect(probe("'/_simulator/payments/:id/succeed'")).toBe(false);
     expect(probe("'/events/:id/resend'")).toBe(false);
-    // A comment is prose: not read.
+    // A comment is prose: not read as code.
     expect(codeStrings('f(); // GET /banks/sbp\n/** `POST /payouts` */\ng();')).toEqual([]);
+  });
+
+  it('(a) is the one file of src/ that names a path with an id, comments and TSDoc included', () => {
+    const withId = NAMES.filter((n) => OPERATIONS[n].path.includes('{id}')).map(
+      (n) =>
+        // The row's path in its three spellings, not inside a control route (`/_simulator/payments/{id}/fail`).
+        new RegExp(
+          `(?:(?<![\\w.-])|(?<=/api/v1/public))${reEscape(OPERATIONS[n].path).replace('\\{id\\}', '(?:\\{id\\}|:id|\\$\\{\\w+\\})')}(?![\\w/])`,
+        ),
+    );
+    const named = (text: string) => text.split('\n').filter((line) => withId.some((re) => re.test(line)));
+    const found = sourceFiles(SRC)
+      .filter((f) => relative(SRC, f) !== TABLE)
+      .flatMap((f) => named(readFileSync(f, 'utf8')).map((line) => `${relative(SRC, f)}: ${line.trim()}`));
+    expect(found).toEqual([]);
+    expect(named('/** Refunds it (`POST /payments/{id}/refund`). */')).toHaveLength(1);
+    expect(named('// GET /api/v1/public/payouts/:id')).toHaveLength(1);
+    expect(named('/** `POST /_simulator/payments/{id}/fail`. */')).toEqual([]);
   });
 
   it("(b) is exactly the reference's routes under the public prefix, method and path", () => {

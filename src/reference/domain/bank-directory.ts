@@ -1,7 +1,7 @@
 import type { SBPBank } from '../../schemas/resources.js';
 import banks from './sbp-banks.json' with { type: 'json' };
 
-/** The 30 SBP participants of `GET /api/v1/public/banks/sbp` (spec 4.7), in directory order. */
+/** The 30 SBP participants of `banks.list` (spec 4.7), in directory order. */
 export const SBP_BANKS: readonly SBPBank[] = Object.freeze(
   (banks as SBPBank[]).map((b) =>
     Object.freeze({ member_id: b.member_id, name: b.name, name_en: b.name_en }),

@@ -14,7 +14,7 @@ export interface IdempotentRequest {
   merchantId: string;
   /** The `Idempotency-Key` header; `undefined` when none was sent (then every request creates). */
   key: string | undefined;
-  /** The operation, e.g. `POST /api/v1/public/payments`: one key on another route is a conflict. */
+  /** The operation's `routeOf(name)` line (method and full path): one key on another route is a conflict. */
   route: string;
   /** The mode of the caller's key: one key from a test key and then a live key is a conflict. */
   mode: string;

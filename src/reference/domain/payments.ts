@@ -31,7 +31,7 @@ export class PaymentStore extends RecordStore<PaymentRecord> {
     super(deps, 'payment');
   }
 
-  /** `POST /payments`: `payBase` is the origin of `payment_url` (`${payBase}/pay/${id}`). */
+  /** `payments.create`: `payBase` is the origin of `payment_url` (`${payBase}/pay/${id}`). */
   create(
     caller: Caller,
     raw: unknown,
@@ -152,12 +152,12 @@ export class PaymentStore extends RecordStore<PaymentRecord> {
     return this.records.get(id);
   }
 
-  /** `GET /payments/{id}` as its JSON text, serialised on every read (no cache to keep fresh). */
+  /** `payments.get` as its JSON text, serialised on every read (no cache to keep fresh). */
   readText(caller: Caller, id: string): string {
     return JSON.stringify(paymentToWire(this.own(caller, id)));
   }
 
-  /** `POST /payments/{id}/cancel`: pending only, else 409 `not_pending`. */
+  /** `payments.cancel`: pending only, else 409 `not_pending`. */
   cancel(caller: Caller, id: string): { status: 'cancelled' } {
     const p = this.own(caller, id);
     if (p.status !== 'pending') {

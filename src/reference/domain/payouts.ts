@@ -23,7 +23,7 @@ export class PayoutStore extends RecordStore<PayoutRecord> {
     super(deps, 'payout');
   }
 
-  /** `POST /payouts`: 400 for a bad body, 422 for a route the merchant cannot use. */
+  /** `payouts.create`: 400 for a bad body, 422 for a route the merchant cannot use. */
   create(caller: Caller, raw: unknown, idempotencyKey: string | undefined): Created<CreatePayoutResponse> {
     const input = parseBody(inputSchemas(true).CreatePayoutInput, raw);
     return this.createOnce(
@@ -105,7 +105,7 @@ export class PayoutStore extends RecordStore<PayoutRecord> {
     return body;
   }
 
-  /** `GET /payouts/{id}`: same merchant and mode only, else 404. */
+  /** `payouts.get`: same merchant and mode only, else 404. */
   read(caller: Caller, id: string): Payout {
     return payoutToWire(owned(caller, this.records.get(id), 'payout'));
   }

@@ -25,7 +25,7 @@ export class RefundStore extends RecordStore<RefundRecord> {
     this.#payments = payments;
   }
 
-  /** `POST /payments/{id}/refund`. An absent or zero `amount` refunds the whole remaining balance. */
+  /** `payments.refund`. An absent or zero `amount` refunds the whole remaining balance. */
   create(
     caller: Caller,
     paymentId: string,

@@ -19,7 +19,7 @@ export function refundToWire(r: RefundRecord): Refund {
 
 const CARD_BRANDS = ['MIR', 'VISA', 'MASTERCARD'] as const;
 
-/** A payment as `GET /payments/{id}` shows it (spec 2.1). */
+/** A payment as `payments.get` shows it (spec 2.1). */
 export function paymentToWire(p: PaymentRecord): Payment {
   // Who paid is not stored: it is derived from the payment id, so every read shows the same simulated buyer and a
   // stored payment costs no extra memory for it.
@@ -63,7 +63,7 @@ function rrnOf(p: PaymentRecord): string {
   return String(n).padStart(12, '0');
 }
 
-/** A payout as `GET /payouts/{id}` shows it (spec 2.7). */
+/** A payout as `payouts.get` shows it (spec 2.7). */
 export function payoutToWire(p: PayoutRecord): Payout {
   return {
     id: p.id,
