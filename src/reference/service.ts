@@ -187,6 +187,8 @@ export function createReference(options: ReferenceOptions = {}): Reference {
         res = toResponse(err, log);
       }
       try {
+        // Set here, not by hono's requestId middleware: that one echoes a client's X-Request-Id, and the spec's id is
+        // the service's own; here it also reaches answers made outside the app (a fault's, a failed route's).
         res.headers.set('x-request-id', `req_${crypto.randomUUID()}`);
       } catch {
         // A Response with immutable headers (a passed-through fetch) keeps them as they are.

@@ -4,36 +4,7 @@ import { type FaultRuleInput, parseFaultRules } from '../faults/index.js';
 import { redactSecrets } from '../../internal/redact.js';
 import { PUBLIC_PREFIX, pathOf } from '../../schemas/operations.js';
 import type { RunningReference } from '../start.js';
-
-/** The `psp-reference --help` text. */
-export const USAGE = `Usage: psp-reference [options]
-       psp-reference trigger <event> [options]   (psp-reference trigger --help)
-
-Starts the in-memory reference of the Payment Service Public API: one merchant with a test API key,
-state kept in memory only.
-
-Options:
-  --host <address>      address to bind (default 127.0.0.1; 0.0.0.0 for every interface)
-  --port <number>       port to bind, 0 for a free one (default 4010)
-  --clock <real|manual> service clock: the wall clock, or one that stands still until
-                        POST /_simulator/clock/advance moves it (default real)
-  --public-url <url>    origin to put in payment_url (default: the origin each request used)
-  --trust-proxy         take the client address from X-Forwarded-For for the IP allow-list
-  --allow-private-webhooks
-                        let webhooks go to private and loopback addresses when --host is not a
-                        loopback address (on loopback they always may)
-  --state <file>        start from this snapshot file when it exists, and write the whole state there
-                        within about a second of each change and on SIGINT/SIGTERM (owner-only: it
-                        holds the keys and secrets)
-  --faults <file>       fault rules to play on the public API from the start (a JSON array, as
-                        POST /_simulator/faults takes them)
-  --seed <integer>      makes the fault rules' probability draws repeatable (default random)
-  --json                print the startup facts as one JSON line on stdout; logs go to stderr
-  -q, --quiet           no request or service log lines on stderr
-  -v, --version         print the package's version and exit
-  -h, --help            show this help
-
-Stop it with Ctrl+C (SIGINT) or SIGTERM.`;
+import { type CliOption, optionsHelp, parserOptions } from './usage.js';
 
 /** What the command line asked for, after validation. */
 export interface CliConfig {
@@ -66,20 +37,75 @@ export class UsageError extends Error {
 }
 
 const OPTIONS = {
-  host: { type: 'string', default: '127.0.0.1' },
-  port: { type: 'string', default: '4010' },
-  clock: { type: 'string', default: 'real' },
-  'public-url': { type: 'string' },
-  'trust-proxy': { type: 'boolean', default: false },
-  'allow-private-webhooks': { type: 'boolean', default: false },
-  state: { type: 'string' },
-  faults: { type: 'string' },
-  seed: { type: 'string' },
-  json: { type: 'boolean', default: false },
-  quiet: { type: 'boolean', short: 'q', default: false },
-  help: { type: 'boolean', short: 'h', default: false },
-  version: { type: 'boolean', short: 'v', default: false },
-} as const;
+  host: {
+    type: 'string',
+    default: '127.0.0.1',
+    value: '<address>',
+    help: 'address to bind (default 127.0.0.1; 0.0.0.0 for every interface)',
+  },
+  port: {
+    type: 'string',
+    default: '4010',
+    value: '<number>',
+    help: 'port to bind, 0 for a free one (default 4010)',
+  },
+  clock: {
+    type: 'string',
+    default: 'real',
+    value: '<real|manual>',
+    help: 'service clock: the wall clock, or one that stands still until POST /_simulator/clock/advance moves it (default real)',
+  },
+  'public-url': {
+    type: 'string',
+    value: '<url>',
+    help: 'origin to put in payment_url (default: the origin each request used)',
+  },
+  'trust-proxy': {
+    type: 'boolean',
+    default: false,
+    help: 'take the client address from X-Forwarded-For for the IP allow-list',
+  },
+  'allow-private-webhooks': {
+    type: 'boolean',
+    default: false,
+    help: 'let webhooks go to private and loopback addresses when --host is not a loopback address (on loopback they always may)',
+  },
+  state: {
+    type: 'string',
+    value: '<file>',
+    help: 'start from this snapshot file when it exists, and write the whole state there within about a second of each change and on SIGINT/SIGTERM (owner-only: it holds the keys and secrets)',
+  },
+  faults: {
+    type: 'string',
+    value: '<file>',
+    help: 'fault rules to play on the public API from the start (a JSON array, as POST /_simulator/faults takes them)',
+  },
+  seed: {
+    type: 'string',
+    value: '<integer>',
+    help: "makes the fault rules' probability draws repeatable (default random)",
+  },
+  json: {
+    type: 'boolean',
+    default: false,
+    help: 'print the startup facts as one JSON line on stdout; logs go to stderr',
+  },
+  quiet: { type: 'boolean', short: 'q', default: false, help: 'no request or service log lines on stderr' },
+  version: { type: 'boolean', short: 'v', default: false, help: "print the package's version and exit" },
+  help: { type: 'boolean', short: 'h', default: false, help: 'show this help' },
+} as const satisfies Record<string, CliOption>;
+
+/** The `psp-reference --help` text. */
+export const USAGE = `Usage: psp-reference [options]
+       psp-reference trigger <event> [options]   (psp-reference trigger --help)
+
+Starts the in-memory reference of the Payment Service Public API: one merchant with a test API key,
+state kept in memory only.
+
+Options:
+${optionsHelp(OPTIONS)}
+
+Stop it with Ctrl+C (SIGINT) or SIGTERM.`;
 
 /** Parses and validates argv (without the node and script paths). Throws {@link UsageError}. */
 export function parseCliArgs(argv: string[]): CliConfig {
@@ -124,7 +150,8 @@ export function parseCliArgs(argv: string[]): CliConfig {
 
 function parseFlags(argv: string[]) {
   try {
-    return parseArgs({ args: argv, strict: true, allowPositionals: false, options: OPTIONS }).values;
+    return parseArgs({ args: argv, strict: true, allowPositionals: false, options: parserOptions(OPTIONS) })
+      .values;
   } catch (error) {
     // parseArgs' messages name the flag ("Unknown option '--prot'"); keep them, drop Node's error code.
     throw new UsageError((error as Error).message);

@@ -9,6 +9,30 @@ import { API_KEY_RE } from '../../schemas/limits.js';
 import { adminTokenProblem } from '../domain/admin-token.js';
 import { planPaymentOutcome, planPayoutOutcome } from '../domain/outcomes.js';
 import { redactSecrets } from '../../internal/redact.js';
+import { type CliOption, optionsHelp, parserOptions } from './usage.js';
+
+const OPTIONS = {
+  'base-url': { type: 'string', value: '<url>', help: "the reference's base URL (PSP_BASE_URL)" },
+  'admin-token': {
+    type: 'string',
+    value: '<token>',
+    help: 'its admin token, for /_simulator (PSP_ADMIN_TOKEN)',
+  },
+  'api-key': { type: 'string', value: '<key>', help: 'a test API key of the merchant (PSP_API_KEY)' },
+  amount: {
+    type: 'string',
+    default: '1000',
+    value: '<integer>',
+    help: "the payment's or payout's amount in minor units, kopecks (default 1000: 10.00 RUB)",
+  },
+  'webhook-url': {
+    type: 'string',
+    value: '<url>',
+    help: "set as the created payment's webhook_url (payment events only)",
+  },
+  json: { type: 'boolean', default: false, help: 'print one JSON object { event, objects: [...] }' },
+  help: { type: 'boolean', short: 'h', default: false, help: 'show this help' },
+} as const satisfies Record<string, CliOption>;
 
 /** The `psp-reference trigger --help` text. */
 export const TRIGGER_USAGE = `Usage: psp-reference trigger <event> [options]
@@ -19,13 +43,7 @@ Makes a running reference emit one webhook event: creates what the event needs t
 Events: ${WEBHOOK_EVENTS.join(', ')}
 
 Options (each of the first three may come from the environment instead):
-  --base-url <url>      the reference's base URL             (PSP_BASE_URL)
-  --admin-token <token> its admin token, for /_simulator     (PSP_ADMIN_TOKEN)
-  --api-key <key>       a test API key of the merchant       (PSP_API_KEY)
-  --amount <integer>    the payment's or payout's amount in minor units, kopecks (default 1000: 10.00 RUB)
-  --webhook-url <url>   set as the created payment's webhook_url (payment events only)
-  --json                print one JSON object { event, objects: [...] }
-  -h, --help            show this help
+${optionsHelp(OPTIONS)}
 
 Exit status: 0 the event was triggered; 1 the service refused a request (its error code is printed);
 2 a bad or missing parameter.`;
@@ -48,16 +66,6 @@ const shown = (text: string, max: number) => JSON.stringify(redactSecrets(text).
 export class TriggerUsageError extends Error {
   override readonly name = 'TriggerUsageError';
 }
-
-const OPTIONS = {
-  'base-url': { type: 'string' },
-  'admin-token': { type: 'string' },
-  'api-key': { type: 'string' },
-  amount: { type: 'string', default: '1000' },
-  'webhook-url': { type: 'string' },
-  json: { type: 'boolean', default: false },
-  help: { type: 'boolean', short: 'h', default: false },
-} as const;
 
 /**
  * Parses and checks `trigger`'s argv (after the word `trigger`) with `env` as the fallback for the connection
@@ -137,7 +145,7 @@ const amountProblem = (value: string) =>
 
 function parseFlags(argv: string[]) {
   try {
-    return parseArgs({ args: argv, strict: true, allowPositionals: true, options: OPTIONS });
+    return parseArgs({ args: argv, strict: true, allowPositionals: true, options: parserOptions(OPTIONS) });
   } catch (error) {
     throw new TriggerUsageError(flagProblem(argv) ?? redactSecrets((error as Error).message));
   }
@@ -152,7 +160,7 @@ function flagProblem(argv: string[]): string | undefined {
     args: argv,
     strict: false,
     allowPositionals: true,
-    options: OPTIONS,
+    options: parserOptions(OPTIONS),
     tokens: true,
   });
   for (const token of tokens) {
