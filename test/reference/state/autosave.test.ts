@@ -32,7 +32,10 @@ describe('autosave (the --state writes between signals)', () => {
     await vi.advanceTimersByTimeAsync(1);
     expect(taken).toBe(1);
     saver.changed(); // while the write runs: one more write follows it
-    await vi.waitFor(async () => expect(await readdir(dir)).toEqual(['state.json']));
+    // The write is over when it has armed the next one: the file appears at the rename, a directory sync before
+    // that (waiting on the file alone raced the sync on a loaded machine, and the timer was armed too late).
+    await vi.waitFor(() => expect(vi.getTimerCount()).toBe(1));
+    expect(await readdir(dir)).toEqual(['state.json']);
     await vi.advanceTimersByTimeAsync(500);
     expect(taken).toBe(2);
     await saver.close();
