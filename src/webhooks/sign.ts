@@ -1,41 +1,7 @@
-import { hmacSha256HexParts } from '../internal/hmac.js';
 import type { SignatureVersion } from '../schemas/names.js';
-import { secretProblem } from './signature.js';
+import { computeSignatureHeader } from '../internal/webhook-signature.js';
 
-/** Input of {@link computeSignatureHeader}. */
-export interface SignatureHeaderInput {
-  /** The endpoint's `whs_...` secret, prefix included. */
-  secret: string;
-  /** The exact body that will be sent. */
-  body: string | Uint8Array;
-  /** Default `v2`. */
-  version?: SignatureVersion;
-  /** Unix seconds (an integer) that `t=` carries; required for v2, ignored for v1. */
-  timestamp?: number;
-}
-
-/**
- * The `X-PSP-Signature` value for a body: pure (no clock, no randomness), so the service's sender and tests
- * produce identical headers. v2: `t=<ts>,v1=<hex>,v2=<hex>`, both HMAC over `"<ts>.<body>"` (spec 6.1 gives the v2
- * format one computation; a body-only `v1=` would be a legacy `sha256=` signature that a captured v2 header hands
- * to anyone, replayable forever); v1: `sha256=<HMAC(body)>`.
- *
- * @throws {TypeError} on an unusable secret or timestamp (the message never contains the secret).
- * @example
- * const signature = computeSignatureHeader({ secret, body, timestamp: Math.floor(Date.now() / 1000) });
- */
-export function computeSignatureHeader(input: SignatureHeaderInput): string {
-  const { secret, body, version = 'v2', timestamp } = input;
-  const problem = secretProblem(secret);
-  if (problem) throw new TypeError(`The webhook secret ${problem}.`);
-  if (version === 'v1') return `sha256=${hmacSha256HexParts(secret, [body])}`;
-  // The 1e11 bound (year 5138) catches epoch milliseconds passed by mistake.
-  const ts = timestamp as number;
-  if (version !== 'v2' || !Number.isSafeInteger(ts) || ts < 0 || ts >= 1e11)
-    throw new TypeError('timestamp must be integer Unix seconds (not ms); version v1 or v2.');
-  const signed = hmacSha256HexParts(secret, [`${timestamp}.`, body]);
-  return `t=${timestamp},v1=${signed},v2=${signed}`;
-}
+export { computeSignatureHeader, type SignatureHeaderInput } from '../internal/webhook-signature.js';
 
 /** Options of {@link signWebhook}. */
 export interface SignWebhookOptions {

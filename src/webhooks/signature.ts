@@ -68,17 +68,3 @@ function hex(v: string): string {
 function malformed(): never {
   return fail('malformed_signature', 'X-PSP-Signature is neither t=<unix>,v2=<hex> nor sha256=<hex>.');
 }
-
-/**
- * Why a webhook secret is unusable, or undefined when it is fine. The text names the problem, never the secret.
- *
- * @example
- * secretProblem('thm_x'); // "is a thm_ key, not a whs_ secret"
- */
-export function secretProblem(secret: unknown): string | undefined {
-  if (typeof secret !== 'string') return 'is not a string';
-  if (secret.trim() !== secret) return 'has surrounding whitespace';
-  if (/^whs_./.test(secret)) return undefined;
-  const other = /^(thm|sk)_/.exec(secret)?.[0];
-  return other ? `is a ${other} key, not a whs_ secret` : 'must be the whole whs_... string';
-}

@@ -1,7 +1,8 @@
 import { fail } from './errors.js';
 import { hmacSha256HexParts, timingSafeEqualString } from '../internal/hmac.js';
 import { header, type RawWebhookBody, rawBody as toRaw, type WebhookHeaders } from './input.js';
-import { parseSignatureHeader, secretProblem } from './signature.js';
+import { secretProblem } from '../internal/webhook-signature.js';
+import { parseSignatureHeader } from './signature.js';
 import type { WebhookEvent } from './types.js';
 
 /** Options of {@link verifyWebhook}. */

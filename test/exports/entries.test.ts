@@ -1,3 +1,4 @@
+import { posix } from 'node:path';
 // Issue 22 item 6: each public entry exports what a user needs and nothing else, each exported name under src/
 // means one thing, and the domain imports nothing above it. A new export changes a list below: a conscious change,
 // named in a changeset.
@@ -262,6 +263,14 @@ describe('names under src/', () => {
       .filter(([, spec]) => spec.startsWith('.'))
       .filter(([, spec]) => !/^\.\/[^/]+$|^\.\.\/\.\.\/(schemas|internal)\/[^/]+$/.test(spec));
     expect(outside).toEqual([]);
+  });
+
+  it("the reference imports no file of the client or of psp-sdk/webhooks (shared code is src/internal's); the trigger CLI drives a client by design", () => {
+    const crossing = sourceFiles()
+      .filter((f) => f.startsWith('src/reference/') && f !== 'src/reference/cli-trigger.ts')
+      .flatMap((f) => importsOf(f).map((spec) => `${f}: ${posix.join(posix.dirname(f), spec)}`))
+      .filter((line) => /: src\/(client|webhooks|resources)\//.test(line));
+    expect(crossing).toEqual([]);
   });
 });
 

@@ -1,4 +1,4 @@
-import { computeSignatureHeader } from '../../webhooks/sign.js';
+import { computeSignatureHeader } from '../../internal/webhook-signature.js';
 import type { SignatureVersion } from '../../schemas/names.js';
 import type { OutgoingWebhook } from './events.js';
 
