@@ -10,7 +10,7 @@ import { distFile } from '../lib/sdk.mjs';
 
 const { createReference } = await import(pathToFileURL(distFile('psp-sdk/reference')).href);
 const ref = createReference({ clock: 'manual' });
-const { facts } = ref;
+const facts = ref; // the startup facts are on the handle
 const base = 'http://127.0.0.1:4010';
 const headers = { authorization: `Bearer ${facts.api_key}`, 'content-type': 'application/json' };
 const patch = await ref.fetch(

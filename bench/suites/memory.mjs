@@ -34,7 +34,7 @@ async function call(method, path, token, body, extra = {}) {
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
   return res.json();
 }
-const { facts } = ref;
+const facts = ref; // the startup facts are on the handle
 await call('PATCH', `/_cabinet/merchants/${facts.merchant_id}`, facts.admin_token, {
   rate_limit: { limit: 1_000_000_000, window_seconds: 1 },
 });

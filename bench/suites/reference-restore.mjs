@@ -15,15 +15,15 @@ const ROUNDS = size(15, 5, 1);
 const mod = await import(pathToFileURL(distFile('psp-sdk/reference')).href).catch(() => ({}));
 const probe =
   typeof mod.createReference === 'function' ? mod.createReference({ clock: 'manual' }) : undefined;
-if (typeof probe?.simulator?.restore !== 'function') {
+if (typeof probe?.control?.restore !== 'function') {
   await probe?.close();
-  await emit('reference-restore', { ok: false, reason: 'psp-sdk/reference has no simulator.restore yet' });
+  await emit('reference-restore', { ok: false, reason: 'psp-sdk/reference has no control.restore' });
   process.exit(0);
 }
 await probe.close();
 
 const ref = mod.createReference({ clock: 'manual' });
-const { facts } = ref;
+const facts = ref; // the startup facts are on the handle
 const base = 'http://127.0.0.1:4010';
 async function call(method, path, token, body, extra = {}) {
   const res = await ref.fetch(
