@@ -12,7 +12,7 @@ import { assertNoIssues, idempotencyKeyIssue, jsonBody, pathIssue, templateIssue
  * Options of {@link PspClient.request}.
  *
  * @example
- * await client.request('POST', '/payments', { body: { amount: 100 }, idempotencyKey: 'k-1' });
+ * await client.request('POST', '/payment-links', { body: { amount: 100 }, idempotencyKey: 'k-1' }); // newer than this SDK
  */
 export interface RawRequestOptions extends RequestOptions {
   /** A JSON-serialisable body. */
@@ -83,7 +83,7 @@ export class PspClient {
    * `PspValidationError` before anything is sent.
    *
    * @example
-   * const raw = await client.request<{ items: unknown[] }>('GET', '/banks/sbp');
+   * const raw = await client.request<{ items: unknown[] }>('GET', '/payment-links'); // an endpoint newer than this SDK
    * await client.request('GET', `/customers/${customerId}`, { template: '/customers/{customer}' });
    */
   request<T = unknown>(method: 'GET' | 'POST', path: string, options: RawRequestOptions = {}): ApiPromise<T> {

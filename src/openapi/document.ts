@@ -157,7 +157,7 @@ function webhooks(): Record<string, JsonSchema> {
  * @param version The package version, the document's `info.version`.
  * @example
  * const doc = buildOpenApiDocument('0.1.0');
- * Object.keys(doc.paths); // ['/api/v1/public/payments', ...]
+ * Object.keys(doc.paths).length; // one path per row of the table of operations, under /api/v1/public
  */
 export function buildOpenApiDocument(version: string): OpenApiDocument {
   return {

@@ -81,9 +81,7 @@ export interface ReferenceStats {
  * A running in-memory Payment Service, made by {@link createReference}.
  *
  * @example
- * const res = await ref.fetch(new Request(`http://ref.test/api/v1/public/banks/sbp`, {
- *   headers: { authorization: `Bearer ${ref.api_key}` },
- * }));
+ * const res = await ref.fetch(new Request('http://ref.test/openapi.json')); // no socket, no port
  */
 export interface Reference extends StartupFacts, ReferenceControl {
   /** The whole service: public API, `/_cabinet`, `/_simulator` and the buyer's page at `/pay`. */
@@ -112,11 +110,12 @@ function makeClock(option: ReferenceOptions['clock']): Clock {
  * @example
  * ```ts
  * const ref = createReference({ clock: 'manual' });
- * const res = await ref.fetch(new Request('http://ref.test/api/v1/public/payments', {
- *   method: 'POST',
- *   headers: { authorization: `Bearer ${ref.api_key}`, 'content-type': 'application/json' },
- *   body: JSON.stringify({ amount: 1000 }),
- * }));
+ * const psp = new PspClient({
+ *   apiKey: ref.api_key,
+ *   baseUrl: 'http://ref.test',
+ *   fetch: (input, init) => ref.fetch(new Request(input, init)), // no socket, no port
+ * });
+ * const { payment } = await psp.payments.create({ amount: 1000 });
  * await ref.control.advanceClock(1800); // the payment link expires
  * await ref.close();
  * ```
