@@ -8,6 +8,14 @@ export interface FieldIssue {
 
 const GENERIC = 'Invalid input';
 
+/**
+ * The parse options of every schema the SDK and the reference run (`schema.safeParse(value, OWN_MESSAGES)`). zod
+ * keeps its config on `globalThis`, shared by every copy of zod in the process, and `import 'zod'` (the classic
+ * API many apps load) sets an English locale there: without these options zod's wording ("Unrecognized key")
+ * would replace the messages below, so one bad input would read differently depending on what else the app loaded.
+ */
+export const OWN_MESSAGES: z.core.ParseContext<z.core.$ZodIssue> = { error: () => GENERIC };
+
 /** Messages for the issues the SDK's own schemas can raise without a message of their own. */
 function basic(issue: z.core.$ZodIssue): string | undefined {
   if (issue.code === 'invalid_type') return `must be ${issue.expected}`;
