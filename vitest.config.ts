@@ -3,14 +3,39 @@ import { defineConfig } from 'vitest/config';
 
 // The package smoke tests (test/package) run against the packed build under several runtimes: they have their
 // own config and run after the build, see scripts/test.mjs.
+const exclude = ['**/node_modules/**', 'test/package/**', 'test/support/runtimes/**'];
+
+// These files import the guides' code blocks into the test's process, and a block leaves running what the app it
+// shows would (a Redis client that reconnects forever, a listening server): each gets a process of its own.
+const ownProcess = ['test/docs/doc-run.test.ts', 'test/docs/replicas-node-recipe.test.ts'];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    exclude: ['**/node_modules/**', 'test/package/**', 'test/support/runtimes/**'],
+    exclude,
     environment: 'node',
     // Vitest's default (cores - 1) runs one file at a time on CI's 2 cores, while most files spend their time
     // waiting on sockets, child processes and timers: two at a time overlap one file's waits with another's work.
     maxWorkers: Math.max(2, availableParallelism() - 1),
+    // One module graph per worker, not per file: a file's import of src/ (the reference, zod's schemas, hono) was
+    // about 40 % of the suite's CPU. What a file may change for the whole process is put back after each file by
+    // test/support/per-file.ts; src/ keeps no state that one file's test could leave for another's (zod's global
+    // config, which an app's `import 'zod'` sets, is kept out of every parse: OWN_MESSAGES in src/schemas/issues.ts).
+    projects: [
+      // Projects extend this config, and arrays merge: each names its own files, the shared one minus the others.
+      {
+        extends: true,
+        test: {
+          name: 'shared',
+          isolate: false,
+          include: ['test/**/*.test.ts'],
+          exclude: ownProcess,
+          // Bundles the scripts tests start as child processes (test/support/bundles.ts), once per run.
+          globalSetup: ['test/support/global-setup.ts'],
+        },
+      },
+      { extends: true, test: { name: 'own process', isolate: true, include: ownProcess } },
+    ],
+    setupFiles: ['test/support/per-file.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     coverage: {

@@ -36,6 +36,18 @@ export function rememberSecret(secret: string): void {
   knownRe = undefined;
 }
 
+/**
+ * Forgets every remembered secret, as a new process starts. For a test runner that runs many test files in one
+ * process (vitest with `isolate: false`): a secret one file gave a client is not masked in another file's text.
+ *
+ * @example
+ * afterAll(() => forgetSecrets());
+ */
+export function forgetSecrets(): void {
+  known.clear();
+  knownRe = undefined;
+}
+
 function knownPattern(): RegExp | undefined {
   if (!known.size) return undefined;
   // Every 8 characters in a row of a secret, then the rest of the run of secret characters: a longer piece goes

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseCliArgs, UsageError } from '../../src/reference/adapters/cli-args.js';
+import { bundled } from '../support/bundles.js';
 
 // `--faults <file>` and `--seed <integer>`: rules loaded at start, a bad file stops the start with exit 2 naming
 // the file and the field.
@@ -25,7 +26,7 @@ afterEach(() => {
 function run(
   args: string[],
 ): Promise<{ line?: string; code?: number | null; stderr: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/reference/cli.ts', ...args], {
+  const child = spawn(process.execPath, [bundled('cli'), ...args], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -44,7 +45,7 @@ function run(
   });
 }
 
-// Each run starts a child process through tsx: room for a loaded machine.
+// Each run starts a child process: room for a loaded machine.
 describe('psp-reference --faults and --seed', { timeout: 60_000 }, () => {
   it('loads the rules at start and plays them on the public API only', async () => {
     const rules = file(

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createReference } from '../../src/reference/service.js';
 import { readStateFile, StateFileError, writeStateFile } from '../../src/reference/state/file.js';
+import { bundled } from '../support/bundles.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const children: ChildProcess[] = [];
@@ -23,7 +24,7 @@ async function tempDir(): Promise<string> {
 
 /** Runs the CLI; `facts` is its JSON line (or rejects with its stderr when it exits first). */
 function cli(args: string[]) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/reference/cli.ts', ...args], {
+  const child = spawn(process.execPath, [bundled('cli'), ...args], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -8,6 +8,7 @@ import { WEBHOOK_EVENTS } from '../../src/schemas/names.js';
 import { parseTriggerArgs } from '../../src/reference/adapters/trigger-args.js';
 import { type TriggerResult, triggerCommand } from '../../src/reference/cli-trigger.js';
 import { type RunningReference, startReference } from '../../src/reference/start.js';
+import { bundled } from '../support/bundles.js';
 
 // `psp-reference trigger` against a real started reference (manual clock: no payout or expiry timer moves anything
 // on its own), with a webhook receiver that records what the reference delivers.
@@ -475,7 +476,7 @@ describe('psp-reference trigger', () => {
       new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
         const child = spawn(
           process.execPath,
-          ['--import', 'tsx', 'src/reference/cli.ts', 'trigger', ...args],
+          [bundled('cli'), 'trigger', ...args],
           {
             cwd: root,
             env: {

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { bundled } from '../support/bundles.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const children: ChildProcess[] = [];
@@ -19,7 +20,7 @@ interface Cli {
 }
 
 function cli(args: string[], script?: string): Cli {
-  const argv = script ? [script, ...args] : ['--import', 'tsx', 'src/reference/cli.ts', ...args];
+  const argv = [script ?? bundled('cli'), ...args];
   const child = spawn(process.execPath, argv, {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -4,7 +4,8 @@
  * one-unit refunds in a row with one API key, optionally with a webhook endpoint that is down (its port refuses
  * connections, and the manual clock never brings a retry due). Prints one JSON line with the figures.
  *
- * Usage: node --expose-gc --import tsx test/reference/refund-memory-run.ts <refunds> <none|down>
+ * Usage: node --expose-gc test-output/bundles/refund-memory-run.mjs <refunds> <none|down>
+ * (the bundle test/support/global-setup.ts makes of this file at the start of a vitest run).
  */
 import { createServer } from 'node:net';
 import { createReference } from '../../src/reference/service.js';

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { bundled } from '../support/bundles.js';
 
 // Issue 13, hole 1: memory grew with the square of the refunds on one payment (each `payment.refunded` webhook
 // carries the whole payment with every refund so far). 10,000 one-unit refunds in a row on one payment, with one
@@ -24,7 +25,7 @@ interface Figures {
 async function measure(endpoint: 'none' | 'down'): Promise<Figures> {
   const { stdout } = await run(
     process.execPath,
-    ['--expose-gc', '--import', 'tsx', 'test/reference/refund-memory-run.ts', String(REFUNDS), endpoint],
+    ['--expose-gc', bundled('refund-memory-run'), String(REFUNDS), endpoint],
     { timeout: 240_000, maxBuffer: 1 << 20 },
   );
   const line = stdout.trim().split('\n').pop()!;

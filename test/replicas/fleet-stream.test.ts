@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningReference, startReference } from '../../src/reference/start.js';
 import { haveRedis, type RedisServer, startRedisServer } from '../support/redis-server.js';
 import { createPayment } from './fixtures/stream-contenders.js';
+import { bundled } from '../support/bundles.js';
 
 const TTL = 2_000;
 
@@ -22,7 +23,7 @@ interface Replica {
 }
 
 function spawnReplica(env: Record<string, string>): Replica {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/replicas/fixtures/stream-child.ts'], {
+  const child = spawn(process.execPath, [bundled('stream-child')], {
     env: { ...process.env, ...env, PSP_LOG: 'debug' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

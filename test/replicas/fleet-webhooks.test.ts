@@ -14,9 +14,9 @@ import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningReference, startReference } from '../../src/reference/index.js';
 import { haveRedis, type RedisServer, startRedisServer } from '../support/redis-server.js';
+import { bundled } from '../support/bundles.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-const RECEIVER = join('test', 'replicas', 'fixtures', 'webhook-receiver.ts');
 const PAYMENTS = 12;
 // Far above a handler's run on a loaded machine, so a live replica's lease never runs out under it.
 const LEASE_MS = 5000;
@@ -29,7 +29,7 @@ interface Replica {
 }
 
 async function startReplica(env: Record<string, string>): Promise<Replica> {
-  const child = spawn(process.execPath, ['--import', 'tsx', RECEIVER], {
+  const child = spawn(process.execPath, [bundled('webhook-receiver')], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
