@@ -474,19 +474,15 @@ describe('psp-reference trigger', () => {
     const root = join(import.meta.dirname, '..', '..');
     const run = (args: string[]) =>
       new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
-        const child = spawn(
-          process.execPath,
-          [bundled('cli'), 'trigger', ...args],
-          {
-            cwd: root,
-            env: {
-              ...process.env,
-              PSP_BASE_URL: ref.base_url,
-              PSP_ADMIN_TOKEN: ref.admin_token,
-              PSP_API_KEY: ref.api_key,
-            },
+        const child = spawn(process.execPath, [bundled('cli'), 'trigger', ...args], {
+          cwd: root,
+          env: {
+            ...process.env,
+            PSP_BASE_URL: ref.base_url,
+            PSP_ADMIN_TOKEN: ref.admin_token,
+            PSP_API_KEY: ref.api_key,
           },
-        );
+        });
         let out = '';
         let err = '';
         child.stdout.setEncoding('utf8').on('data', (c: string) => {
