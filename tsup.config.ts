@@ -1,4 +1,5 @@
 import { rmSync } from 'node:fs';
+import type { Plugin } from 'esbuild';
 import { defineConfig, type Options } from 'tsup';
 
 const entry = {
@@ -20,7 +21,7 @@ rmSync(new URL(`./${outDir}`, import.meta.url), { recursive: true, force: true }
 // - ESM: loading zod/mini's many small modules one by one is most of a cold import. Measured here (CPU time over
 //   `node -e 0`, scripts/import-budget.mjs): `import('psp-sdk')` +99 ms with them external, +38 ms bundled,
 //   against a 40 ms budget. Bundle size is the same either way (size-limit counts dependencies).
-// hono, @hono/node-server and ipaddr.js (reference only) stay external; zod stays a dependency for the .d.ts files.
+// zod stays a dependency for the .d.ts files.
 const clientDeps = [
   'ky',
   /^ky\//,
@@ -31,6 +32,22 @@ const clientDeps = [
   'eventsource-parser',
   /^eventsource-parser\//,
 ];
+// The reference's dependencies are bundled too, into its own chunks (scripts/check-dist.mjs keeps them out of the
+// client's and webhooks' entries): `import('psp-sdk/reference')` loaded 43 files, 31 of them hono's one module per
+// file, and node's loader (resolve through each package's `exports`, read, compile, link) was a third of the
+// import's CPU (bench/analysis.md, "import + start + first call"). Bundled: 124 -> 55 ms of CPU (medians here).
+const referenceDeps = ['hono', /^hono\//, '@hono/node-server', /^@hono\/node-server\//, 'ipaddr.js'];
+// @hono/node-server imports node's modules by their bare names ('http'), which a platform-neutral build would try
+// to resolve as packages: they stay external, as bare as tsup writes our own node: imports.
+const nodeBuiltins: Plugin = {
+  name: 'node-builtins',
+  setup(build) {
+    build.onResolve({ filter: /^(crypto|http|http2|stream)$/ }, (args) => ({
+      path: args.path,
+      external: true,
+    }));
+  },
+};
 // msw is an optional peer of psp-sdk/reference/msw: never bundled.
 const external = [/^node:/, 'msw', /^msw\//];
 const dts: Options['dts'] = { compilerOptions: { ignoreDeprecations: '6.0' } };
@@ -49,8 +66,13 @@ export default defineConfig([
     sourcemap: true,
     splitting: true,
     treeshake: true,
-    noExternal: clientDeps,
+    noExternal: [...clientDeps, ...referenceDeps],
     external,
+    esbuildPlugins: [nodeBuiltins],
+    esbuildOptions(options) {
+      // ipaddr.js has `main` only (CommonJS, no `exports`), which a neutral build does not read by default.
+      options.mainFields = ['module', 'main'];
+    },
   },
   {
     entry,
@@ -67,7 +89,7 @@ export default defineConfig([
     sourcemap: true,
     splitting: false,
     treeshake: true,
-    noExternal: clientDeps,
+    noExternal: [...clientDeps, ...referenceDeps],
     external,
   },
   {
