@@ -81,7 +81,9 @@ run(tsx, ['scripts/build-openapi.ts', '--check']);
 if (fresh) {
   console.error('prepack: dist/ is newer than every source, not rebuilding');
 } else {
-  console.error('prepack: building dist/ (tsup, then the .d.cts twins of its .d.ts)');
+  // The steps of `npm run build` after its openapi.json (checked above, not rewritten: a pack ships what is committed).
+  console.error('prepack: building dist/ (tsup, the .d.cts twins of its .d.ts, the third-party notices)');
   run(tsup, []);
   run(join(root, 'scripts', 'types-cjs.mjs'), []);
+  run(join(root, 'scripts', 'notices.mjs'), []);
 }

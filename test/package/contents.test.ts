@@ -32,6 +32,25 @@ describe('the tarball npm pack makes', () => {
     expect(stray).toEqual([]);
   });
 
+  // Their licences ask it of anyone who redistributes their code: dist/ bundles the client's dependencies and the
+  // reference's (scripts/notices.mjs reads the list from the source maps).
+  it('ships the licence of every package whose code dist/ bundles', () => {
+    expect(files).toContain('dist/THIRD_PARTY_NOTICES.md');
+    const text = readFileSync(join(installed, 'dist', 'THIRD_PARTY_NOTICES.md'), 'utf8');
+    for (const name of [
+      'ky',
+      'zod',
+      '@noble/hashes',
+      'eventsource-parser',
+      'hono',
+      '@hono/node-server',
+      'ipaddr.js',
+    ])
+      expect(text, name).toMatch(
+        new RegExp(`^## ${name.replace('.', '\\.')} \\d+\\.\\d+\\.\\d+ \\(MIT\\)\\n\\n\`\`\`text\\n\\S`, 'm'),
+      );
+  });
+
   it('every exports target and the bin exist in the installed package', () => {
     const pkg = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as {
       exports: Record<string, string | Record<string, Record<string, string>>>;
