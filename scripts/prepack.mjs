@@ -9,10 +9,10 @@
 //   `npm test` builds.
 // Building needs the dev dependencies (tsx, tsup). A source folder without them (a downloaded archive: no .git, no
 // node_modules, no dist/) cannot build, and says so in one line naming the install routes that work.
-import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { binOf, buildDist, run } from './build-dist.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const built = join(root, 'dist', 'index.js');
@@ -41,27 +41,6 @@ function newestInput() {
   return newest;
 }
 
-/** The JS file of a dev dependency's bin, found as node would find the package (node_modules up the tree). */
-function binOf(pkg, name = pkg) {
-  for (let dir = root; ; dir = dirname(dir)) {
-    const manifest = join(dir, 'node_modules', pkg, 'package.json');
-    if (existsSync(manifest)) {
-      const { bin } = JSON.parse(readFileSync(manifest, 'utf8'));
-      return join(dirname(manifest), typeof bin === 'string' ? bin : bin[name]);
-    }
-    if (dirname(dir) === dir) return undefined;
-  }
-}
-
-/** Runs a bin with this node, its output on stderr (`npm pack --json` keeps stdout for the JSON). */
-function run(bin, args) {
-  const r = spawnSync(process.execPath, [bin, ...args], {
-    cwd: root,
-    stdio: ['ignore', process.stderr, 'inherit'],
-  });
-  if (r.status !== 0) process.exit(r.status ?? 1);
-}
-
 const fresh = existsSync(built) && statSync(built).mtimeMs >= newestInput();
 const tsx = binOf('tsx');
 const tsup = binOf('tsup');
@@ -81,9 +60,6 @@ run(tsx, ['scripts/build-openapi.ts', '--check']);
 if (fresh) {
   console.error('prepack: dist/ is newer than every source, not rebuilding');
 } else {
-  // The steps of `npm run build` after its openapi.json (checked above, not rewritten: a pack ships what is committed).
-  console.error('prepack: building dist/ (tsup, the .d.cts twins of its .d.ts, the third-party notices)');
-  run(tsup, []);
-  run(join(root, 'scripts', 'types-cjs.mjs'), []);
-  run(join(root, 'scripts', 'notices.mjs'), []);
+  console.error('prepack: building dist/ (scripts/build-dist.mjs)');
+  buildDist();
 }

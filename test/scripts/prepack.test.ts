@@ -18,7 +18,8 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 function sourceFolder(name: string, withDist: boolean): string {
   const dir = join(work, name);
   mkdirSync(join(dir, 'scripts'), { recursive: true });
-  cpSync(join(root, 'scripts', 'prepack.mjs'), join(dir, 'scripts', 'prepack.mjs'));
+  for (const script of ['prepack.mjs', 'build-dist.mjs'])
+    cpSync(join(root, 'scripts', script), join(dir, 'scripts', script));
   cpSync(join(root, 'package.json'), join(dir, 'package.json'));
   mkdirSync(join(dir, 'src'));
   writeFileSync(join(dir, 'src', 'index.ts'), 'export const x = 1;\n');
