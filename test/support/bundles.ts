@@ -1,10 +1,19 @@
 import { join } from 'node:path';
+import { inject } from 'vitest';
 
 // The scripts that tests start as child processes, bundled once per vitest run by the global setup
 // (test/support/global-setup.ts) from the same sources. Started through `node --import tsx`, each child paid
 // 1.3-2 s of CPU to compile src/ on the fly; the bundle starts in about 0.3 s. The bundle is made from src/ at
-// the start of every run, so a test never runs yesterday's code (dist/ would be as old as the last build).
-// Dependencies stay external: they load from node_modules as they do for a user.
+// the start of every run, so a test never runs yesterday's code (dist/ would be as old as the last build), and
+// each run has a folder of its own, so two runs at once (a watch mode beside `npm test`) never swap files under
+// each other. Dependencies stay external: they load from node_modules as they do for a user.
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The folder of this run's bundles (test/support/global-setup.ts). */
+    bundleDir: string;
+  }
+}
 
 const root = join(import.meta.dirname, '..', '..');
 
@@ -16,10 +25,10 @@ export const BUNDLE_ENTRIES = {
   'refund-memory-run': 'test/reference/refund-memory-run.ts',
 } as const;
 
-/** Where the global setup writes the bundles (under the repository, so their imports resolve node_modules). */
-export const BUNDLE_DIR = join(root, 'test-output', 'bundles');
+/** Where the runs' bundle folders go (under the repository, so the bundles' imports resolve its node_modules). */
+export const BUNDLES_ROOT = join(root, 'test-output', 'bundles');
 
 /** The bundled script of one entry: `spawn(process.execPath, [bundled('cli'), ...args])`. */
 export function bundled(name: keyof typeof BUNDLE_ENTRIES): string {
-  return join(BUNDLE_DIR, `${name}.mjs`);
+  return join(inject('bundleDir'), `${name}.mjs`);
 }

@@ -1,17 +1,27 @@
-import { rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { BUNDLE_DIR, BUNDLE_ENTRIES } from './bundles.js';
+import type { TestProject } from 'vitest/node';
+import { BUNDLE_ENTRIES, BUNDLES_ROOT } from './bundles.js';
 
 const root = join(import.meta.dirname, '..', '..');
 
-/** Vitest's global setup: bundles the child-process scripts of test/support/bundles.ts (about 0.3 s). */
-export default async function setup(): Promise<void> {
-  await rm(BUNDLE_DIR, { recursive: true, force: true });
+/**
+ * Vitest's global setup: bundles the child-process scripts of test/support/bundles.ts (about 0.3 s) into a folder
+ * of this run's own, and removes it when the run ends.
+ */
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  await mkdir(BUNDLES_ROOT, { recursive: true });
+  // A run that was killed left its folder: those older than a day go (no run lasts that long).
+  for (const name of await readdir(BUNDLES_ROOT)) {
+    const old = join(BUNDLES_ROOT, name);
+    if (Date.now() - (await stat(old)).mtimeMs > 86_400_000) await rm(old, { recursive: true, force: true });
+  }
+  const dir = await mkdtemp(join(BUNDLES_ROOT, 'run-'));
   await build({
     absWorkingDir: root,
     entryPoints: BUNDLE_ENTRIES,
-    outdir: BUNDLE_DIR,
+    outdir: dir,
     outExtension: { '.js': '.mjs' },
     bundle: true,
     // The entries share src/: one copy of each module in shared chunks, as tsup builds dist/.
@@ -24,4 +34,6 @@ export default async function setup(): Promise<void> {
     sourcemap: true,
     logLevel: 'error',
   });
+  project.provide('bundleDir', dir);
+  return () => rm(dir, { recursive: true, force: true });
 }
