@@ -1,5 +1,5 @@
 import type * as z from 'zod/mini';
-import { type FieldIssue, formatFieldIssues, OWN_MESSAGES, ownFieldIssues } from '../schemas/issues.js';
+import { type FieldIssue, formatFieldIssues, ownFieldIssues, parseOwn } from '../schemas/issues.js';
 import { IdempotencyKey } from '../schemas/inputs.js';
 import { responseSchemas } from '../schemas/resources.js';
 
@@ -17,7 +17,7 @@ const UUID_RE = /^[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}$/i;
  * checkInput(inputSchemas().CreatePaymentInput, { amount: 0 }); // throws: amount: must be at least 1
  */
 export function checkInput<T>(schema: z.ZodMiniType | undefined, input: T, extra: FieldIssue[] = []): T {
-  const r = schema?.safeParse(input, OWN_MESSAGES);
+  const r = schema && parseOwn(schema, input);
   const issues = !r || r.success ? extra : [...ownFieldIssues(r.error.issues), ...extra];
   if (issues.length > 0) throw new PspValidationError(issues);
   return input;
@@ -31,7 +31,7 @@ export function idIssue(field: string, id: unknown): FieldIssue[] {
 /** The issue for a bad caller-given Idempotency-Key, or none: the reference's rule, from its one schema. */
 export function idempotencyKeyIssue(key: unknown): FieldIssue[] {
   if (key === undefined) return [];
-  const r = IdempotencyKey.safeParse(key, OWN_MESSAGES);
+  const r = parseOwn(IdempotencyKey, key);
   return r.success
     ? []
     : ownFieldIssues(r.error.issues).map((i) => ({ field: 'idempotencyKey', message: i.message }));
@@ -100,7 +100,7 @@ export function assertNoIssues(issues: FieldIssue[]): void {
 export function responseParser<K extends keyof ResponseSchemas>(strict: boolean, name: K, what: string) {
   type T = z.output<ResponseSchemas[K]>;
   return (json: unknown, status: number): T => {
-    const r = responseSchemas(strict)[name].safeParse(json, OWN_MESSAGES);
+    const r = parseOwn(responseSchemas(strict)[name], json);
     // The checked value itself, unknown fields included (the schemas transform nothing; see `obj`).
     if (r.success) return json as T;
     const issues = ownFieldIssues(r.error.issues);

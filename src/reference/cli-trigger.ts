@@ -11,7 +11,7 @@ import { SDK_CODES } from '../schemas/errors.js';
 import type { WebhookEventName } from '../schemas/names.js';
 import { OPERATIONS, type OperationName, pathOf } from '../schemas/operations.js';
 import { responseSchemas } from '../schemas/resources.js';
-import { OWN_MESSAGES } from '../schemas/issues.js';
+import { parseOwn } from '../schemas/issues.js';
 import {
   parseTriggerArgs,
   TRIGGER_USAGE,
@@ -108,10 +108,7 @@ async function move(
   want: string,
 ): Promise<TriggeredObject['data']> {
   const path = `/_simulator/${type}s/${id}/${action}`;
-  const answer = (type === 'payment' ? S.Payment : S.Payout).safeParse(
-    await control(config, 'POST', path),
-    OWN_MESSAGES,
-  );
+  const answer = parseOwn(type === 'payment' ? S.Payment : S.Payout, await control(config, 'POST', path));
   if (!answer.success || answer.data.id !== id) {
     throw new TriggerFailedError(`POST ${path} did not answer with the ${type}: no event was triggered`);
   }

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { UUID_V4_RE, WEBHOOK_URL_PATTERN } from './limits.js';
-import { OWN_MESSAGES } from './issues.js';
+import { parseOwn } from './issues.js';
 
 /**
  * How a response schema treats drift from the spec.
@@ -90,7 +90,7 @@ export function arrayOf<T extends AnySchema>(element: T) {
       const list = ctx.value as unknown;
       if (!Array.isArray(list)) return;
       list.forEach((item, i) => {
-        const r = element.safeParse(item, OWN_MESSAGES);
+        const r = parseOwn(element, item);
         if (!r.success)
           for (const issue of r.error.issues)
             ctx.issues.push({ ...issue, input: item, path: [i, ...issue.path] } as z.core.$ZodRawIssue);

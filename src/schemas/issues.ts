@@ -9,12 +9,29 @@ export interface FieldIssue {
 const GENERIC = 'Invalid input';
 
 /**
- * The parse options of every schema the SDK and the reference run (`schema.safeParse(value, OWN_MESSAGES)`). zod
- * keeps its config on `globalThis`, shared by every copy of zod in the process, and `import 'zod'` (the classic
- * API many apps load) sets an English locale there: without these options zod's wording ("Unrecognized key")
- * would replace the messages below, so one bad input would read differently depending on what else the app loaded.
+ * Parse options that keep zod's global config out of the messages. zod keeps its config on `globalThis`, shared by
+ * every copy of zod in the process, and `import 'zod'` (the classic API many apps load) sets an English locale
+ * there: without these options zod's wording ("Unrecognized key") would replace the messages below, so one bad
+ * input would read differently depending on what else the app loaded. Use {@link parseOwn}, which passes them.
  */
 export const OWN_MESSAGES: z.core.ParseContext<z.core.$ZodIssue> = { error: () => GENERIC };
+
+/**
+ * `schema.safeParse(value)`, every parse of the SDK and the reference: a failure's messages are in the SDK's words
+ * whatever zod's global config holds ({@link OWN_MESSAGES}). Only a failing value is parsed a second time, with the
+ * options: passing them to every parse made a response's parse half as slow again (4.7 -> 6.8 µs for a payment),
+ * and the options change the messages, never whether a value passes.
+ *
+ * @example
+ * const r = parseOwn(inputSchemas(true).CreatePaymentInput, body); // r.error.issues: 'unknown field "x"'
+ */
+export function parseOwn<S extends z.ZodMiniType>(
+  schema: S,
+  value: unknown,
+): z.core.util.SafeParseResult<z.output<S>> {
+  const r = schema.safeParse(value) as z.core.util.SafeParseResult<z.output<S>>;
+  return r.success ? r : (schema.safeParse(value, OWN_MESSAGES) as typeof r);
+}
 
 /** Messages for the issues the SDK's own schemas can raise without a message of their own. */
 function basic(issue: z.core.$ZodIssue): string | undefined {

@@ -1,6 +1,6 @@
 import { CODE } from '../../schemas/errors.js';
 import type * as z from 'zod/mini';
-import { formatFieldIssues, OWN_MESSAGES, toFieldIssues } from '../../schemas/issues.js';
+import { formatFieldIssues, parseOwn, toFieldIssues } from '../../schemas/issues.js';
 import type { ApiKeyRecord, MerchantRecord, TerminalRecord } from './accounts.js';
 import { refuse } from './errors.js';
 
@@ -15,7 +15,7 @@ const MAX_MESSAGE = 1000;
 
 /** Validates a public-API body against a spec schema; a 400 `bad_request` naming each bad field otherwise. */
 export function parseBody<S extends z.ZodMiniType>(schema: S, raw: unknown): z.output<S> {
-  const r = schema.safeParse(raw, OWN_MESSAGES);
+  const r = parseOwn(schema, raw);
   if (!r.success) {
     const text = formatFieldIssues(toFieldIssues(r.error.issues));
     throw refuse(CODE.bad_request, text.length > MAX_MESSAGE ? `${text.slice(0, MAX_MESSAGE)}…` : text);

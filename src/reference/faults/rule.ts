@@ -1,6 +1,6 @@
 import { CODE } from '../../schemas/errors.js';
 import * as z from 'zod/mini';
-import { type FieldIssue, formatFieldIssues, OWN_MESSAGES, toFieldIssues } from '../../schemas/issues.js';
+import { type FieldIssue, formatFieldIssues, parseOwn, toFieldIssues } from '../../schemas/issues.js';
 
 /**
  * The most rules a reference holds. Every public request is compared with each rule, so the bound is also what
@@ -92,7 +92,7 @@ const ONLY: Record<string, { kinds: FaultRule['kind'][]; name: string }> = {
  * (`[2].` for the third rule of a list). Returns the rule, or the message naming every bad field.
  */
 export function checkFaultRule(input: unknown, where = ''): Omit<FaultRule, 'id'> | { error: string } {
-  const r = RuleSchema.safeParse(input, OWN_MESSAGES);
+  const r = parseOwn(RuleSchema, input);
   const issues: FieldIssue[] = r.success ? [] : toFieldIssues(r.error.issues);
   if (r.success) {
     for (const [field, only] of Object.entries(ONLY)) {

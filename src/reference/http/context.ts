@@ -1,7 +1,7 @@
 import { CODE } from '../../schemas/errors.js';
 import type { Context } from 'hono';
 import { IdempotencyKey } from '../../schemas/inputs.js';
-import { OWN_MESSAGES } from '../../schemas/issues.js';
+import { parseOwn } from '../../schemas/issues.js';
 import { IDEMPOTENCY_KEY_RULE, UUID_V4_RE } from '../../schemas/limits.js';
 import type { Domain } from '../domain/core.js';
 import type { CabinetApi, SimulatorApi } from '../control.js';
@@ -63,7 +63,7 @@ export function pathId(c: Context, what: string): string {
 export function idempotencyKey(c: Context): string | undefined {
   const value = c.req.header('idempotency-key');
   if (value === undefined) return undefined;
-  const r = IdempotencyKey.safeParse(value, OWN_MESSAGES);
+  const r = parseOwn(IdempotencyKey, value);
   if (!r.success) throw refuse(CODE.bad_request, `Idempotency-Key: ${IDEMPOTENCY_KEY_RULE}.`);
   return r.data;
 }

@@ -1,5 +1,5 @@
 import { CODE } from '../../schemas/errors.js';
-import { OWN_MESSAGES } from '../../schemas/issues.js';
+import { parseOwn } from '../../schemas/issues.js';
 import type { ApiKeyRecord, MerchantRecord, ShopRecord, TerminalRecord } from '../domain/accounts.js';
 import { MAX_KEYS_PER_TERMINAL } from '../control.js';
 import { refuse } from '../domain/errors.js';
@@ -61,7 +61,7 @@ function ref<T>(map: Map<string, T>, id: string, what: string, from: string): T 
 
 /** Checks a document (schema, then every reference between records) and builds its records; throws a 400. */
 export function buildState(input: unknown, faults?: FaultRulesState) {
-  const parsed = SnapshotSchema.safeParse(input, OWN_MESSAGES);
+  const parsed = parseOwn(SnapshotSchema, input);
   if (!parsed.success) {
     const top = input as { format?: unknown; version?: unknown } | null;
     if (top?.format === SNAPSHOT_FORMAT && top.version !== SNAPSHOT_VERSION)
