@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('..', import.meta.url));
 export const NOTICES_FILE = 'THIRD_PARTY_NOTICES.md';
 
-/** The folder (under node_modules) of each package a source map of `dir` names, innermost node_modules first. */
+/** [name, folder] of each package a source map under `dir` names (the innermost node_modules of a nested path), by name. */
 export function bundledPackageDirs(dir) {
   const found = new Map();
   for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {

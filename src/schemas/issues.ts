@@ -14,7 +14,7 @@ const GENERIC = 'Invalid input';
  * there: without these options zod's wording ("Unrecognized key") would replace the messages below, so one bad
  * input would read differently depending on what else the app loaded. Use {@link parseOwn}, which passes them.
  */
-export const OWN_MESSAGES: z.core.ParseContext<z.core.$ZodIssue> = { error: () => GENERIC };
+const OWN_MESSAGES: z.core.ParseContext<z.core.$ZodIssue> = { error: () => GENERIC };
 
 /**
  * `schema.safeParse(value)`, every parse of the SDK and the reference: a failure's messages are in the SDK's words
