@@ -10,11 +10,11 @@ import { createClient } from 'redis';
 import { register } from 'tsx/esm/api';
 import { webhookBody } from '../lib/fixtures.mjs';
 import { emit, quantile } from '../lib/harness.mjs';
+import { size } from '../lib/mode.mjs';
 import { importSdk } from '../lib/sdk.mjs';
 
-const quick = process.argv.includes('--quick');
-const ROUNDS = quick ? 5 : 20;
-const PER_ROUND = quick ? 100 : 250;
+const ROUNDS = size(20, 5, 1);
+const PER_ROUND = size(250, 100, 10);
 
 const webhooks = await importSdk('psp-sdk/webhooks');
 const replicas = await importSdk('psp-sdk/replicas');
