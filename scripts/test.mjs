@@ -15,6 +15,9 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const bin = (name) => join(root, 'node_modules', '.bin', name);
 const vitestJson = (name) => join(root, 'test-output', `vitest-${name}.json`);
 const node = process.execPath;
+// TypeScript 7, the native compiler (`typescript-native`): npm may link either it or TypeScript 6 (kept for the tools
+// that load its JavaScript API) as node_modules/.bin/tsc, so the path is named.
+const tsc = join(root, 'node_modules', 'typescript-native', 'bin', 'tsc');
 
 /**
  * Stages run in order; the steps of one stage run at the same time (their output is printed whole, one step after
@@ -24,7 +27,8 @@ const node = process.execPath;
 const defaultStages = [
   [
     { name: 'lint', cmd: bin('biome'), args: ['check', '.'] },
-    { name: 'typecheck', cmd: bin('tsc'), args: ['--noEmit', '-p', 'tsconfig.json'] },
+    // TypeScript 7 checks the same program as TypeScript 6 in about a quarter of the CPU (35 -> 10 s here).
+    { name: 'typecheck', cmd: node, args: [tsc, '--noEmit', '-p', 'tsconfig.json'] },
     // No import circle under src/, type-only imports included (--transform false keeps them in the graph).
     {
       name: 'import cycles',

@@ -3,6 +3,7 @@ import { copyFile, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promi
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { tsc } from '../support/tsc.js';
 import { type DocBlock, extractTsBlocks } from './extract.js';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -115,7 +116,6 @@ describe('code blocks of README.md and docs/*.md', () => {
       join(outDir, 'frameworks.d.ts'),
     );
 
-    const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
     const result = await run(
       process.execPath,
       [tsc, '-p', join(outDir, 'tsconfig.json'), '--pretty', 'false'],

@@ -2,9 +2,9 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, inject, it } from 'vitest';
+import { tsc } from '../support/tsc.js';
 
 const consumer = inject('consumerDir');
-const tsc = new URL('../../node_modules/typescript/bin/tsc', import.meta.url).pathname;
 
 // A consumer with no DOM lib and full library checking: the published types must stand on their own, with
 // only @types/node beside them. psp-sdk/reference/msw hands out msw's types, and msw's own .d.ts files need the
