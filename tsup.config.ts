@@ -1,4 +1,5 @@
 import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Plugin } from 'esbuild';
 import { defineConfig, type Options } from 'tsup';
 
@@ -9,6 +10,8 @@ const entry = {
   'reference/index': 'src/reference/index.ts',
   'reference/msw': 'src/reference/msw.ts',
 };
+// The ESM build adds the CLI (see below).
+const esmEntry = { ...entry, 'reference/cli': 'src/reference/cli.ts' };
 
 // The three builds below run in parallel: a per-build `clean` would delete what another one just wrote, so dist/
 // is emptied once, here, when the config loads.
@@ -50,19 +53,32 @@ const nodeBuiltins: Plugin = {
 };
 // msw is an optional peer of psp-sdk/reference/msw: never bundled.
 const external = [/^node:/, 'msw', /^msw\//];
-const dts: Options['dts'] = { compilerOptions: { ignoreDeprecations: '6.0' } };
+
+// The declarations are bundled from the ones TypeScript 7 emitted (scripts/build-dist.mjs, which sets
+// PSP_DECLARATIONS), not built by tsup from src/: its own declaration build runs a TypeScript 6 program over src/
+// (28 of a build's 32 s of CPU here). `npm run build` runs both steps.
+function declarations(entries: Record<string, string>): Options['dts'] {
+  const dir = process.env.PSP_DECLARATIONS;
+  if (!dir) throw new Error('tsup.config.ts: run `npm run build` (scripts/build-dist.mjs), not tsup alone');
+  return {
+    entry: Object.fromEntries(
+      Object.entries(entries).map(([name, file]) => [name, join(dir, file.replace(/\.ts$/, '.d.ts'))]),
+    ),
+    compilerOptions: { ignoreDeprecations: '6.0' },
+  };
+}
 
 export default defineConfig([
   {
     // ESM: entries share chunks, which scripts/check-dist.mjs verifies never carry reference code into the client
     // or webhooks entries. The CLI is one of them, so it shares the reference's chunks (the bin below is a
     // shebang that imports it).
-    entry: { ...entry, 'reference/cli': 'src/reference/cli.ts' },
+    entry: esmEntry,
     outDir,
     format: ['esm'],
     target: 'es2022',
     platform: 'neutral',
-    dts,
+    dts: declarations(esmEntry),
     sourcemap: true,
     splitting: true,
     treeshake: true,
