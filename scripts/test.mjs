@@ -41,6 +41,12 @@ const defaultStages = [
     // test/reference/runtimes.test.ts runs the reference under Deno and Bun too.
     { name: 'runtimes', cmd: node, args: ['scripts/ensure-runtimes.mjs'] },
   ],
+  // Everything else reads the build (dist/, the packed package, or both) and nothing else of the others, so it runs
+  // side by side: the vitest run alone left a core idle while its files waited on sockets, timers and child
+  // processes, and the package and bench smoke are mostly such waits too.
+  // No timed step: cold-import time is a goal for `npm run bench` (its cold-import suite); here what an import
+  // loads is checked byte for byte instead (bundle isolation and the size budgets below). A timed stage failed
+  // on a loaded machine (webhooks +17.4 ms CPU against a 15 ms limit, with one busy core beside the run).
   [
     {
       name: 'unit + integration tests (coverage)',
@@ -54,11 +60,6 @@ const defaultStages = [
       ],
       json: vitestJson('unit'),
     },
-  ],
-  // No timed stage: cold-import time is a goal for `npm run bench` (its cold-import suite); here what an import
-  // loads is checked byte for byte instead (bundle isolation and the size budgets below). A timed stage failed
-  // on a loaded machine (webhooks +17.4 ms CPU against a 15 ms limit, with one busy core beside the run).
-  [
     { name: 'bundle isolation', cmd: node, args: ['scripts/check-dist.mjs'] },
     { name: 'publint', cmd: bin('publint'), args: ['--strict'] },
     { name: 'attw --pack', cmd: bin('attw'), args: ['--pack', '.', '--format', 'table-flipped'] },
@@ -67,9 +68,8 @@ const defaultStages = [
     // Every bench suite's setup and a tiny pass of its measure on the dist/ built above (a few seconds each): a
     // suite the code outgrew fails here, not at the next full `npm run bench` (the SSE suite rotted unseen so).
     { name: 'bench smoke (every suite, tiny sizes)', cmd: node, args: ['bench/run.mjs', '--smoke'] },
-    // The packed package under every runtime. It reads only dist/ and packs to a temp folder, so it runs beside the
-    // checks above: one stage of its own waited for the bench smoke to end while most of its own time is spent
-    // waiting on npm and child processes (its fresh-clone test builds twice from a clone).
+    // The packed package under every runtime. It reads only dist/ and packs to a temp folder; its fresh-clone test
+    // builds twice more, in clones of its own.
     {
       name: 'package smoke (Node 20/24 ESM+CJS, Deno, Bun, bin, consumer types)',
       cmd: bin('vitest'),
