@@ -7,3 +7,6 @@ import { fileURLToPath } from 'node:url';
  * test); npm links either one as `node_modules/.bin/tsc`, so every command names this path instead.
  */
 export const tsc = fileURLToPath(new URL('../../node_modules/typescript-native/bin/tsc', import.meta.url));
+
+/** TypeScript 6 (the `typescript` package) as a command: what most apps still check the published types with. */
+export const tsc6 = fileURLToPath(new URL('../../node_modules/typescript/bin/tsc', import.meta.url));
