@@ -64,7 +64,6 @@ function declarations(entries: Record<string, string>): Options['dts'] {
     entry: Object.fromEntries(
       Object.entries(entries).map(([name, file]) => [name, join(dir, file.replace(/\.ts$/, '.d.ts'))]),
     ),
-    compilerOptions: { ignoreDeprecations: '6.0' },
   };
 }
 

@@ -10,14 +10,15 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { binOf } from './build-dist.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const bin = (name) => join(root, 'node_modules', '.bin', name);
 const vitestJson = (name) => join(root, 'test-output', `vitest-${name}.json`);
 const node = process.execPath;
 // TypeScript 7, the native compiler (`typescript-native`): npm may link either it or TypeScript 6 (kept for the tools
-// that load its JavaScript API) as node_modules/.bin/tsc, so the path is named.
-const tsc = join(root, 'node_modules', 'typescript-native', 'bin', 'tsc');
+// that load its JavaScript API) as node_modules/.bin/tsc, so its bin is found by package, as the build finds it.
+const tsc = binOf('typescript-native', 'tsc');
 
 /**
  * Stages run in order; the steps of one stage run at the same time (their output is printed whole, one step after
