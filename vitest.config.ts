@@ -36,6 +36,9 @@ export default defineConfig({
       { extends: true, test: { name: 'own process', isolate: true, include: ownProcess } },
     ],
     setupFiles: ['test/support/per-file.ts'],
+    // GitHub's workflow parser (test/docs/workflows.test.ts) imports its JSON schema without an import attribute,
+    // as the bundlers it is published for allow and node does not: vite's dependency optimizer bundles it instead.
+    deps: { optimizer: { ssr: { enabled: true, include: ['@actions/workflow-parser'] } } },
     testTimeout: 30_000,
     hookTimeout: 30_000,
     coverage: {
