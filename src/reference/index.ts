@@ -42,6 +42,7 @@ export { planPaymentOutcome, planPayoutOutcome } from './domain/outcomes.js';
 export type { FaultRule, FaultRuleInput, FaultsApi } from './faults/index.js';
 export { ConnectionReset } from './faults/index.js';
 export type { ControlApi, ReferenceControl } from './handle.js';
+export type { JournalEntry, JournalFilter, JournalOptions, JournalPage } from './journal/index.js';
 export type { Reference, ReferenceOptions, ReferenceStats, RequestInfo, StartupFacts } from './service.js';
 export { createReference } from './service.js';
 export type { RunningReference, StartReferenceOptions } from './start.js';
