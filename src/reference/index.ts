@@ -45,6 +45,17 @@ export type { ControlApi, ReferenceControl } from './handle.js';
 export type { JournalEntry, JournalFilter, JournalOptions, JournalPage } from './journal/index.js';
 export type { Reference, ReferenceOptions, ReferenceStats, RequestInfo, StartupFacts } from './service.js';
 export { createReference } from './service.js';
+export type {
+  RunningShadow,
+  Shadow,
+  ShadowAnswer,
+  ShadowDifference,
+  ShadowItem,
+  ShadowOptions,
+  ShadowReport,
+  StartShadowOptions,
+} from './shadow/index.js';
+export { createShadow, shadowSummary, startShadow } from './shadow/index.js';
 export type { RunningReference, StartReferenceOptions } from './start.js';
 export { startReference } from './start.js';
 export type { Restored, Snapshot, StateApi } from './state/index.js';
