@@ -130,6 +130,10 @@ describe('shadow mode', () => {
       },
     ]);
     expect(second?.seq).toBe(3);
+    expect(second?.differences.map((d) => [d.kind, d.field])).toEqual([
+      ['status', undefined],
+      ['missing_field', 'payment.terminal_name'],
+    ]);
 
     // Over HTTP with the admin token of the shadow's reference; not without it.
     const refused = await fetch(`${shadow.url}/_shadow/report`);

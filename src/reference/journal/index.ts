@@ -44,7 +44,7 @@ export interface JournalEntry {
   body?: string | null;
 }
 
-/** What {@link RequestJournal.list} (`ref.requests()`, `GET /_simulator/requests`) answers. */
+/** What `ref.requests()` and `GET /_simulator/requests` answer. */
 export interface JournalPage {
   /** The entries that match, oldest first. */
   items: JournalEntry[];

@@ -41,6 +41,9 @@ export interface ShadowReport {
 
 const MAX_BODY_TEXT = 8 * 1024;
 
+// A field's value in a difference is a leaf (objects and arrays are compared by their fields): only text is long.
+const cutValue = (v: unknown) => (typeof v === 'string' && v.length > 256 ? `${v.slice(0, 256)}…` : v);
+
 /** An answer as the report shows it. Exported for the shadow's own failures (no answer at all). */
 export function shown(answer: ComparedAnswer | undefined, text = ''): ShadowAnswer {
   if (!answer) return { status: null, headers: {}, body: redactSecrets(text) };
@@ -69,7 +72,11 @@ export class ShadowRecorder {
     const seq = ++this.#compared;
     if (item.differences.length === 0) return seq;
     this.#differing++;
-    const differences = item.differences.map((d) => redactDeep(d, 8) as Difference);
+    const differences = item.differences.map((d) => ({
+      ...d,
+      upstream: redactDeep(cutValue(d.upstream)),
+      replay: redactDeep(cutValue(d.replay)),
+    }));
     this.#items.push({ seq, ...item, differences });
     if (this.#items.size > this.#max) {
       this.#items.shift();
