@@ -54,7 +54,7 @@ async function mutant(target: string): Promise<NodeServer> {
 }
 
 /** Traffic of a merchant's app: creations, reads of what they made (by the upstream's ids), refusals. */
-async function traffic(base: string, apiKey: string) {
+async function traffic(base: string, apiKey: string, advance: (seconds: number) => Promise<void>) {
   const psp = new PspClient({ apiKey, baseUrl: base, maxRetries: 0 });
   await psp.banks.list();
   const { payment } = await psp.payments.create({ amount: 1000, description: 'd', order_id: 'A-1' });
@@ -73,6 +73,8 @@ async function traffic(base: string, apiKey: string) {
     bank_id: '100000000111',
   });
   await psp.payouts.get(payout.id);
+  await advance(5); // the test bank settles payouts after 5 s, on both sides
+  expect((await psp.payouts.get(payout.id)).status).toBe('succeeded');
   // A body the client itself would refuse: sent by hand.
   const bad = await fetch(`${base}/api/v1/public/payments`, {
     method: 'POST',
@@ -90,13 +92,16 @@ describe('shadow mode', () => {
   it('finds no difference when the upstream is the reference, ids mapped for every follow-up', async () => {
     const up = await upstreamReference();
     const shadow = await shadowOf(up.base_url);
-    const id = await traffic(shadow.url, up.api_key);
+    const id = await traffic(shadow.url, up.api_key, async (seconds) => {
+      await up.control.advanceClock(seconds);
+      await shadow.reference.control.advanceClock(seconds);
+    });
     const psp = new PspClient({ apiKey: up.api_key, baseUrl: shadow.url, maxRetries: 0 });
     // The caller got the upstream's answers: its ids are the upstream's.
     expect(up.stats().payments).toBe(3);
     expect((await psp.payments.get(id)).id).toBe(id);
     const report = shadow.report();
-    expect(report).toEqual({ compared: 14, differing: 0, dropped: 0, items: [] });
+    expect(report).toEqual({ compared: 15, differing: 0, dropped: 0, items: [] });
     expect(shadow.reference.stats().payments).toBe(3);
   });
 
