@@ -142,6 +142,10 @@ export function createShadow(options: ShadowOptions): Shadow {
     } catch (error) {
       return toResponse(error);
     }
+    const unreachable = () =>
+      refusalResponse(CODE.service_unavailable, 'The shadow could not reach its upstream.', {
+        'retry-after': '1',
+      });
     let up: Response;
     try {
       up = await send(`${base}${url.pathname}${url.search}`, {
@@ -152,9 +156,7 @@ export function createShadow(options: ShadowOptions): Shadow {
         signal: request.signal,
       });
     } catch {
-      return refusalResponse(CODE.service_unavailable, 'The shadow could not reach its upstream.', {
-        'retry-after': '1',
-      });
+      return unreachable();
     }
     const headers = without(up.headers, DROP_ANSWER);
     const operation = isPublic(url.pathname) ? operationOf(request.method, url.pathname) : undefined;
@@ -163,7 +165,12 @@ export function createShadow(options: ShadowOptions): Shadow {
     if (operation === undefined || operation === 'events.stream' || stream) {
       return new Response(NULL_BODY.has(up.status) ? null : up.body, { status: up.status, headers });
     }
-    const bytes = new Uint8Array(await up.arrayBuffer());
+    let bytes: Uint8Array;
+    try {
+      bytes = new Uint8Array(await up.arrayBuffer());
+    } catch {
+      return unreachable(); // the connection dropped during the answer
+    }
     const upstreamAnswer: ComparedAnswer = {
       status: up.status,
       headers: up.headers,
