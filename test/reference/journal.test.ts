@@ -222,6 +222,12 @@ describe('secrets', () => {
       }
     }
     expect(ref.requests().items[0]?.body).toContain('sk_test_***');
+    // A bad signature is judged on the body read: the journal has its size and digest.
+    expect(ref.requests().items[1]).toMatchObject({
+      error_code: 'invalid_signature',
+      body_bytes: Buffer.byteLength(body),
+      body_sha256: sha256(body),
+    });
   });
 });
 
