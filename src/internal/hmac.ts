@@ -1,11 +1,14 @@
-// The one HMAC-SHA256 of the package: the client's X-PSP-Signature, the webhooks' signatures and the reference's
-// checks and keyed digests all compute it here, so the halves cannot disagree on a byte.
+// The one HMAC-SHA256 (and SHA-256) of the package: the client's X-PSP-Signature, the webhooks' signatures and the
+// reference's checks, keyed digests and journal digests all compute it here, so the halves cannot disagree on a byte.
 import { hmac } from '@noble/hashes/hmac.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 
 type NodeHmac = { update(d: string | Uint8Array): NodeHmac; digest(enc: 'hex'): string };
-type NodeCrypto = { createHmac(alg: string, key: string | Uint8Array): NodeHmac };
+type NodeCrypto = {
+  createHmac(alg: string, key: string | Uint8Array): NodeHmac;
+  createHash(alg: string): NodeHmac;
+};
 
 /** Which HMAC implementation computes a digest: node:crypto, or @noble/hashes (pure JS, runs everywhere). */
 export type HmacBackend = 'node' | 'noble';
@@ -67,6 +70,17 @@ export function hmacSha256HexParts(
  */
 export function hmacSha256Hex(key: string, data: string | Uint8Array, backend: HmacBackend = 'node'): string {
   return hmacSha256HexParts(key, [data], backend);
+}
+
+/**
+ * SHA-256 of `data` (a string as UTF-8) as lowercase hex, synchronous on every runtime like the HMAC.
+ *
+ * @example
+ * sha256Hex(''); // 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855'
+ */
+export function sha256Hex(data: string | Uint8Array): string {
+  if (hmacBackend() === 'node') return nodeCrypto!.createHash('sha256').update(data).digest('hex');
+  return bytesToHex(sha256(typeof data === 'string' ? enc.encode(data) : data));
 }
 
 /**

@@ -2,12 +2,14 @@
  * `psp-reference`: the reference Payment Service as a real HTTP server, for CI, demos and other languages.
  * Flags and output follow the control contract (docs/reference.md): `--json` prints one JSON line of startup
  * facts on stdout and logs on stderr; SIGINT/SIGTERM stop it cleanly with exit code 0; bad flags exit 2.
- * `psp-reference trigger <event>` drives a running reference instead (cli-trigger.ts).
+ * `psp-reference trigger <event>` drives a running reference instead (cli-trigger.ts); `psp-reference shadow`
+ * runs shadow mode (cli-shadow.ts).
  */
 import process from 'node:process';
 import { banner, parseCliArgs, startupJson, USAGE, UsageError } from './adapters/cli-args.js';
 // The one VERSION, the client's User-Agent's too.
 import { VERSION } from '../internal/version.js';
+import { shadowCommand } from './cli-shadow.js';
 import { triggerCommand } from './cli-trigger.js';
 import { type RunningReference, startReference } from './start.js';
 import { autosave } from './state/autosave.js';
@@ -16,6 +18,13 @@ import { readStateFile, StateFileError, writeStateFile } from './state/file.js';
 async function main(argv: string[]): Promise<void> {
   if (argv[0] === 'trigger') {
     process.exitCode = await triggerCommand(argv.slice(1), process.env, {
+      stdout: (text) => process.stdout.write(text),
+      stderr: (text) => process.stderr.write(text),
+    });
+    return;
+  }
+  if (argv[0] === 'shadow') {
+    process.exitCode = await shadowCommand(argv.slice(1), {
       stdout: (text) => process.stdout.write(text),
       stderr: (text) => process.stderr.write(text),
     });

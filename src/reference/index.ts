@@ -42,8 +42,20 @@ export { planPaymentOutcome, planPayoutOutcome } from './domain/outcomes.js';
 export type { FaultRule, FaultRuleInput, FaultsApi } from './faults/index.js';
 export { ConnectionReset } from './faults/index.js';
 export type { ControlApi, ReferenceControl } from './handle.js';
+export type { JournalEntry, JournalFilter, JournalOptions, JournalPage } from './journal/index.js';
 export type { Reference, ReferenceOptions, ReferenceStats, RequestInfo, StartupFacts } from './service.js';
 export { createReference } from './service.js';
+export type {
+  RunningShadow,
+  Shadow,
+  ShadowAnswer,
+  ShadowDifference,
+  ShadowItem,
+  ShadowOptions,
+  ShadowReport,
+  StartShadowOptions,
+} from './shadow/index.js';
+export { createShadow, shadowSummary, startShadow } from './shadow/index.js';
 export type { RunningReference, StartReferenceOptions } from './start.js';
 export { startReference } from './start.js';
 export type { Restored, Snapshot, StateApi } from './state/index.js';

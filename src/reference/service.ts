@@ -13,6 +13,12 @@ import { createEventStreamHub } from './sse/index.js';
 import { buildState, createState } from './state/index.js';
 import { createWebhookService } from './webhooks/index.js';
 import { type ReferenceControl, referenceControl } from './handle.js';
+import {
+  type JournalFilter,
+  type JournalOptions,
+  type JournalPage,
+  RequestJournal,
+} from './journal/index.js';
 
 export type { RequestInfo, StartupFacts };
 
@@ -59,6 +65,13 @@ export interface ReferenceOptions {
    * @example createReference({ onChange: () => (dirty = true) })
    */
   onChange?: () => void;
+  /**
+   * The request journal's bounds, and whether it keeps bodies (redacted). It is always on: `ref.requests()` and
+   * `GET /_simulator/requests` read it. Default `{ bodies: false, maxEntries: 1000, maxBytes: 4 MiB }`.
+   *
+   * @example createReference({ journal: { bodies: true } })
+   */
+  journal?: JournalOptions;
 }
 
 /**
@@ -89,6 +102,21 @@ export interface Reference extends StartupFacts, ReferenceControl {
   readonly clock: Clock;
   /** Counts of stored objects (not part of the contract; for tests and benchmarks). */
   stats(): ReferenceStats;
+  /**
+   * The public requests the reference received, oldest first, as `GET /_simulator/requests` answers them: time,
+   * operation, method, path, status, error code, Idempotency-Key, request id, merchant, body size and SHA-256 (and
+   * the redacted body with `journal: { bodies: true }`); never a key or a secret. Filters combine with AND.
+   * `dropped` counts the entries the journal's bound pushed out. A bad filter throws DomainError 400 `bad_request`.
+   *
+   * @example
+   * ```ts
+   * const { items } = ref.requests({ operation: 'payments.create' });
+   * items.map((r) => r.status); // [503, 201]: one injected failure, then the retry
+   * ```
+   */
+  requests(filter?: JournalFilter): JournalPage;
+  /** Empties the journal, its dropped count too (`DELETE /_simulator/requests`); a restore does the same. */
+  clearRequests(): void;
   /** Cancels timers, ends SSE streams, settles in-flight webhook deliveries. */
   close(): Promise<void>;
 }
@@ -125,6 +153,7 @@ export function createReference(options: ReferenceOptions = {}): Reference {
   const faults = new Faults({ seed: options.seed, rules: options.faults });
   const initial = options.state === undefined ? undefined : buildState(options.state, faults);
   const clock = makeClock(options.clock);
+  const journal = new RequestJournal(clock, options.journal);
   const log = options.logger;
   const domain = new Domain({ clock, ...(options.bank ? { bank: options.bank } : {}) });
   const webhooks = createWebhookService({
@@ -145,7 +174,12 @@ export function createReference(options: ReferenceOptions = {}): Reference {
     ...createSimulator(domain),
     ...faults.api(),
     snapshot: state.snapshot,
-    restore: state.restore,
+    restore: (doc: unknown) => {
+      const restored = state.restore(doc);
+      // A restored state starts a new story: the requests before it would name objects that may not exist.
+      journal.clear();
+      return restored;
+    },
   };
   const facts: StartupFacts = Object.freeze({ admin_token: adminToken, ...first });
   const appDeps = {
@@ -156,6 +190,7 @@ export function createReference(options: ReferenceOptions = {}): Reference {
     adminToken,
     trustProxy: options.trustProxy ?? false,
     faults,
+    journal,
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
   };
   const app = createApp(appDeps, { log });
@@ -173,9 +208,10 @@ export function createReference(options: ReferenceOptions = {}): Reference {
         const path = redactSecrets(new URL(request.url).pathname);
         log(`${request.method} ${path.length > 200 ? `${path.slice(0, 200)}…` : path} ${outcome}`);
       };
+      const requestId = `req_${crypto.randomUUID()}`;
       let res: Response;
       try {
-        res = await app.fetch(request, { ...info });
+        res = await app.fetch(request, { ...info, requestId });
       } catch (err) {
         // A fault's reset rejects, as fetch does when the connection drops; the node adapter destroys the socket.
         if (err instanceof ConnectionReset) {
@@ -188,7 +224,7 @@ export function createReference(options: ReferenceOptions = {}): Reference {
       try {
         // Set here, not by hono's requestId middleware: that one echoes a client's X-Request-Id, and the spec's id is
         // the service's own; here it also reaches answers made outside the app (a fault's, a failed route's).
-        res.headers.set('x-request-id', `req_${crypto.randomUUID()}`);
+        res.headers.set('x-request-id', requestId);
       } catch {
         // A Response with immutable headers (a passed-through fetch) keeps them as they are.
       }
@@ -196,6 +232,8 @@ export function createReference(options: ReferenceOptions = {}): Reference {
       if (onChange && !READS.has(request.method)) onChange();
       return res;
     },
+    requests: (filter) => journal.list(filter),
+    clearRequests: () => journal.clear(),
     stats: () => ({
       merchants: domain.accounts.merchants.size,
       payments: domain.payments.size,

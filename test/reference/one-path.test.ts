@@ -6,6 +6,7 @@ import { createCabinet, createSimulator } from '../../src/reference/control.js';
 import { Domain } from '../../src/reference/domain/core.js';
 import { createApp } from '../../src/reference/http/app.js';
 import type { AppEnv } from '../../src/reference/http/context.js';
+import { RequestJournal } from '../../src/reference/journal/index.js';
 import { createEventStreamHub } from '../../src/reference/sse/index.js';
 import { createState } from '../../src/reference/state/index.js';
 import { createWebhookService } from '../../src/reference/webhooks/index.js';
@@ -22,7 +23,7 @@ afterEach(async () => {
 });
 
 /** The reference's app with `middleware` in front, over the same deps createReference builds. */
-function appWith(middleware: MiddlewareHandler<AppEnv>[]) {
+function appWith(middleware: MiddlewareHandler<AppEnv>[], journal?: RequestJournal) {
   const clock = new ManualClock(Date.parse('2026-05-06T10:00:00.000Z'));
   const domain = new Domain({ clock });
   const webhooks = createWebhookService({ bus: domain.bus, clock });
@@ -40,7 +41,15 @@ function appWith(middleware: MiddlewareHandler<AppEnv>[]) {
     ...createSimulator(domain),
     ...createState({ domain, webhooks, hub, adminToken, facts: first }),
   };
-  const deps = { domain, cabinet, simulator, hub, adminToken, trustProxy: false };
+  const deps = {
+    domain,
+    cabinet,
+    simulator,
+    hub,
+    adminToken,
+    trustProxy: false,
+    ...(journal ? { journal } : {}),
+  };
   return { app: createApp(deps, { middleware }), key: first.api_key, adminToken };
 }
 
@@ -136,6 +145,39 @@ describe('middleware added to the app', () => {
       }),
     );
     expect(res.status).toBe(503);
+  });
+});
+
+describe('the request journal on the one path', () => {
+  it("sits before the app's other middleware: an answer made in place of a route is journaled, and only public requests are", async () => {
+    const journal = new RequestJournal(new ManualClock(0));
+    const { app, key, adminToken } = appWith(
+      [
+        async (c, next) => {
+          if (c.req.header('x-fault')) return c.json({ error: { code: 'injected', message: 'x' } }, 503);
+          await next();
+        },
+      ],
+      journal,
+    );
+    const bearer = (token: string, more: Record<string, string> = {}) => ({
+      authorization: `Bearer ${token}`,
+      ...more,
+    });
+    await app.fetch(
+      new Request('http://ref.test/api/v1/public/banks/sbp', { headers: bearer(key, { 'x-fault': '1' }) }),
+    );
+    await app.fetch(
+      new Request('http://ref.test/api/v1/public/banks/sbp', { headers: bearer('sk_test_nope') }),
+    );
+    await app.fetch(new Request('http://ref.test/api/v1/public/banks/sbp', { headers: bearer(key) }));
+    await app.fetch(new Request('http://ref.test/_simulator/clock', { headers: bearer(adminToken) }));
+    await app.fetch(new Request('http://ref.test/nowhere'));
+    expect(journal.list().items.map((e) => [e.status, e.error_code])).toEqual([
+      [503, 'injected'],
+      [401, 'unauthorized'],
+      [200, null],
+    ]);
   });
 });
 

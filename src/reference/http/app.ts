@@ -7,6 +7,7 @@ import openApi from '../../../openapi.json' with { type: 'json' };
 import type { AppDeps, AppEnv } from './context.js';
 import { cabinetRoutes, simulatorRoutes } from './control-routes.js';
 import { ConnectionReset } from '../faults/index.js';
+import { journalMiddleware } from '../journal/middleware.js';
 import { json, refusalResponse, toResponse } from './errors.js';
 import { payPageRoutes } from './pay-page.js';
 import { buyerPort } from './buyer-port.js';
@@ -49,6 +50,8 @@ export interface AppOptions {
  */
 export function createApp(deps: AppDeps, options: AppOptions = {}): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  // First: the journal records what leaves, whatever answered it.
+  if (deps.journal) app.use(journalMiddleware(deps.journal));
   for (const handler of options.middleware ?? []) app.use(handler);
   app.route(PUBLIC_PREFIX, publicRoutes(deps));
   app.route('/_cabinet', cabinetRoutes(deps));

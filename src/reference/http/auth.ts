@@ -45,13 +45,15 @@ export function clientAddress(
 
 /**
  * Section 5 for the public API, in order: the key (401), the IP allow-list (403 `ip_not_allowed`), the rate limit
- * (429), live mode (403 `live_not_enabled`). Returns the caller.
+ * (429), live mode (403 `live_not_enabled`). Returns the caller; `known` hears of it as soon as the key is found, so
+ * that a later refusal is still journaled under its merchant.
  */
 export function authenticate(
   domain: Domain,
   request: Request,
   address: string | undefined,
   adminToken: string,
+  known?: (caller: Caller) => void,
 ): Caller {
   const token = bearer(request);
   if (isAdminToken(token, adminToken)) {
@@ -68,6 +70,7 @@ export function authenticate(
     throw refuse(CODE.unauthorized, why);
   }
   const caller = domain.caller(found.key);
+  known?.(caller);
   if (!isAllowed(caller.merchant.ipAllowList, address)) {
     throw refuse(CODE.ip_not_allowed, 'The request comes from an address outside the IP allow-list.');
   }

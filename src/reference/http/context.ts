@@ -8,6 +8,7 @@ import type { CabinetApi, SimulatorApi } from '../control.js';
 import { refuse } from '../domain/errors.js';
 import type { Caller } from '../domain/validate.js';
 import type { Faults } from '../faults/index.js';
+import type { RequestJournal } from '../journal/index.js';
 import type { EventStreamHub } from '../sse/index.js';
 import type { StateApi } from '../state/index.js';
 import { quote } from '../../internal/quote.js';
@@ -32,7 +33,8 @@ export interface RequestInfo {
 
 /** Hono environment of the reference app: what the adapter knows of a request is its bindings. */
 export interface AppEnv {
-  Bindings: RequestInfo;
+  /** `requestId`: the answer's `X-Request-Id`, made by `Reference.fetch` before the app runs (for the journal). */
+  Bindings: RequestInfo & { requestId?: string };
   Variables: { caller: Caller; raw: Uint8Array };
 }
 
@@ -48,6 +50,8 @@ export interface AppDeps {
   publicUrl?: string;
   /** The fault rules played on the public API (`/_simulator/faults`). Default: none, and no routes for them. */
   faults?: Faults;
+  /** The request journal (`GET /_simulator/requests`). Default: none, and no routes for it. */
+  journal?: RequestJournal;
 }
 
 /** A path id: a UUIDv4, else 404 naming the problem (no object can have that id). */

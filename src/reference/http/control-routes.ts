@@ -7,6 +7,8 @@ import { bodyOf, checkExpect, parseJson, requireNoBody } from './body.js';
 import { type AppDeps, type AppEnv, pathId } from './context.js';
 import { MAX_RESTORE_BYTES } from '../state/limits.js';
 import { json } from './errors.js';
+import { quote } from '../../internal/quote.js';
+import type { OperationName } from '../../schemas/operations.js';
 
 const EVENT_ID_RE = /^evt_[A-Za-z0-9_-]{1,128}$/;
 const ENDPOINT_ID_RE = /^[A-Za-z0-9_-]{1,128}$/;
@@ -136,6 +138,25 @@ export function simulatorRoutes(deps: AppDeps): Hono<AppEnv> {
     r.delete('/faults', (c) => {
       requireNoBody(c);
       faults.clearFaults();
+      return c.body(null, 204);
+    });
+  }
+  const journal = deps.journal;
+  if (journal) {
+    r.get('/requests', (c) => {
+      const { operation, since, merchant, ...other } = c.req.query();
+      const unknown = Object.keys(other)[0];
+      if (unknown !== undefined) {
+        throw refuse(
+          CODE.bad_request,
+          `Unknown query parameter ${quote(unknown, 64)}: use operation, since or merchant.`,
+        );
+      }
+      return json(200, journal.list({ operation: operation as OperationName, since, merchant }));
+    });
+    r.delete('/requests', (c) => {
+      requireNoBody(c);
+      journal.clear();
       return c.body(null, 204);
     });
   }

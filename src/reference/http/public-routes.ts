@@ -29,14 +29,15 @@ export function publicRoutes(deps: AppDeps): Hono<AppEnv> {
   r.use('*', async (c, next) => {
     const request = c.req.raw;
     const address = clientAddress(request, c.env?.remoteAddress, deps.trustProxy);
-    const caller = authenticate(domain, request, address, deps.adminToken);
+    // Set as soon as known (no route runs before the guard passes): the journal names a refused request's merchant
+    // and body.
+    const caller = authenticate(domain, request, address, deps.adminToken, (known) => c.set('caller', known));
     checkExpect(request);
     // No route for this path and method (a 404 or 405 follows): its body is never read, nor its signature checked.
     if (!matchedRoutes(c).some((route) => route.method !== 'ALL')) return next();
     const raw = await bodyOf(c);
-    checkSignature(caller, request, raw);
-    c.set('caller', caller);
     c.set('raw', raw);
+    checkSignature(caller, request, raw);
     await next();
   });
   // Each route is a row of the table of operations (src/schemas/operations.ts): its method and path come from there.

@@ -25,6 +25,11 @@ export class Fifo<T> {
     return item;
   }
 
+  /** The items, oldest first, without removing them. */
+  *[Symbol.iterator](): IterableIterator<T> {
+    for (let i = this.#head; i < this.#items.length; i++) yield this.#items[i] as T;
+  }
+
   /** Forgets every item. */
   clear(): void {
     this.#items = [];

@@ -1,0 +1,180 @@
+/**
+ * The request journal: what the public API received, for a merchant's own tests to assert on ("checkout sent one
+ * create, with an Idempotency-Key, and retried it once"). Facts only: no key, no secret, and no body text unless
+ * asked for (then redacted). Bounded in entries and bytes; the oldest go first and are counted.
+ */
+import { CODE } from '../../schemas/errors.js';
+import { OPERATIONS, type OperationName } from '../../schemas/operations.js';
+import { refuse } from '../domain/errors.js';
+import type { Clock } from '../domain/clock.js';
+import { Fifo } from '../util/fifo.js';
+
+/**
+ * One public request as the journal keeps it. Data keeps the wire's snake_case names: the same object is what
+ * `GET /_simulator/requests` answers.
+ */
+export interface JournalEntry {
+  /** Its place in the journal, from 1, never reused (not even after a clear). */
+  seq: number;
+  /** When it arrived, on the service clock (RFC 3339). */
+  time: string;
+  /** The operation of spec section 4 (`payments.create`), or null for a path and method of none (a 404 or 405). */
+  operation: OperationName | null;
+  method: string;
+  /** The path, without the query. */
+  path: string;
+  /** The status answered, or null when the connection was reset with no answer (a fault rule). */
+  status: number | null;
+  /** The error body's `code` for a refusal, else null. */
+  error_code: string | null;
+  /** The `Idempotency-Key` header as sent (redacted, at most 255 characters), or null. */
+  idempotency_key: string | null;
+  /** The `X-Request-Id` of the answer, or null when there was none (a reset). */
+  request_id: string | null;
+  /** The merchant of the API key, when section 5 got as far as knowing it; else null. */
+  merchant_id: string | null;
+  /** The body's length in bytes, or null when the service never read it (refused before, or no route). */
+  body_bytes: number | null;
+  /** SHA-256 of the body's bytes as lowercase hex (the same bytes give the same digest), or null as above. */
+  body_sha256: string | null;
+  /**
+   * The body as UTF-8 text with secrets redacted, cut at 16 KiB, when the journal keeps bodies
+   * (`journal: { bodies: true }`); null when the body was never read. Absent otherwise.
+   */
+  body?: string | null;
+}
+
+/** What `ref.requests()` and `GET /_simulator/requests` answer. */
+export interface JournalPage {
+  /** The entries that match, oldest first. */
+  items: JournalEntry[];
+  /** How many entries the bound pushed out since the journal was last cleared (never shown again). */
+  dropped: number;
+}
+
+/**
+ * Filters of `ref.requests()`; each is optional and they combine with AND. `GET /_simulator/requests` takes the
+ * same names as query parameters.
+ *
+ * @example ref.requests({ operation: 'payments.create', merchant: ref.merchant_id })
+ */
+export interface JournalFilter {
+  /** Only this operation (`payments.create`). */
+  operation?: OperationName | undefined;
+  /** Only requests that arrived at or after this time on the service clock (RFC 3339, or a Date). */
+  since?: string | Date | undefined;
+  /** Only this merchant's requests. */
+  merchant?: string | undefined;
+}
+
+/**
+ * Options of the journal (`createReference({ journal })`).
+ *
+ * @example createReference({ journal: { bodies: true } })
+ */
+export interface JournalOptions {
+  /** Keep each body's text, secrets redacted, cut at 16 KiB. Default false: size and digest only. */
+  bodies?: boolean | undefined;
+  /** Most entries kept; 0 keeps none. Default 1,000. */
+  maxEntries?: number | undefined;
+  /** Most bytes of entries kept (as JSON). Default 4 MiB. */
+  maxBytes?: number | undefined;
+}
+
+/** The most characters of a body the journal keeps. */
+export const MAX_JOURNAL_BODY = 16 * 1024;
+
+const enc = new TextEncoder();
+const bytesOf = (entry: JournalEntry) => enc.encode(JSON.stringify(entry)).byteLength;
+
+function bound(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new TypeError(`journal.${name} must be a non-negative integer, got ${String(value)}`);
+  }
+  return value;
+}
+
+/** The public requests of one reference, newest last, bounded in entries and bytes. */
+export class RequestJournal {
+  readonly bodies: boolean;
+  readonly #clock: Clock;
+  readonly #maxEntries: number;
+  readonly #maxBytes: number;
+  #entries = new Fifo<{ entry: JournalEntry; bytes: number }>();
+  #bytes = 0;
+  #dropped = 0;
+  #seq = 0;
+
+  /** @throws TypeError for a bound that is not a non-negative integer. */
+  constructor(clock: Clock, options: JournalOptions = {}) {
+    this.#clock = clock;
+    this.bodies = options.bodies ?? false;
+    this.#maxEntries = bound('maxEntries', options.maxEntries, 1000);
+    this.#maxBytes = bound('maxBytes', options.maxBytes, 4 * 1024 * 1024);
+  }
+
+  /** The service clock's time now, as an entry's `time`. */
+  now(): string {
+    return new Date(this.#clock.now()).toISOString();
+  }
+
+  /** Adds an entry (its `seq` is given here), pushing out the oldest past either bound. */
+  record(fields: Omit<JournalEntry, 'seq'>): void {
+    const entry = { seq: ++this.#seq, ...fields };
+    const bytes = bytesOf(entry);
+    this.#entries.push({ entry, bytes });
+    this.#bytes += bytes;
+    while (this.#entries.size > this.#maxEntries || this.#bytes > this.#maxBytes) {
+      const old = this.#entries.shift();
+      if (!old) break;
+      this.#bytes -= old.bytes;
+      this.#dropped++;
+    }
+  }
+
+  /** The entries that match `filter`, oldest first; a bad filter is a DomainError 400 `bad_request`. */
+  list(filter: JournalFilter = {}): JournalPage {
+    const { operation, merchant } = filter;
+    if (operation !== undefined && !Object.hasOwn(OPERATIONS, operation)) {
+      throw refuse(CODE.bad_request, `operation must be one of ${Object.keys(OPERATIONS).join(', ')}.`);
+    }
+    const since = sinceMs(filter.since);
+    const items: JournalEntry[] = [];
+    for (const { entry } of this.#entries) {
+      const match =
+        (operation === undefined || entry.operation === operation) &&
+        (merchant === undefined || entry.merchant_id === merchant) &&
+        (since === undefined || Date.parse(entry.time) >= since);
+      // A copy out: a caller's change to an entry does not change the journal.
+      if (match) items.push({ ...entry });
+    }
+    return { items, dropped: this.#dropped };
+  }
+
+  /** Forgets every entry and the dropped count (`DELETE /_simulator/requests`, and a restore). */
+  clear(): void {
+    this.#entries.clear();
+    this.#bytes = 0;
+    this.#dropped = 0;
+  }
+
+  /** Entries held now and their bytes (for tests of the bound). */
+  stats(): { entries: number; bytes: number } {
+    return { entries: this.#entries.size, bytes: this.#bytes };
+  }
+}
+
+// RFC 3339 with a zone, as every time the service shows; a bare date or a local time would be read in the
+// caller's zone by Date.parse.
+const RFC3339_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i;
+
+function sinceMs(since: string | Date | undefined): number | undefined {
+  if (since === undefined) return undefined;
+  const ms =
+    since instanceof Date ? since.getTime() : RFC3339_RE.test(since) ? Date.parse(since) : Number.NaN;
+  if (Number.isNaN(ms)) {
+    throw refuse(CODE.bad_request, 'since must be an RFC 3339 time such as 2026-05-06T10:00:00Z.');
+  }
+  return ms;
+}

@@ -1,0 +1,89 @@
+import type { MiddlewareHandler } from 'hono';
+import { sha256Hex } from '../../internal/hmac.js';
+import { redactSecrets } from '../../internal/redact.js';
+import { OPERATIONS, type OperationName, PUBLIC_PREFIX } from '../../schemas/operations.js';
+import { ConnectionReset } from '../faults/index.js';
+import type { Caller } from '../domain/validate.js';
+import type { AppEnv } from '../http/context.js';
+import { MAX_JOURNAL_BODY, type RequestJournal } from './index.js';
+
+// Read from the table of operations: a path is written there only.
+const ROWS = Object.entries(OPERATIONS).map(([name, row]) => ({
+  name: name as OperationName,
+  method: row.method as string,
+  re: new RegExp(`^${PUBLIC_PREFIX}${row.path.replace('{id}', '[^/]+')}$`),
+}));
+
+/**
+ * The operation a public request names, by its method and path (HEAD as the GET it mirrors), or null.
+ *
+ * @example operationOf('POST', '/api/v1/public/payments'); // 'payments.create'
+ */
+export function operationOf(method: string, path: string): OperationName | null {
+  const m = method === 'HEAD' ? 'GET' : method;
+  return ROWS.find((row) => row.method === m && row.re.test(path))?.name ?? null;
+}
+
+const isPublic = (path: string) => path === PUBLIC_PREFIX || path.startsWith(`${PUBLIC_PREFIX}/`);
+const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
+
+/** The `code` of a spec error body (2.9), read from a copy so the answer still leaves whole. */
+async function errorCode(res: Response): Promise<string | null> {
+  if (res.status < 400 || !res.headers.get('content-type')?.includes('json')) return null;
+  try {
+    const body = (await res.clone().json()) as { error?: { code?: unknown } } | null;
+    const code = body?.error?.code;
+    return typeof code === 'string' ? cut(code, 64) : null;
+  } catch {
+    return null;
+  }
+}
+
+function bodyText(raw: Uint8Array): string {
+  // A UTF-8 character is at most 4 bytes: this many bytes hold the most characters kept.
+  const text = new TextDecoder().decode(raw.subarray(0, MAX_JOURNAL_BODY * 4));
+  return redactSecrets(cut(text, MAX_JOURNAL_BODY));
+}
+
+/**
+ * Records every public request in `journal` once its answer is known: mounted first in `createApp`, so it sees
+ * what leaves, a section 5 refusal, a 404 and a fault rule's answer or reset included. It reads only what the
+ * request already carried through the app (the body's bytes if section 5 read them, the caller it found), so it
+ * reads no byte more and changes nothing.
+ *
+ * @example app.use(journalMiddleware(journal));
+ */
+export function journalMiddleware(journal: RequestJournal): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const path = c.req.path;
+    if (!isPublic(path)) return next();
+    const time = journal.now();
+    const request = c.req.raw;
+    const record = async (res: Response | undefined) => {
+      const raw = c.get('raw') as Uint8Array | undefined;
+      const key = request.headers.get('idempotency-key');
+      journal.record({
+        time,
+        operation: operationOf(request.method, path),
+        method: request.method,
+        path: cut(redactSecrets(path), 200),
+        status: res?.status ?? null,
+        error_code: res ? await errorCode(res) : null,
+        idempotency_key: key === null ? null : cut(redactSecrets(key), 255),
+        request_id: res ? (c.env?.requestId ?? null) : null,
+        merchant_id: (c.get('caller') as Caller | undefined)?.merchant.id ?? null,
+        body_bytes: raw ? raw.byteLength : null,
+        body_sha256: raw ? sha256Hex(raw) : null,
+        ...(journal.bodies ? { body: raw ? bodyText(raw) : null } : {}),
+      });
+    };
+    try {
+      await next();
+    } catch (error) {
+      // A fault's reset: no answer left, but the request was received.
+      if (error instanceof ConnectionReset) await record(undefined);
+      throw error;
+    }
+    await record(c.res);
+  };
+}
