@@ -19,10 +19,11 @@ interface Cli {
   firstLine: Promise<string>;
 }
 
-function cli(args: string[], script?: string): Cli {
+function cli(args: string[], script?: string, env?: Record<string, string>): Cli {
   const argv = [script ?? bundled('cli'), ...args];
   const child = spawn(process.execPath, argv, {
     cwd: root,
+    ...(env ? { env: { ...process.env, ...env } } : {}),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
@@ -211,6 +212,35 @@ describe('psp-reference CLI', () => {
       expect(run.stdout()).toBe(`${version}\n`);
       expect(run.stderr()).toBe('');
     }
+  });
+
+  it('fixed credentials from flags and PSP_REFERENCE_* are the startup facts; a weak one exits 2 without echoing it', async () => {
+    const apiKey = 'sk_test_fixed1_Q7vK2mXp9LrT4wYb8NcE3hJd6GsA';
+    const adminToken = 'adm_x8Rk3Vq0Tz6Lm2Wp9Yc4Hb7Nf5Jd1Gs';
+    const weak = 'whs_abcdefghijklmnopqrstuvwxyz';
+    const [good, bad] = [
+      cli(['--port', '0', '--json', '--api-key', apiKey], undefined, {
+        PSP_REFERENCE_ADMIN_TOKEN: adminToken,
+      }),
+      cli(['--port', '0', '--webhook-secret', weak]),
+    ];
+    const facts = await factsOf(good);
+    expect(facts).toMatchObject({ api_key: apiKey, admin_token: adminToken });
+    const banks = await fetch(`${facts.base_url}/api/v1/public/banks/sbp`, {
+      headers: { authorization: `Bearer ${apiKey}` },
+    });
+    expect(banks.status).toBe(200);
+    good.child.kill('SIGTERM');
+    expect((await good.exit).code).toBe(0);
+    expect(good.stderr()).not.toContain(apiKey.slice(15));
+    expect(good.stderr()).not.toContain(adminToken.slice(4));
+
+    expect(await bad.exit).toEqual({ code: 2, signal: null });
+    expect(bad.stderr()).toContain(
+      '--webhook-secret is weak: its secret part is mostly a run of neighbouring characters',
+    );
+    expect(bad.stderr()).not.toContain('abcdefghijklmnop');
+    expect(bad.stdout()).toBe('');
   });
 
   it('a taken port exits 1 with a clear message', async () => {
