@@ -1,13 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain .mjs build script, without types
 import { buildBinary, bunPath, declaredBin } from '../../scripts/build-binary.mjs';
-import { verifyWebhook } from '../../src/webhooks/verify.js';
 
 // The single executable of `psp-reference` (scripts/build-binary.mjs: `bun build --compile` of the declared bin),
 // built once for this file from the dist/ that npm test's build stage made, then run as a team without Node would:
@@ -19,6 +16,7 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
   sideEffects: string[] | boolean;
 };
 const bun: string | undefined = bunPath();
+const smokeScript = join(root, 'scripts', 'smoke-reference.mjs');
 // CI always has the pinned Bun (npm test's runtimes stage installs it first): there a missing one fails the test.
 const skip = !bun && !process.env.CI;
 if (skip)
@@ -98,60 +96,26 @@ describe.skipIf(skip)('the single executable (bun build --compile of the declare
   });
 
   it('with fixed credentials, serves a payment and delivers a signed webhook to a receiver on 127.0.0.1', async () => {
-    let received: (hook: { body: string; headers: IncomingHttpHeaders }) => void = () => {};
-    const hook = new Promise<{ body: string; headers: IncomingHttpHeaders }>((resolve) => {
-      received = resolve;
-    });
-    const receiver = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        res.writeHead(204).end();
-        received({ body: Buffer.concat(chunks).toString('utf8'), headers: req.headers });
-      });
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    const hooksUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
-    const r = run([
-      '--port',
-      '0',
-      '--json',
-      '--api-key',
-      API_KEY,
-      '--admin-token',
-      ADMIN_TOKEN,
-      '--webhook-secret',
-      WEBHOOK_SECRET,
-    ]);
+    const creds = ['--api-key', API_KEY, '--admin-token', ADMIN_TOKEN, '--webhook-secret', WEBHOOK_SECRET];
+    const r = run(['--port', '0', '--json', ...creds]);
     try {
       const f = await facts(r);
       expect(f).toMatchObject({ api_key: API_KEY, admin_token: ADMIN_TOKEN });
-      const call = async (path: string, token: string, body?: unknown) => {
-        const res = await fetch(`${f.base_url}${path}`, {
-          method: body === undefined ? 'GET' : 'POST',
-          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        });
-        return { status: res.status, body: (await res.json()) as any };
-      };
-      const endpoint = await call(`/_cabinet/shops/${f.shop_id}/webhook-endpoints`, ADMIN_TOKEN, {
-        url: hooksUrl,
-        events: ['payment.succeeded'],
+      // The release workflow's smoke test of the container image, here against the executable.
+      const smoke = spawnSync(process.execPath, [smokeScript, '--base-url', f.base_url!, ...creds], {
+        encoding: 'utf8',
+        timeout: 30_000,
       });
-      expect(endpoint).toMatchObject({ status: 201, body: { secret: WEBHOOK_SECRET } });
-      const created = await call('/api/v1/public/payments', API_KEY, { amount: 1000, order_id: 'BIN-1' });
-      expect(created.status).toBe(201);
-      const id = created.body.payment.id as string;
-      expect((await call(`/_simulator/payments/${id}/succeed`, ADMIN_TOKEN, {})).status).toBe(200);
-      expect((await call(`/api/v1/public/payments/${id}`, API_KEY)).body.status).toBe('succeeded');
-
-      const { body, headers } = await hook;
-      const event = verifyWebhook(body, headers, WEBHOOK_SECRET);
-      expect(event).toMatchObject({ event: 'payment.succeeded', data: { id, status: 'succeeded' } });
+      expect(smoke.stderr).toBe('');
+      expect(JSON.parse(smoke.stdout)).toEqual({
+        payment_id: expect.any(String),
+        status: 'succeeded',
+        webhook: 'payment.succeeded',
+        verified: true,
+      });
     } finally {
       r.child.kill('SIGTERM');
       expect(await r.exit).toBe(0);
-      await new Promise((resolve) => receiver.close(resolve));
     }
     // The secrets were given by the caller; nothing echoes them on stderr.
     expect(r.stderr()).not.toContain(WEBHOOK_SECRET);
