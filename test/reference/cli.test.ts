@@ -1,7 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createReference } from '../../src/reference/service.js';
 import { bundled } from '../support/bundles.js';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -241,6 +243,20 @@ describe('psp-reference CLI', () => {
     );
     expect(bad.stderr()).not.toContain('abcdefghijklmnop');
     expect(bad.stdout()).toBe('');
+
+    // A state file whose startup key is another: exit 2, not a start that drops the flag or the file's key.
+    const dir = mkdtempSync(join(tmpdir(), 'psp-cli-fixed-'));
+    try {
+      const ref = createReference();
+      writeFileSync(join(dir, 'state.json'), JSON.stringify(await ref.control.snapshot()));
+      await ref.close();
+      const other = cli(['--port', '0', '--state', join(dir, 'state.json'), '--api-key', apiKey]);
+      expect(await other.exit).toEqual({ code: 2, signal: null });
+      expect(other.stderr()).toContain("apiKey is not the state's startup API key");
+      expect(other.stderr()).not.toContain(apiKey.slice(15));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('a taken port exits 1 with a clear message', async () => {
