@@ -11,6 +11,7 @@ import { banner, parseCliArgs, startupJson, USAGE, UsageError } from './adapters
 import { VERSION } from '../internal/version.js';
 import { shadowCommand } from './cli-shadow.js';
 import { triggerCommand } from './cli-trigger.js';
+import { FixedCredentialError } from './domain/credentials.js';
 import { type RunningReference, startReference } from './start.js';
 import { autosave } from './state/autosave.js';
 import { readStateFile, StateFileError, writeStateFile } from './state/file.js';
@@ -30,7 +31,7 @@ async function main(argv: string[]): Promise<void> {
     });
     return;
   }
-  const { help, version, json, quiet, state: file, ...options } = parseCliArgs(argv);
+  const { help, version, json, quiet, state: file, ...options } = parseCliArgs(argv, process.env);
   if (help) {
     process.stdout.write(`${USAGE}\n`);
     return;
@@ -108,9 +109,11 @@ async function main(argv: string[]): Promise<void> {
   process.stdout.write(json ? `${startupJson(running)}\n` : banner(running, options.clock));
 }
 
-// A bad flag or state file exits 2 (a bad flag with the usage); anything else, a port taken say, exits 1.
+// A bad flag or state file exits 2 (a bad flag with the usage), as does a fixed credential the state file contradicts;
+// anything else, a port taken say, exits 1.
 main(process.argv.slice(2)).catch((error: unknown) => {
   const usage = error instanceof UsageError ? `\n\n${USAGE}` : '';
   process.stderr.write(`psp-reference: ${(error as Error)?.message ?? String(error)}${usage}\n`);
-  process.exitCode = error instanceof UsageError || error instanceof StateFileError ? 2 : 1;
+  const bad = [UsageError, StateFileError, FixedCredentialError].some((type) => error instanceof type);
+  process.exitCode = bad ? 2 : 1;
 });

@@ -4,7 +4,13 @@ import { CODE } from '../schemas/errors.js';
 import type { Payment, Payout } from '../schemas/resources.js';
 import type { WebhookService } from './webhooks/index.js';
 import type { DeliveryAttempt } from './webhooks/log.js';
-import type { ApiKeyRecord, MerchantBlock, MerchantRecord, TerminalRecord } from './domain/accounts.js';
+import type {
+  ApiKeyRecord,
+  MerchantBlock,
+  MerchantRecord,
+  NewMerchant,
+  TerminalRecord,
+} from './domain/accounts.js';
 import {
   type AdvanceClockInput,
   type CreateApiKeyInput,
@@ -160,6 +166,17 @@ export const MAX_MERCHANTS = 1_000;
 // Revoked keys are kept (a revoked key answers 401, not "unknown"), so they count.
 export const MAX_KEYS_PER_TERMINAL = 100;
 
+/** What the cabinet answers about a new merchant: the startup facts' shape, its secrets shown this once. */
+export function merchantFacts(m: NewMerchant): CreatedMerchant {
+  return {
+    merchant_id: m.merchant.id,
+    shop_id: m.shop.id,
+    terminal_id: m.terminal.id,
+    api_key: m.apiKey,
+    signing_secret: m.terminal.signingSecret,
+  };
+}
+
 /** Builds the cabinet over the domain and the webhook service. */
 export function createCabinet(domain: Domain, webhooks: WebhookService): CabinetApi {
   const a = domain.accounts;
@@ -168,14 +185,7 @@ export function createCabinet(domain: Domain, webhooks: WebhookService): Cabinet
       const { name } = parseControl('createMerchant', input);
       if (a.merchants.size >= MAX_MERCHANTS)
         throw refuse(CODE.too_many_merchants, `At most ${MAX_MERCHANTS} merchants.`);
-      const m = a.createMerchant(name);
-      return {
-        merchant_id: m.merchant.id,
-        shop_id: m.shop.id,
-        terminal_id: m.terminal.id,
-        api_key: m.apiKey,
-        signing_secret: m.terminal.signingSecret,
-      };
+      return merchantFacts(a.createMerchant(name));
     },
     getMerchant: (id) => merchantSettings(a.merchant(id)),
     updateMerchant(id, input) {

@@ -1,8 +1,9 @@
 import { type Clock, ManualClock, RealClock } from './domain/clock.js';
-import { createCabinet, createSimulator } from './control.js';
+import { createCabinet, createSimulator, merchantFacts } from './control.js';
 import { Domain } from './domain/core.js';
 import { newAdminToken } from './domain/admin-token.js';
 import type { StartupFacts } from './domain/accounts.js';
+import { checkFixedCredentials, FixedCredentialError } from './domain/credentials.js';
 import type { BankAdapter } from './domain/bank.js';
 import { ConnectionReset, Faults, type FaultRuleInput } from './faults/index.js';
 import { createApp } from './http/app.js';
@@ -10,7 +11,7 @@ import { redactSecrets } from '../internal/redact.js';
 import type { RequestInfo } from './http/context.js';
 import { toResponse } from './http/errors.js';
 import { createEventStreamHub } from './sse/index.js';
-import { buildState, createState } from './state/index.js';
+import { buildState, createState, type StateParts } from './state/index.js';
 import { createWebhookService } from './webhooks/index.js';
 import { type ReferenceControl, referenceControl } from './handle.js';
 import {
@@ -28,6 +29,30 @@ export type { RequestInfo, StartupFacts };
  * @example createReference({ clock: 'manual', publicUrl: 'https://pay.example.test' })
  */
 export interface ReferenceOptions {
+  /**
+   * The startup merchant's test key instead of a new one at each start, for configs and other languages'
+   * tests: `sk_test_<6 letters or digits>_<secret>`, the secret part at least 24 characters and not guessable
+   * (not repeated, not a run like `abcd...`, about 64 bits or more). Default: a new random key.
+   * With `state`, it must be the document's startup key. Throws a TypeError (which never quotes it) otherwise.
+   *
+   * @example createReference({ apiKey: process.env.PSP_REFERENCE_API_KEY })
+   */
+  apiKey?: string | undefined;
+  /**
+   * The Bearer token of `/_cabinet` and `/_simulator` instead of a new one: 32 to 256 visible ASCII characters, not
+   * guessable (as `apiKey`). Default: `adm_` plus 40 random characters. With `state`, it must be the document's.
+   *
+   * @example createReference({ adminToken: process.env.PSP_REFERENCE_ADMIN_TOKEN })
+   */
+  adminToken?: string | undefined;
+  /**
+   * The `whs_` secret that every webhook endpoint made on the startup shop gets (until its secret is rotated), so a
+   * receiver's config can hold it: `whs_` plus at least 24 of `A-Za-z0-9._~+/=-`, not guessable (as `apiKey`).
+   * Default: each endpoint gets a new random secret.
+   *
+   * @example createReference({ webhookSecret: process.env.PSP_REFERENCE_WEBHOOK_SECRET })
+   */
+  webhookSecret?: string | undefined;
   /** The service clock. Default `'real'`; `'manual'` starts at `Date.now()` and stands still until advanced. */
   clock?: Clock | 'real' | 'manual';
   /** Origin of `payment_url` (`${publicUrl}/pay/${id}`). Default: the origin of the creating request. */
@@ -151,7 +176,14 @@ function makeClock(option: ReferenceOptions['clock']): Clock {
 export function createReference(options: ReferenceOptions = {}): Reference {
   // First: a bad rule, seed or state throws before anything starts.
   const faults = new Faults({ seed: options.seed, rules: options.faults });
+  const { apiKey, adminToken: fixedToken, webhookSecret } = options;
+  checkFixedCredentials({ apiKey, adminToken: fixedToken, webhookSecret });
   const initial = options.state === undefined ? undefined : buildState(options.state, faults);
+  // A state brings its own credentials: a fixed one that differs would be silently dropped, or shadow the state's.
+  if (initial && apiKey !== undefined && apiKey !== initial.doc.facts.api_key)
+    throw new FixedCredentialError("apiKey is not the state's startup API key (its value is not shown)");
+  if (initial && fixedToken !== undefined && fixedToken !== initial.doc.admin_token)
+    throw new FixedCredentialError("adminToken is not the state's admin token (its value is not shown)");
   const clock = makeClock(options.clock);
   const journal = new RequestJournal(clock, options.journal);
   const log = options.logger;
@@ -161,14 +193,21 @@ export function createReference(options: ReferenceOptions = {}): Reference {
     clock,
     ...(options.webhookFetch ? { fetch: options.webhookFetch } : {}),
     ...(log ? { logger: log } : {}),
+    ...(webhookSecret === undefined
+      ? {}
+      : { fixedSecret: (shopId: string) => (shopId === parts?.facts.shop_id ? webhookSecret : undefined) }),
   });
   const hub = createEventStreamHub({ bus: domain.bus, clock });
+  // The startup shop follows a restore (parts.facts is replaced), so the fixed secret goes with the facts.
+  let parts: StateParts | undefined;
   const { onChange } = options;
   if (onChange) domain.bus.subscribe(() => onChange());
   const cabinet = createCabinet(domain, webhooks);
-  const adminToken = initial?.doc.admin_token ?? newAdminToken();
-  const first = initial?.doc.facts ?? cabinet.createMerchant({ name: 'Reference merchant' });
-  const state = createState({ domain, webhooks, hub, adminToken, facts: first, faults });
+  const adminToken = initial?.doc.admin_token ?? fixedToken ?? newAdminToken();
+  const first =
+    initial?.doc.facts ?? merchantFacts(domain.accounts.createMerchant('Reference merchant', apiKey));
+  parts = { domain, webhooks, hub, adminToken, facts: first, faults };
+  const state = createState(parts);
   if (initial) state.apply(initial);
   const simulator = {
     ...createSimulator(domain),

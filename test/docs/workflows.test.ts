@@ -63,4 +63,37 @@ describe('GitHub workflows', () => {
     expect(release).toContain('version: npm run version');
     expect(release).toMatch(/NPM_CONFIG_PROVENANCE: 'true'/);
   });
+
+  it('release builds the single executable and the image, smoke-tests both, and ships them on a publish', async () => {
+    const release = await read('release.yml');
+    expect(release).toContain('run: npm run build:binary');
+    expect(release).toMatch(/env -i [^\n]*build\/psp-reference-linux-x64 --version/);
+    expect(release).toContain('docker build -t psp-reference:ci .');
+    expect(release.match(/node scripts\/smoke-reference\.mjs/g)).toHaveLength(2);
+    expect(release).toContain('docker stop psp-reference');
+    expect(release).toMatch(/if: needs\.release\.outputs\.published == 'true'/);
+    expect(release).toContain('gh release upload');
+  });
+});
+
+describe('Dockerfile', () => {
+  it('runs the single executable on a slim base as non-root, on the exposed port, with a HEALTHCHECK', async () => {
+    const docker = await readFile(join(root, 'Dockerfile'), 'utf8');
+    const lines = docker.split('\n').filter((l) => l && !l.startsWith('#'));
+    const from = lines.filter((l) => l.startsWith('FROM '));
+    expect(from).toEqual(['FROM debian:bookworm-slim']);
+    expect(docker).toMatch(/^ARG BINARY=build\/psp-reference-linux-x64$/m);
+    expect(docker).toMatch(/^COPY --chmod=0755 \$\{BINARY\} \/usr\/local\/bin\/psp-reference$/m);
+    const user = /^USER (\S+)$/m.exec(docker)?.[1];
+    expect(user).toBeDefined();
+    expect(user).not.toMatch(/^(root|0)(:|$)/);
+    expect(docker).toMatch(/^EXPOSE 4010$/m);
+    expect(docker).toMatch(
+      /^ENTRYPOINT \["\/usr\/local\/bin\/psp-reference", "--host", "0\.0\.0\.0", "--port", "4010"\]$/m,
+    );
+    expect(docker).toMatch(/^HEALTHCHECK .*\\\n\s+CMD \[.*\/dev\/tcp\/127\.0\.0\.1\/4010.*\/openapi\.json/m);
+    // Only the executable goes into the build context (node_modules would be gigabytes).
+    const ignore = await readFile(join(root, '.dockerignore'), 'utf8');
+    expect(ignore.split('\n').filter(Boolean)).toEqual(['*', '!build/psp-reference-linux-x64']);
+  });
 });

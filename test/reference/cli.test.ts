@@ -1,7 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createReference } from '../../src/reference/service.js';
 import { bundled } from '../support/bundles.js';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -19,10 +21,11 @@ interface Cli {
   firstLine: Promise<string>;
 }
 
-function cli(args: string[], script?: string): Cli {
+function cli(args: string[], script?: string, env?: Record<string, string>): Cli {
   const argv = [script ?? bundled('cli'), ...args];
   const child = spawn(process.execPath, argv, {
     cwd: root,
+    ...(env ? { env: { ...process.env, ...env } } : {}),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
@@ -210,6 +213,49 @@ describe('psp-reference CLI', () => {
       expect(await run.exit).toEqual({ code: 0, signal: null });
       expect(run.stdout()).toBe(`${version}\n`);
       expect(run.stderr()).toBe('');
+    }
+  });
+
+  it('fixed credentials from flags and PSP_REFERENCE_* are the startup facts; a weak one exits 2 without echoing it', async () => {
+    const apiKey = 'sk_test_fixed1_Q7vK2mXp9LrT4wYb8NcE3hJd6GsA';
+    const adminToken = 'adm_x8Rk3Vq0Tz6Lm2Wp9Yc4Hb7Nf5Jd1Gs';
+    const weak = 'whs_abcdefghijklmnopqrstuvwxyz';
+    const [good, bad] = [
+      cli(['--port', '0', '--json', '--api-key', apiKey], undefined, {
+        PSP_REFERENCE_ADMIN_TOKEN: adminToken,
+      }),
+      cli(['--port', '0', '--webhook-secret', weak]),
+    ];
+    const facts = await factsOf(good);
+    expect(facts).toMatchObject({ api_key: apiKey, admin_token: adminToken });
+    const banks = await fetch(`${facts.base_url}/api/v1/public/banks/sbp`, {
+      headers: { authorization: `Bearer ${apiKey}` },
+    });
+    expect(banks.status).toBe(200);
+    good.child.kill('SIGTERM');
+    expect((await good.exit).code).toBe(0);
+    expect(good.stderr()).not.toContain(apiKey.slice(15));
+    expect(good.stderr()).not.toContain(adminToken.slice(4));
+
+    expect(await bad.exit).toEqual({ code: 2, signal: null });
+    expect(bad.stderr()).toContain(
+      '--webhook-secret is weak: its secret part is mostly a run of neighbouring characters',
+    );
+    expect(bad.stderr()).not.toContain('abcdefghijklmnop');
+    expect(bad.stdout()).toBe('');
+
+    // A state file whose startup key is another: exit 2, not a start that drops the flag or the file's key.
+    const dir = mkdtempSync(join(tmpdir(), 'psp-cli-fixed-'));
+    try {
+      const ref = createReference();
+      writeFileSync(join(dir, 'state.json'), JSON.stringify(await ref.control.snapshot()));
+      await ref.close();
+      const other = cli(['--port', '0', '--state', join(dir, 'state.json'), '--api-key', apiKey]);
+      expect(await other.exit).toEqual({ code: 2, signal: null });
+      expect(other.stderr()).toContain("apiKey is not the state's startup API key");
+      expect(other.stderr()).not.toContain(apiKey.slice(15));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

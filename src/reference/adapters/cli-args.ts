@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { checkFixedCredentials, type FixedCredentials } from '../domain/credentials.js';
 import { type FaultRuleInput, parseFaultRules } from '../faults/index.js';
 import { redactSecrets } from '../../internal/redact.js';
 import { PUBLIC_PREFIX, pathOf } from '../../schemas/operations.js';
@@ -7,7 +8,7 @@ import type { RunningReference } from '../start.js';
 import { type CliOption, optionsHelp, parserOptions } from './usage.js';
 
 /** What the command line asked for, after validation. */
-export interface CliConfig {
+export interface CliConfig extends FixedCredentials {
   host: string;
   port: number;
   clock: 'real' | 'manual';
@@ -85,6 +86,21 @@ const OPTIONS = {
     value: '<integer>',
     help: "makes the fault rules' probability draws repeatable (default random)",
   },
+  'api-key': {
+    type: 'string',
+    value: '<sk_test_...>',
+    help: "the startup merchant's test key instead of a new one (PSP_REFERENCE_API_KEY): sk_test_<6 letters or digits>_<at least 24 random characters>",
+  },
+  'admin-token': {
+    type: 'string',
+    value: '<token>',
+    help: 'the Bearer token of /_cabinet and /_simulator instead of a new one (PSP_REFERENCE_ADMIN_TOKEN): 32 to 256 random visible characters',
+  },
+  'webhook-secret': {
+    type: 'string',
+    value: '<whs_...>',
+    help: 'the whs_ secret of every webhook endpoint made on the startup shop (PSP_REFERENCE_WEBHOOK_SECRET): whs_<at least 24 random characters>. Weak values are refused; none is ever echoed',
+  },
   json: {
     type: 'boolean',
     default: false,
@@ -108,8 +124,14 @@ ${optionsHelp(OPTIONS)}
 
 Stop it with Ctrl+C (SIGINT) or SIGTERM.`;
 
-/** Parses and validates argv (without the node and script paths). Throws {@link UsageError}. */
-export function parseCliArgs(argv: string[]): CliConfig {
+/**
+ * Parses and validates argv (without the node and script paths); `env` supplies the fixed credentials a flag does
+ * not (`PSP_REFERENCE_API_KEY`, `PSP_REFERENCE_ADMIN_TOKEN`, `PSP_REFERENCE_WEBHOOK_SECRET`). Throws {@link UsageError}.
+ */
+export function parseCliArgs(
+  argv: string[],
+  env: Readonly<Record<string, string | undefined>> = {},
+): CliConfig {
   const { host, port, clock, state, seed, ...values } = parseFlags(argv);
   if (!/^\d{1,5}$/.test(port) || Number(port) > 65535) {
     throw new UsageError(`--port must be an integer from 0 to 65535, got '${port}'`);
@@ -133,6 +155,7 @@ export function parseCliArgs(argv: string[]): CliConfig {
     throw new UsageError(`--seed must be an integer, got '${seed}'`);
   }
   return {
+    ...fixedCredentials(values, env),
     ...(state === undefined ? {} : { state }),
     host,
     port: Number(port),
@@ -157,6 +180,37 @@ function parseFlags(argv: string[]) {
     // parseArgs' messages name the flag ("Unknown option '--prot'"); keep them, drop Node's error code.
     throw new UsageError((error as Error).message);
   }
+}
+
+// Own variables, not the client's PSP_API_KEY: a shell that points the SDK at a real sandbox must not hand that key
+// to a reference, which prints it in its startup facts.
+const CREDENTIAL_SOURCES = {
+  apiKey: ['api-key', 'PSP_REFERENCE_API_KEY'],
+  adminToken: ['admin-token', 'PSP_REFERENCE_ADMIN_TOKEN'],
+  webhookSecret: ['webhook-secret', 'PSP_REFERENCE_WEBHOOK_SECRET'],
+} as const;
+
+/** The fixed credentials, each from its flag or else its variable, checked; a problem names where it came from. */
+function fixedCredentials(
+  values: Partial<Record<'api-key' | 'admin-token' | 'webhook-secret', string>>,
+  env: Readonly<Record<string, string | undefined>>,
+): FixedCredentials {
+  const fixed: FixedCredentials = {};
+  const names = { apiKey: '', adminToken: '', webhookSecret: '' };
+  type Flag = (typeof CREDENTIAL_SOURCES)[keyof FixedCredentials][0];
+  for (const [key, [flag, variable]] of Object.entries(CREDENTIAL_SOURCES) as Array<
+    [keyof FixedCredentials, readonly [Flag, string]]
+  >) {
+    const value = values[flag] ?? (env[variable] || undefined);
+    names[key] = values[flag] === undefined ? variable : `--${flag}`;
+    if (value !== undefined) fixed[key] = value;
+  }
+  try {
+    checkFixedCredentials(fixed, names);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  return fixed;
 }
 
 /** The rules of a `--faults` file, checked whole: a file that cannot be read or holds a bad rule is a UsageError. */

@@ -84,7 +84,8 @@ export class Accounts {
     this.#now = now;
   }
 
-  createMerchant(name?: string): NewMerchant {
+  /** A merchant with one shop, terminal and test key: `apiKey` when given (already checked), else a new one. */
+  createMerchant(name?: string, apiKey?: string): NewMerchant {
     const merchant: MerchantRecord = {
       id: newId(),
       name: name ?? 'Test merchant',
@@ -106,15 +107,15 @@ export class Accounts {
     this.merchants.set(merchant.id, merchant);
     this.shops.set(shop.id, shop);
     this.terminals.set(terminal.id, terminal);
-    const { key, apiKey } = this.createApiKey(terminal.id, 'test');
-    return { merchant, shop, terminal, key, apiKey };
+    const issued = this.createApiKey(terminal.id, 'test', apiKey);
+    return { merchant, shop, terminal, ...issued };
   }
 
-  /** Issues a key; the full secret is returned this once. */
-  createApiKey(terminalId: string, mode: KeyMode): { key: ApiKeyRecord; apiKey: string } {
+  /** Issues a key (`fixed`, a configured key of the mode's form, or a new one); the full secret is returned this once. */
+  createApiKey(terminalId: string, mode: KeyMode, fixed?: string): { key: ApiKeyRecord; apiKey: string } {
     const terminal = this.terminal(terminalId);
-    const prefix = `sk_${mode}_${randomToken(6)}`;
-    const apiKey = `${prefix}_${randomToken(32)}`;
+    const prefix = fixed?.slice(0, `sk_${mode}_`.length + 6) ?? `sk_${mode}_${randomToken(6)}`;
+    const apiKey = fixed ?? `${prefix}_${randomToken(32)}`;
     const key: ApiKeyRecord = {
       id: newId(),
       merchantId: terminal.merchantId,

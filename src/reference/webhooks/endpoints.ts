@@ -85,7 +85,8 @@ export class EndpointRegistry {
     this.#logLimit = logLimit;
   }
 
-  create(shopId: string, input: unknown): Endpoint {
+  /** A new endpoint of the shop; `secret` when the configuration fixed the shop's (already checked), else a new one. */
+  create(shopId: string, input: unknown, secret?: string): Endpoint {
     const { url, events, signature_version } = parseBody(endpointInput, input);
     if (this.ofShop(shopId).length >= MAX_ENDPOINTS_PER_SHOP)
       throw refuse(
@@ -98,7 +99,7 @@ export class EndpointRegistry {
       url: new URL(url).href,
       events: [...new Set(events ?? [])],
       signatureVersion: signature_version ?? 'v2',
-      secret: newWebhookSecret(),
+      secret: secret ?? newWebhookSecret(),
       seq: this.#seq++,
       log: new DeliveryLog(this.#logLimit),
     };

@@ -58,6 +58,11 @@ export interface WebhookServiceDeps {
   maxPendingPerEndpoint?: number;
   /** Most bytes of event bodies the pending series of one endpoint keep alive; the oldest is given up. Default: 16 MiB. */
   maxPendingBytesPerEndpoint?: number;
+  /**
+   * The secret a new endpoint of `shopId` gets instead of a random one (a configured `webhookSecret`), or
+   * undefined. Rotation always makes a random one. Default: none.
+   */
+  fixedSecret?: (shopId: string) => string | undefined;
 }
 
 /** The reference's webhook sender: endpoints per shop, signed delivery with retries, the log and resend. */
@@ -164,7 +169,11 @@ export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
 
   return {
     createEndpoint(shopId, input) {
-      const { id, url, events, signatureVersion, secret } = registry.create(shopId, input);
+      const { id, url, events, signatureVersion, secret } = registry.create(
+        shopId,
+        input,
+        deps.fixedSecret?.(shopId),
+      );
       return { id, url, events: [...events], signature_version: signatureVersion, secret };
     },
     rotateSecret(endpointId) {

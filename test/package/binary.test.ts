@@ -1,0 +1,132 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// @ts-expect-error: a plain .mjs build script, without types
+import { buildBinary, bunPath, declaredBin } from '../../scripts/build-binary.mjs';
+
+// The single executable of `psp-reference` (scripts/build-binary.mjs: `bun build --compile` of the declared bin),
+// built once for this file from the dist/ that npm test's build stage made, then run as a team without Node would:
+// an empty environment (no PATH, so no node to fall back on), flags only.
+const root = join(import.meta.dirname, '..', '..');
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  version: string;
+  bin: Record<string, string>;
+  sideEffects: string[] | boolean;
+};
+const bun: string | undefined = bunPath();
+const smokeScript = join(root, 'scripts', 'smoke-reference.mjs');
+// CI always has the pinned Bun (npm test's runtimes stage installs it first): there a missing one fails the test.
+const skip = !bun && !process.env.CI;
+if (skip)
+  console.warn(
+    'test/package/binary.test.ts skipped: Bun is not installed in test/support/runtimes (run `npm run runtimes`)',
+  );
+
+const API_KEY = 'sk_test_binary_Hq4Zt8Wm2Kx6Rv0Pb3Nc7Ly5Jd9Fs1Gu';
+const ADMIN_TOKEN = 'adm_V3nQ8xK2pT6wR0mZ4cY7bL1hJ5fD9sG';
+const WEBHOOK_SECRET = 'whs_4f9c2a7e1b8d3f6a0c5e9b2d7a4f1c8e';
+
+let work = '';
+let binary = '';
+const children: ChildProcess[] = [];
+
+beforeAll(() => {
+  if (skip) return;
+  work = mkdtempSync(join(tmpdir(), 'psp-binary-'));
+  binary = buildBinary(join(work, 'psp-reference'));
+});
+afterAll(() => {
+  for (const child of children)
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+interface Run {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  exit: Promise<number | null>;
+}
+
+/** The binary with an empty environment, as `env -i psp-reference ...` starts it. */
+function run(args: string[]): Run {
+  const child = spawn(binary, args, { env: {}, cwd: work, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  let out = '';
+  let err = '';
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+    out += d;
+  });
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+    err += d;
+  });
+  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, stdout: () => out, stderr: () => err, exit };
+}
+
+/** The first stdout line of a `--json` run, parsed; a binary that ends first fails with what it printed. */
+async function facts(r: Run): Promise<Record<string, string>> {
+  const line = await new Promise<string>((resolve, reject) => {
+    const check = () => {
+      const nl = r.stdout().indexOf('\n');
+      if (nl >= 0) resolve(r.stdout().slice(0, nl));
+    };
+    r.child.stdout!.on('data', check);
+    void r.exit.then((code) =>
+      reject(new Error(`exited ${code} before its JSON line\nstdout: ${r.stdout()}\nstderr: ${r.stderr()}`)),
+    );
+    check();
+  });
+  return JSON.parse(line) as Record<string, string>;
+}
+
+describe.skipIf(skip)('the single executable (bun build --compile of the declared bin)', () => {
+  it('package.json lists the bin and the CLI it imports as side effects, so a bundler keeps them', () => {
+    const bin = pkg.bin['psp-reference']!;
+    expect(join(root, bin)).toBe(declaredBin());
+    expect(pkg.sideEffects).toEqual(expect.arrayContaining([bin, './dist/reference/cli.js']));
+  });
+
+  it('answers --version in an empty environment', async () => {
+    const r = run(['--version']);
+    expect(await r.exit).toBe(0);
+    expect(r.stdout()).toBe(`${pkg.version}\n`);
+  });
+
+  it('with fixed credentials, serves a payment and delivers a signed webhook to a receiver on 127.0.0.1', async () => {
+    const creds = ['--api-key', API_KEY, '--admin-token', ADMIN_TOKEN, '--webhook-secret', WEBHOOK_SECRET];
+    const r = run(['--port', '0', '--json', ...creds]);
+    try {
+      const f = await facts(r);
+      expect(f).toMatchObject({ api_key: API_KEY, admin_token: ADMIN_TOKEN });
+      // The release workflow's smoke test of the container image, here against the executable.
+      const smoke = spawnSync(process.execPath, [smokeScript, '--base-url', f.base_url!, ...creds], {
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
+      expect(smoke.stderr).toBe('');
+      expect(JSON.parse(smoke.stdout)).toEqual({
+        payment_id: expect.any(String),
+        status: 'succeeded',
+        webhook: 'payment.succeeded',
+        verified: true,
+      });
+    } finally {
+      r.child.kill('SIGTERM');
+      expect(await r.exit).toBe(0);
+    }
+    // The secrets were given by the caller; nothing echoes them on stderr.
+    expect(r.stderr()).not.toContain(WEBHOOK_SECRET);
+    expect(r.stderr()).not.toContain(ADMIN_TOKEN);
+  });
+
+  it('refuses a weak fixed credential with exit 2, without echoing it', async () => {
+    const weak = 'sk_test_binary_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
+    const r = run(['--api-key', weak]);
+    expect(await r.exit).toBe(2);
+    expect(r.stderr()).toContain('--api-key is weak');
+    expect(r.stderr()).not.toContain('aaaaaaaaaaaa');
+  });
+});
