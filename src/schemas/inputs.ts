@@ -27,6 +27,20 @@ import {
 const WHOLE = 'must be a whole number of minor units (a safe integer)';
 const amount = () => minorUnits(WHOLE).check(atLeast(1, 'must be at least 1'));
 
+/**
+ * A refund's amount: an integer of any size. The reference also takes Infinity, which is what JSON.parse makes of
+ * an integer literal over about 1e308; the SDK does not (JSON.stringify would send it as `null`).
+ */
+const refundAmount = (m: SchemaMode) =>
+  z
+    .custom<number>((v) => typeof v === 'number' && !Number.isNaN(v), 'must be a number')
+    .check(
+      z.refine(
+        (v) => Number.isInteger(v) || (m.strict && v === Number.POSITIVE_INFINITY),
+        'must be a whole number of minor units',
+      ),
+    );
+
 const text = (max: number) => str().check(maxChars(max));
 
 /** A URL field: a string that `ok` accepts, of at most `LIMITS.urlMax` characters. */
@@ -66,7 +80,9 @@ function build(m: SchemaMode) {
   });
 
   const CreateRefundInput = inputObj(m, {
-    amount: z.optional(minorUnits(WHOLE).check(atLeast(0, 'must not be negative'))),
+    // Any whole number, however large: one over the balance is the spec's 422 (4.4), never a 400. Past 2^53 - 1
+    // JSON loses precision, and past about 1e308 it reads as Infinity; both are over every balance all the same.
+    amount: z.optional(refundAmount(m).check(atLeast(0, 'must not be negative'))),
     reason: z.optional(text(LIMITS.reasonMax)),
   });
 

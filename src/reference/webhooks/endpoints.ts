@@ -95,7 +95,9 @@ export class EndpointRegistry {
     const endpoint: Endpoint = {
       id: crypto.randomUUID(),
       shopId,
-      url: new URL(url).href,
+      // Written as a WHATWG URL writes it (lower-case scheme and host); a punycode label that does not decode is
+      // kept as given (its deliveries fail as an unknown host's do).
+      url: URL.canParse(url) ? new URL(url).href : url,
       events: [...new Set(events ?? [])],
       signatureVersion: signature_version ?? 'v2',
       secret: newWebhookSecret(),
