@@ -10,7 +10,7 @@ import { redactSecrets } from '../internal/redact.js';
 import type { RequestInfo } from './http/context.js';
 import { toResponse } from './http/errors.js';
 import { createEventStreamHub } from './sse/index.js';
-import { buildState, createState } from './state/index.js';
+import { buildState, createState, type StateSaving } from './state/index.js';
 import { createWebhookService } from './webhooks/index.js';
 import { type ReferenceControl, referenceControl } from './handle.js';
 
@@ -59,6 +59,13 @@ export interface ReferenceOptions {
    * @example createReference({ onChange: () => (dirty = true) })
    */
   onChange?: () => void;
+  /**
+   * Whether the state is saved, for `GET /_simulator/health` (the CLI's `--state` passes its writer's). Default:
+   * none, and the route answers `state: null` (the state lives in memory only).
+   *
+   * @example createReference({ stateSaving: () => saver.status() })
+   */
+  stateSaving?: () => StateSaving;
 }
 
 /**
@@ -156,6 +163,7 @@ export function createReference(options: ReferenceOptions = {}): Reference {
     adminToken,
     trustProxy: options.trustProxy ?? false,
     faults,
+    ...(options.stateSaving ? { stateSaving: options.stateSaving } : {}),
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
   };
   const app = createApp(appDeps, { log });

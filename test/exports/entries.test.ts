@@ -142,6 +142,7 @@ const DOCUMENTED: Record<string, { values: string[]; types: string[] }> = {
       'StartReferenceOptions',
       'StartupFacts',
       'StateApi',
+      'StateSaving',
       'TerminalSettings',
       'Timer',
       'TimerCallback',

@@ -9,7 +9,7 @@ import { refuse } from '../domain/errors.js';
 import type { Caller } from '../domain/validate.js';
 import type { Faults } from '../faults/index.js';
 import type { EventStreamHub } from '../sse/index.js';
-import type { StateApi } from '../state/index.js';
+import type { StateApi, StateSaving } from '../state/index.js';
 import { quote } from '../../internal/quote.js';
 
 /** What the socket adapter knows about a request and a Request cannot carry. */
@@ -48,6 +48,8 @@ export interface AppDeps {
   publicUrl?: string;
   /** The fault rules played on the public API (`/_simulator/faults`). Default: none, and no routes for them. */
   faults?: Faults;
+  /** Whether the state is saved to a file (`--state`), for `GET /_simulator/health`. Default: none (memory only). */
+  stateSaving?: () => StateSaving;
 }
 
 /** A path id: a UUIDv4, else 404 naming the problem (no object can have that id). */
