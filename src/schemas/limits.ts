@@ -65,7 +65,7 @@ export const API_KEY_RE = /^sk_(test|live)_[A-Za-z0-9]{6}_[A-Za-z0-9._~+/=-]+$/;
 // text as the field's JSON Schema `pattern` (ECMA-262 without flags: case is spelled out as [Hh]; `[0-9]`, never
 // `\d`, which other languages' regex engines read as any Unicode digit).
 /** 0 to 255 without a leading zero (a WHATWG URL reads `010` as octal, another address than it says). */
-const OCTET = String.raw`(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])`;
+const OCTET = '(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])';
 const IPV4 = `${OCTET}(?:\\.${OCTET}){3}`;
 const H16 = '[0-9A-Fa-f]{1,4}';
 const LS32 = `(?:${H16}:${H16}|${IPV4})`;
@@ -84,7 +84,8 @@ const IPV6 = [
  * address.
  */
 const HOSTNAME = '(?:[A-Za-z0-9_-]+\\.)*[A-Za-z_-][A-Za-z0-9_-]*\\.?';
-const PORT = String.raw`(?::(?:0*(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9][0-9]|6[0-4][0-9]{3}|[1-5][0-9]{4}|[0-9]{1,4}))?)?`;
+const PORT =
+  '(?::(?:0*(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9][0-9]|6[0-4][0-9]{3}|[1-5][0-9]{4}|[0-9]{1,4}))?)?';
 /** RFC 3986's pchar (unreserved, sub-delims, `:`, `@`, a percent-encoded octet) and `/`; with `?` for a query or fragment. */
 const PCHAR = "[A-Za-z0-9._~!$&'()*+,;=:@/-]";
 const PCT = '%[0-9A-Fa-f]{2}';
