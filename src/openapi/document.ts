@@ -121,6 +121,8 @@ function webhooks(): Record<string, JsonSchema> {
     });
     out[event] = {
       post: {
+        // `payment.succeeded` is `paymentSucceededWebhook`: every operation has an id (redocly's rule).
+        operationId: `${event.replace(/\.(\w)/, (_, c: string) => c.toUpperCase())}Webhook`,
         summary: `Webhook ${event}`,
         description:
           'Spec section 6.1: delivered until a 2xx answers within 15 s; retried on the 6.1 schedule.',

@@ -227,6 +227,12 @@ describe('the document equals the service (issue 32)', () => {
     }
   });
 
+  it('every operation, the webhooks included, has its own operationId (redocly lint: no warning but an unused SseEvent)', () => {
+    const ids = every(committed, 'operationId').map(([, id]) => id);
+    expect(ids.length).toBe(8 + 7);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
   it('has `servers`: an absolute http(s) URL', () => {
     expect(committed.servers?.length).toBeGreaterThan(0);
     for (const { url } of committed.servers ?? []) expect(new URL(url).protocol).toMatch(/^https?:$/);
