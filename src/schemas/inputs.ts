@@ -22,6 +22,7 @@ import {
   PAYMENT_METHODS,
   PAYOUT_METHODS,
   PHONE_RE,
+  WEBHOOK_URL_RULE,
 } from './limits.js';
 
 const WHOLE = 'must be a whole number of minor units (a safe integer)';
@@ -73,9 +74,7 @@ function build(m: SchemaMode) {
     return_url: z.optional(url(isAbsoluteUri, 'must be an absolute URI')),
     description: z.optional(text(LIMITS.descriptionMax)),
     // Where the service POSTs: http(s) only, and no credentials in it, as the cabinet's endpoint URL.
-    webhook_url: z.optional(
-      url(isWebhookUrl, 'must be an absolute http(s) URL without a user name or password'),
-    ),
+    webhook_url: z.optional(url(isWebhookUrl, WEBHOOK_URL_RULE)),
     metadata: z.optional(metadata()),
   });
 

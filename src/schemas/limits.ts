@@ -101,4 +101,8 @@ const FRAGMENT = `(?:#(?:${PCHAR}|[?]|${PCT})*)?`;
  * user name or password), an optional port up to 65535, then RFC 3986's path, query and fragment (a `%` only as a
  * percent-encoded octet).
  */
+/** What {@link WEBHOOK_URL_PATTERN} asks, as the SDK and the reference word it (`webhook_url: <rule>`). */
+export const WEBHOOK_URL_RULE =
+  'must be an absolute http(s) URL without a user name or password, in ASCII (an international host in its xn-- form, other characters percent-encoded)';
+
 export const WEBHOOK_URL_PATTERN = `^[Hh][Tt][Tt][Pp][Ss]?://(?:${HOSTNAME}|${IPV4}|\\[(?:${IPV6})\\])${PORT}${PATH}${QUERY}${FRAGMENT}$`;
