@@ -90,12 +90,10 @@ export function runChain(
 function within(url: string, scope: string): boolean {
   const u = new URL(url);
   const s = new URL(scope);
-  if (u.origin !== s.origin) return false;
   const base = s.pathname.replace(/\/+$/, '');
-  if (base === '') return true;
   // Joined as text, not resolved against the origin: a leading `//` must stay a path, not become a host.
-  const path = new URL(`${u.origin}${u.pathname.replace(/%2f|%5c/gi, '/')}`).pathname;
-  return path === base || path.startsWith(`${base}/`);
+  const path = new URL(u.origin + u.pathname.replace(/%2f|%5c/gi, '/')).pathname;
+  return u.origin === s.origin && (path === base || path.startsWith(`${base}/`));
 }
 
 /**

@@ -103,6 +103,6 @@ const FRAGMENT = `(?:#(?:${PCHAR}|[?]|${PCT})*)?`;
  */
 /** What {@link WEBHOOK_URL_PATTERN} asks, as the SDK and the reference word it (`webhook_url: <rule>`). */
 export const WEBHOOK_URL_RULE =
-  'must be an absolute http(s) URL without a user name or password, in ASCII (an international host in its xn-- form, other characters percent-encoded)';
+  'must be an absolute http(s) URL in ASCII (an international host as xn--), without a user name or password';
 
 export const WEBHOOK_URL_PATTERN = `^[Hh][Tt][Tt][Pp][Ss]?://(?:${HOSTNAME}|${IPV4}|\\[(?:${IPV6})\\])${PORT}${PATH}${QUERY}${FRAGMENT}$`;
