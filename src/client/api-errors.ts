@@ -35,8 +35,8 @@ export function redirectMessage(status: number, location: string | null): string
 }
 
 /**
- * The refusal of a request that a middleware pointed at another origin than `baseUrl`'s: the key, the signature
- * and the body go to `baseUrl`'s origin only, so it is refused before they are added, as a redirect to another
+ * The refusal of a request that a middleware pointed outside `baseUrl` (its origin or its path): the key, the
+ * signature and the body go to `baseUrl` only, so it is refused before they are added, as a redirect to another
  * host is (`unexpected_redirect`), with status 0 since nothing was sent. The message names the host only.
  *
  * @example
@@ -52,7 +52,7 @@ export function originRefused(
     headers: new Headers(),
     attempts: call.attempts,
     idempotencyKey: call.idempotencyKey,
-    message: `A middleware sent the request to ${new URL(to).host}: refused, unsent (the key goes to baseUrl's origin only)`,
+    message: `A middleware sent the request to ${new URL(to).host}: refused, unsent (the key goes to baseUrl only)`,
   });
 }
 

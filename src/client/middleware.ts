@@ -32,8 +32,9 @@ export interface AttemptContext {
  * change the request (a header, the body), call `next` more than once, or answer by itself without calling `next`
  * (then nothing leaves the process). `next` adds the bearer header, the `Idempotency-Key` and the request
  * signature after every middleware, so the signature covers the exact bytes sent, and the middleware never sees
- * the key. The key goes to `baseUrl`'s origin only: a request handed to `next` for another origin is refused,
- * unsent, with a `PspApiError` (`unexpected_redirect`, status 0), as a redirect there would be. A middleware that
+ * the key. The key goes to `baseUrl` only: a request handed to `next` for another origin, or for a path outside
+ * `baseUrl`'s (with `baseUrl: 'https://host/psp'`, anything not under `/psp/`), is refused, unsent, with a
+ * `PspApiError` (`unexpected_redirect`, status 0), as a redirect there would be. A middleware that
  * throws fails the attempt as a network error would (retried where the call is safe to repeat; the error is the
  * `cause` of the `PspConnectionError`).
  *
@@ -53,23 +54,25 @@ export type Middleware = (
 /**
  * Runs `request` through `chain` in order and then through `send`. A middleware's synchronous throw becomes a
  * rejection, like an asynchronous one. The one gate before the key is added, for calls and the event stream alike:
- * a request whose origin a middleware changed rejects with a `PspApiError` (`unexpected_redirect`, status 0)
- * and never reaches `send`.
+ * a request a middleware moved outside `scope` (another origin, or a path not under `scope`'s path) rejects with a
+ * `PspApiError` (`unexpected_redirect`, status 0) and never reaches `send`.
  *
+ * @param scope - where requests may go: the client's `baseUrl`. Default: `request`'s origin.
  * @example
- * const res = await runChain([timing], request, context, (r) => fetch(r));
+ * const res = await runChain([timing], request, context, (r) => fetch(r), 'https://host/psp');
  */
 export function runChain(
   chain: readonly Middleware[],
   request: Request,
   context: AttemptContext,
   send: (request: Request) => Promise<Response>,
+  scope: string = new URL(request.url).origin,
 ): Promise<Response> {
   const at = async (i: number, req: Request): Promise<Response> => {
     if (i < chain.length) return chain[i]!(req, (r) => at(i + 1, r), context);
     // `request` was built on baseUrl: a Request the middleware made itself may point anywhere, and `send` adds
     // the key and the signature.
-    if (req !== request && new URL(req.url).origin !== new URL(request.url).origin)
+    if (req !== request && !within(req.url, scope))
       throw originRefused(req.url, {
         attempts: context.attempt,
         idempotencyKey: context.idempotencyKey,
@@ -77,6 +80,20 @@ export function runChain(
     return send(req);
   };
   return at(0, request);
+}
+
+/**
+ * Whether `url` is `scope`'s origin and under its path, segment-wise (`/psp` holds `/psp/x`, not `/psp2`). An
+ * encoded slash or backslash counts as one, and dot segments are resolved after that: a proxy or a server that
+ * decodes them (`/psp/..%2Fother`) must not find the request outside either.
+ */
+function within(url: string, scope: string): boolean {
+  const u = new URL(url);
+  const s = new URL(scope);
+  const base = s.pathname.replace(/\/+$/, '');
+  // Joined as text, not resolved against the origin: a leading `//` must stay a path, not become a host.
+  const path = new URL(u.origin + u.pathname.replace(/%2f|%5c/gi, '/')).pathname;
+  return u.origin === s.origin && (path === base || path.startsWith(`${base}/`));
 }
 
 /**

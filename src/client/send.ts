@@ -23,6 +23,8 @@ export interface SendOptions {
   middleware?: readonly Middleware[] | undefined;
   /** Fresh per attempt, after every middleware: see {@link credentialsOf}. */
   headers: Credentials;
+  /** The client's `baseUrl`: a request a middleware moves outside it (origin or path) is refused, unsent. */
+  baseUrl: string;
 }
 
 /**
@@ -57,16 +59,16 @@ export function credentialsOf(apiKey: string, signingSecret?: string): Credentia
 }
 
 /**
- * The send step: runs the middleware chain (which refuses a request moved to another origin), then sets the
+ * The send step: runs the middleware chain (which refuses a request moved outside `baseUrl`), then sets the
  * secret headers on a copy the middleware never sees, over the bytes the last middleware left, then fetches with
  * `redirect: 'manual'`. An answer that a custom fetch reached by following a redirect anyway is refused with a
  * `PspResponseError`: it is not the API's.
  *
  * @example
- * const send = createSendStep({ fetch, middleware, headers: credentialsOf(apiKey) });
+ * const send = createSendStep({ fetch, middleware, headers: credentialsOf(apiKey), baseUrl });
  * const res = await send(new Request(url, { redirect: 'manual' }), { operation: 'banks.list', attempt: 1, urlTemplate });
  */
-export function createSendStep({ fetch, middleware = [], headers }: SendOptions): SendStep {
+export function createSendStep({ fetch, middleware = [], headers, baseUrl }: SendOptions): SendStep {
   const finish = async (
     request: Request,
     body: string | Uint8Array | undefined,
@@ -86,17 +88,23 @@ export function createSendStep({ fetch, middleware = [], headers }: SendOptions)
   // 3xx is an error answer, never a hop that takes the key elsewhere.
   return (request, context, body, init) =>
     middleware.length
-      ? runChain(middleware, request, context, async (r) => {
-          const sent = r === request ? body : await bodyBytes(r);
-          // A copy: the middleware never sees the key, and may hand the same request to next again. Our signal
-          // and `manual` again: a Request the middleware built itself would follow a redirect and outlive a
-          // timeout.
-          return finish(
-            new Request(r, { body: sent, redirect: 'manual', signal: request.signal }),
-            sent,
-            context,
-            init,
-          );
-        })
+      ? runChain(
+          middleware,
+          request,
+          context,
+          async (r) => {
+            const sent = r === request ? body : await bodyBytes(r);
+            // A copy: the middleware never sees the key, and may hand the same request to next again. Our signal
+            // and `manual` again: a Request the middleware built itself would follow a redirect and outlive a
+            // timeout.
+            return finish(
+              new Request(r, { body: sent, redirect: 'manual', signal: request.signal }),
+              sent,
+              context,
+              init,
+            );
+          },
+          baseUrl,
+        )
       : finish(request, body, context, init);
 }

@@ -71,6 +71,7 @@ export class Transport {
       fetch: options.fetch,
       middleware: options.middleware,
       headers: this.credentials,
+      baseUrl: options.baseUrl,
     });
     // Everything constant lives in the instance, and no headers or hooks are set there: ky merges an instance's
     // headers into two fresh Headers objects per call and its constructor two more, so the headers are set on
@@ -84,6 +85,11 @@ export class Transport {
       // Whether to retry is `retryDecision`'s alone (asked per call, in `#call`): ky's own limit never stops it.
       retry: { methods: ['get', 'post'], limit: Number.POSITIVE_INFINITY },
     });
+  }
+
+  /** The client's `baseUrl`: the event stream's send step keeps its middleware inside it too. */
+  get baseUrl(): string {
+    return this.#options.baseUrl;
   }
 
   /** Absolute URL of a public API path. */

@@ -38,7 +38,7 @@ function jsonAnswer(answer: Answer): JsonSchema {
 
 function errorAnswer(status: number, description: string): JsonSchema {
   const headers: JsonSchema = { 'X-Request-Id': REQUEST_ID };
-  if (status === 429) headers['Retry-After'] = ref('headers', 'RetryAfter');
+  if (status === 429 || status === 503) headers['Retry-After'] = ref('headers', 'RetryAfter');
   return { description, headers, content: { 'application/json': { schema: componentRef('Error') } } };
 }
 
@@ -121,6 +121,8 @@ function webhooks(): Record<string, JsonSchema> {
     });
     out[event] = {
       post: {
+        // `payment.succeeded` is `paymentSucceededWebhook`: every operation has an id (redocly's rule).
+        operationId: `${event.replace(/\.(\w)/, (_, c: string) => c.toUpperCase())}Webhook`,
         summary: `Webhook ${event}`,
         description:
           'Spec section 6.1: delivered until a 2xx answers within 15 s; retried on the 6.1 schedule.',
@@ -170,6 +172,15 @@ export function buildOpenApiDocument(version: string): OpenApiDocument {
       license: { name: 'MIT', identifier: 'MIT' },
     },
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
+    // Spec 4: "All paths are relative to {base_url}". The one URL this package knows is the reference's default
+    // (`psp-reference`, `startReference()`); a tool pointed elsewhere takes its own.
+    servers: [
+      {
+        url: 'http://127.0.0.1:4010',
+        description:
+          "The reference's default address (`psp-reference`, `startReference()`); the service's own `{base_url}` (spec 4) elsewhere.",
+      },
+    ],
     security: [{ apiKey: [] }],
     paths: paths(),
     webhooks: webhooks(),
@@ -198,7 +209,7 @@ export function buildOpenApiDocument(version: string): OpenApiDocument {
           in: 'header',
           required: false,
           description:
-            "Spec 5.4: `sha256=` and the hex HMAC-SHA256 of the raw body (empty for a GET) keyed by the terminal's `thm_` secret; required when the terminal requires signatures.",
+            "Spec 5.4: `sha256=` and the hex HMAC-SHA256 of the raw body keyed by the terminal's `thm_` secret; required when the terminal requires signatures. A GET is signed over the empty string: it carries no body (one that declares a body is refused with 400).",
           schema: { type: 'string', pattern: '^sha256=[0-9a-f]{64}$' },
         },
       },

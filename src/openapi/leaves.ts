@@ -28,20 +28,21 @@ export type JsonSchema = { [key: string]: unknown };
  */
 const uuid: JsonSchema = { type: 'string', format: 'uuid' };
 const timestamp: JsonSchema = { type: 'string', format: 'date-time' };
-// Safe integers only: beyond 2^53 - 1 a JSON number loses precision, so the schemas refuse it.
+// Safe integers only: beyond 2^53 - 1 a JSON number loses precision, so the schemas refuse it (spec-decisions.md,
+// "Amounts").
 const minorUnits: JsonSchema = { type: 'integer', format: 'int64', maximum: Number.MAX_SAFE_INTEGER };
 // JSON Schema's maxLength counts code points, as the schemas' maxChars does.
 const text = (max: number): JsonSchema => ({ type: 'string', maxLength: max });
 const pattern = (re: RegExp): JsonSchema => ({ type: 'string', pattern: re.source });
 const oneOf = (values: readonly string[]): JsonSchema => ({ type: 'string', enum: [...values] });
-// Where the service POSTs: the service's own form (isWebhookUrl asks this pattern), with no `format: uri`, which
-// would refuse what the service takes (a Cyrillic host, `%zz` in a path).
+// Where the service POSTs: the pattern is the service's whole rule (isWebhookUrl asks it alone). Not `format: uri`,
+// which JSON Schema leaves to each tool (many do not check it) and which would admit other schemes.
 const webhookUrl: JsonSchema = {
   type: 'string',
   pattern: WEBHOOK_URL_PATTERN,
   maxLength: LIMITS.urlMax,
   description:
-    'An absolute http(s) URL without a user name or password: a host name (ASCII, Latin or Cyrillic letters; a punycode `xn--` label must decode), a dotted IPv4 address or a bracketed IPv6 one, an optional port, then no spaces or control characters.',
+    'An absolute http(s) URI (RFC 3986: ASCII only, so an international host name comes in its punycode `xn--` form) without a user name or password: a host name, a dotted IPv4 address or a bracketed IPv6 one, an optional port, then a path, query and fragment of URI characters (`%` only before two hex digits).',
 };
 // Where the buyer's browser goes back: any absolute URI (an app's own scheme too) but a script scheme.
 const returnUrl: JsonSchema = {
@@ -128,10 +129,13 @@ export const LEAVES: Record<string, Record<string, JsonSchema>> = {
     metadata: metadata(true),
   },
   CreateRefundInput: {
+    // No `maximum`: an amount larger than the balance, however large, is the spec's 422 (4.4), not a malformed body.
     amount: {
-      ...minorUnits,
+      type: 'integer',
+      format: 'int64',
       minimum: 0,
-      description: '0 or absent: refund the whole remaining balance.',
+      description:
+        '0 or absent: refund the whole remaining balance. More than what is left to refund (any larger integer included): 422 `amount_exceeds_balance`.',
     },
     reason: text(LIMITS.reasonMax),
   },

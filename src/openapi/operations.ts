@@ -51,6 +51,14 @@ const SIG: readonly Refusal[] = [
   CODE.invalid_signature,
 ];
 const TOO_LARGE = 'a body over 1 MiB';
+// A GET declares no body: one that does is refused unread, not checked against the empty body's signature.
+const GET_BODY: Refusal = [CODE.bad_request, 'a body: a GET takes none'];
+// Only an operation whose body is read can find the server too busy reading others' (the node adapter's
+// `maxBodyBytesInFlight`); a GET's is refused unread.
+const BUSY: Refusal = [
+  CODE.service_unavailable,
+  'too many request bodies are being read at once; nothing was done, retry after `Retry-After` seconds',
+];
 const ACCESS: readonly Refusal[] = [CODE.ip_not_allowed, CODE.live_not_enabled];
 // What an operation that moves money adds to ACCESS: the merchant's block.
 const MONEY: readonly Refusal[] = [...ACCESS, CODE.aml_blocked, CODE.forbidden_purpose];
@@ -79,7 +87,7 @@ export const OPERATION_DOCS: Record<OperationName, OperationDoc> = {
         replay: true,
       },
     },
-    refusals: [...SIG, BAD_BODY, ...MONEY, REPLAY, STORAGE],
+    refusals: [...SIG, BAD_BODY, ...MONEY, REPLAY, STORAGE, BUSY],
   },
   'payments.get': {
     operationId: 'getPayment',
@@ -91,7 +99,7 @@ export const OPERATION_DOCS: Record<OperationName, OperationDoc> = {
         schema: 'Payment',
       },
     },
-    refusals: [...SIG, [CODE.bad_request, TOO_LARGE], ...ACCESS, [CODE.not_found, NO_PAYMENT]],
+    refusals: [...SIG, GET_BODY, ...ACCESS, [CODE.not_found, NO_PAYMENT]],
   },
   'payments.cancel': {
     operationId: 'cancelPayment',
@@ -109,6 +117,7 @@ export const OPERATION_DOCS: Record<OperationName, OperationDoc> = {
       ...ACCESS,
       [CODE.not_found, NO_PAYMENT],
       [CODE.not_pending, 'the payment is not pending'],
+      BUSY,
     ],
   },
   'payments.refund': {
@@ -134,6 +143,7 @@ export const OPERATION_DOCS: Record<OperationName, OperationDoc> = {
       CODE.idempotent_conflict,
       STORAGE,
       [CODE.amount_exceeds_balance, 'the amount is larger than what is left to refund'],
+      BUSY,
     ],
   },
   'payouts.create': {
@@ -156,6 +166,7 @@ export const OPERATION_DOCS: Record<OperationName, OperationDoc> = {
       STORAGE,
       [CODE.route_not_configured, 'no payout route for the merchant or currency'],
       CODE.bank_not_supported,
+      BUSY,
     ],
   },
   'payouts.get': {
@@ -163,12 +174,7 @@ export const OPERATION_DOCS: Record<OperationName, OperationDoc> = {
     summary: 'Get a payout',
     section: '4.6',
     ok: { 200: { description: 'The payout.', schema: 'Payout' } },
-    refusals: [
-      ...SIG,
-      [CODE.bad_request, TOO_LARGE],
-      ...ACCESS,
-      [CODE.not_found, 'no payout of this merchant has this id'],
-    ],
+    refusals: [...SIG, GET_BODY, ...ACCESS, [CODE.not_found, 'no payout of this merchant has this id']],
   },
   'banks.list': {
     operationId: 'listSbpBanks',
@@ -180,7 +186,7 @@ export const OPERATION_DOCS: Record<OperationName, OperationDoc> = {
         schema: 'BankList',
       },
     },
-    refusals: [...SIG, [CODE.bad_request, TOO_LARGE], ...ACCESS],
+    refusals: [...SIG, GET_BODY, ...ACCESS],
   },
   'events.stream': {
     operationId: 'streamEvents',
@@ -193,7 +199,7 @@ export const OPERATION_DOCS: Record<OperationName, OperationDoc> = {
         stream: true,
       },
     },
-    refusals: [...SIG, [CODE.bad_request, TOO_LARGE], ...ACCESS],
+    refusals: [...SIG, GET_BODY, ...ACCESS],
   },
 };
 

@@ -14,7 +14,7 @@ import { triggerCommand } from './cli-trigger.js';
 import { FixedCredentialError } from './domain/credentials.js';
 import { type RunningReference, startReference } from './start.js';
 import { autosave } from './state/autosave.js';
-import { readStateFile, StateFileError, writeStateFile } from './state/file.js';
+import { lockStateFile, readStateFile, resolveStatePath, StateFileError } from './state/file.js';
 
 async function main(argv: string[]): Promise<void> {
   if (argv[0] === 'trigger') {
@@ -31,7 +31,7 @@ async function main(argv: string[]): Promise<void> {
     });
     return;
   }
-  const { help, version, json, quiet, state: file, ...options } = parseCliArgs(argv, process.env);
+  const { help, version, json, quiet, state: given, ...options } = parseCliArgs(argv, process.env);
   if (help) {
     process.stdout.write(`${USAGE}\n`);
     return;
@@ -47,6 +47,17 @@ async function main(argv: string[]): Promise<void> {
   // stdout carries the startup facts only: anything a dependency prints through console goes to stderr.
   for (const method of ['log', 'info', 'debug'] as const) console[method] = console.error;
 
+  // Resolved once: a symlink is written through, and nothing later moves the saves. Locked before it is read, so a
+  // second reference on the same file stops here instead of overwriting the first one's saves.
+  const file = given === undefined ? undefined : await resolveStatePath(given);
+  const lock = file === undefined ? undefined : lockStateFile(file);
+  // At every exit the process sees, the lock goes, unless it records a failed save for the next start to report
+  // (a kill -9 leaves it: the next start finds its process gone and takes it over).
+  if (lock) process.on('exit', () => lock.release());
+  if (lock?.previous)
+    log(
+      `psp-reference: the last save failed at ${lock.previous.at} (${lock.previous.message}): ${file} holds the state saved before it`,
+    );
   const state = file === undefined ? undefined : await readStateFile(file);
   // Written after changes too, not only at a signal: a crash (kill -9, OOM, power cut) loses about a second.
   let started: RunningReference | undefined;
@@ -58,13 +69,15 @@ async function main(argv: string[]): Promise<void> {
           return started.control.snapshot();
         },
         log,
+        undefined,
+        lock ? { lock } : {},
       )
     : undefined;
   const running = await startReference({
     ...options,
     ...(state === undefined ? {} : { state }),
     // What happens while it starts (the first merchant made) is not yet a change to save.
-    ...(saver ? { onChange: () => started && saver.changed() } : {}),
+    ...(saver ? { onChange: () => started && saver.changed(), stateSaving: saver.status } : {}),
     // The CLI owns its process, so it may take @hono/node-server's default for a dedicated server (in-process,
     // startReference leaves the globals alone).
     overrideGlobalObjects: true,
@@ -87,11 +100,8 @@ async function main(argv: string[]): Promise<void> {
     }, 5000);
     guard.unref();
     // The state is saved as it was at the signal, before close() cancels anything (after a write in flight).
-    const saved = file
-      ? Promise.resolve(saver?.close())
-          .then(() => running.control.snapshot())
-          .then((doc) => writeStateFile(file, doc))
-          .then(() => log(`psp-reference: state written to ${file}`))
+    const saved = saver
+      ? saver.save().then(() => log(`psp-reference: state written to ${file}`))
       : Promise.resolve();
     saved
       .then(() => running.close())
@@ -107,6 +117,8 @@ async function main(argv: string[]): Promise<void> {
   process.on('SIGTERM', stop);
   // Handlers first: whoever reads the facts may signal at once.
   process.stdout.write(json ? `${startupJson(running)}\n` : banner(running, options.clock));
+  // Where the state is saved, said at the start (GET /_simulator/health says whether it is, at any time).
+  if (file) log(`psp-reference: the state is saved to ${file} within 0.5 s of each change, and at a stop`);
 }
 
 // A bad flag or state file exits 2 (a bad flag with the usage), as does a fixed credential the state file contradicts;

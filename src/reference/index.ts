@@ -58,7 +58,7 @@ export type {
 export { createShadow, shadowSummary, startShadow } from './shadow/index.js';
 export type { RunningReference, StartReferenceOptions } from './start.js';
 export { startReference } from './start.js';
-export type { Restored, Snapshot, StateApi } from './state/index.js';
+export type { Restored, Snapshot, StateApi, StateSaving } from './state/index.js';
 export { SIGNATURE_VERSIONS, type SignatureVersion, WEBHOOK_EVENTS } from '../schemas/names.js';
 export type { CreatedEndpoint } from './webhooks/endpoints.js';
 export type { DeliveryAttempt } from './webhooks/log.js';

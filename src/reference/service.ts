@@ -11,7 +11,7 @@ import { redactSecrets } from '../internal/redact.js';
 import type { RequestInfo } from './http/context.js';
 import { toResponse } from './http/errors.js';
 import { createEventStreamHub } from './sse/index.js';
-import { buildState, createState, type StateParts } from './state/index.js';
+import { buildState, createState, type StateParts, type StateSaving } from './state/index.js';
 import { createWebhookService } from './webhooks/index.js';
 import { type ReferenceControl, referenceControl } from './handle.js';
 import {
@@ -97,6 +97,13 @@ export interface ReferenceOptions {
    * @example createReference({ journal: { bodies: true } })
    */
   journal?: JournalOptions;
+  /**
+   * Whether the state is saved, for `GET /_simulator/health` (the CLI's `--state` passes its writer's). Default:
+   * none, and the route answers `state: null` (the state lives in memory only).
+   *
+   * @example createReference({ stateSaving: () => saver.status() })
+   */
+  stateSaving?: () => StateSaving;
 }
 
 /**
@@ -230,6 +237,7 @@ export function createReference(options: ReferenceOptions = {}): Reference {
     trustProxy: options.trustProxy ?? false,
     faults,
     journal,
+    ...(options.stateSaving ? { stateSaving: options.stateSaving } : {}),
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
   };
   const app = createApp(appDeps, { log });

@@ -57,6 +57,7 @@ export function eventsOf(
           url: transport.url(pathOf('events.stream')),
           fetch: fetchFn,
           headers: transport.credentials,
+          baseUrl: transport.baseUrl,
           userAgent,
           logger,
           middleware: transport.middleware,

@@ -22,10 +22,25 @@ import {
   PAYMENT_METHODS,
   PAYOUT_METHODS,
   PHONE_RE,
+  WEBHOOK_URL_RULE,
 } from './limits.js';
 
 const WHOLE = 'must be a whole number of minor units (a safe integer)';
 const amount = () => minorUnits(WHOLE).check(atLeast(1, 'must be at least 1'));
+
+/**
+ * A refund's amount: an integer of any size. The reference also takes Infinity, which is what JSON.parse makes of
+ * an integer literal over about 1e308; the SDK does not (JSON.stringify would send it as `null`).
+ */
+const refundAmount = (m: SchemaMode) =>
+  z
+    .custom<number>((v) => typeof v === 'number' && !Number.isNaN(v), 'must be a number')
+    .check(
+      z.refine(
+        (v) => Number.isInteger(v) || (m.strict && v === Number.POSITIVE_INFINITY),
+        'must be a whole number of minor units',
+      ),
+    );
 
 const text = (max: number) => str().check(maxChars(max));
 
@@ -59,14 +74,14 @@ function build(m: SchemaMode) {
     return_url: z.optional(url(isAbsoluteUri, 'must be an absolute URI')),
     description: z.optional(text(LIMITS.descriptionMax)),
     // Where the service POSTs: http(s) only, and no credentials in it, as the cabinet's endpoint URL.
-    webhook_url: z.optional(
-      url(isWebhookUrl, 'must be an absolute http(s) URL without a user name or password'),
-    ),
+    webhook_url: z.optional(url(isWebhookUrl, WEBHOOK_URL_RULE)),
     metadata: z.optional(metadata()),
   });
 
   const CreateRefundInput = inputObj(m, {
-    amount: z.optional(minorUnits(WHOLE).check(atLeast(0, 'must not be negative'))),
+    // Any whole number, however large: one over the balance is the spec's 422 (4.4), never a 400. Past 2^53 - 1
+    // JSON loses precision, and past about 1e308 it reads as Infinity; both are over every balance all the same.
+    amount: z.optional(refundAmount(m).check(atLeast(0, 'must not be negative'))),
     reason: z.optional(text(LIMITS.reasonMax)),
   });
 

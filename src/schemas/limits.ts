@@ -36,8 +36,8 @@ export const MODES = ['test', 'live'] as const;
  */
 export const PAYMENT_CURRENCIES = ['RUB', 'USD', 'EUR'] as const;
 
-export const PHONE_RE = /^\+7\d{10}$/;
-export const BANK_ID_RE = /^\d{12}$/;
+export const PHONE_RE = /^\+7[0-9]{10}$/;
+export const BANK_ID_RE = /^[0-9]{12}$/;
 export const CURRENCY_RE = /^[A-Z]{3}$/;
 /** An identifier (spec section 1: "Identifiers are UUIDv4 strings"), in either case. The one UUID rule. */
 export const UUID_V4_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
@@ -61,10 +61,11 @@ export const IDEMPOTENCY_KEY_RULE =
  */
 export const API_KEY_RE = /^sk_(test|live)_[A-Za-z0-9]{6}_[A-Za-z0-9._~+/=-]+$/;
 
-// The parts of WEBHOOK_URL_RE. A source string (not a RegExp) because the OpenAPI document publishes the same text
-// as the field's JSON Schema `pattern` (ECMA-262 without flags: case is spelled out as [Hh]).
+// The parts of WEBHOOK_URL_PATTERN. A source string (not a RegExp) because the OpenAPI document publishes the same
+// text as the field's JSON Schema `pattern` (ECMA-262 without flags: case is spelled out as [Hh]; `[0-9]`, never
+// `\d`, which other languages' regex engines read as any Unicode digit).
 /** 0 to 255 without a leading zero (a WHATWG URL reads `010` as octal, another address than it says). */
-const OCTET = String.raw`(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)`;
+const OCTET = '(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])';
 const IPV4 = `${OCTET}(?:\\.${OCTET}){3}`;
 const H16 = '[0-9A-Fa-f]{1,4}';
 const LS32 = `(?:${H16}:${H16}|${IPV4})`;
@@ -77,20 +78,31 @@ const IPV6 = [
   ),
 ].join('|');
 /**
- * What a host name's label is made of: ASCII letters, digits, `-` and `_`, and the Latin and Cyrillic letters
- * (U+00C0-U+024F, U+0400-U+052F but the combining marks and U+04C0), each of which a WHATWG URL maps through IDNA
- * (so `https://магазин.рф/` is a host name, as `https://xn--80aairftm.xn--p1ai/` is).
+ * A host name of RFC 3986's reg-name in ASCII: labels of letters, digits, `-` and `_`. An internationalised name
+ * comes in its punycode form (`xn--80aairftm.xn--p1ai`, not `магазин.рф`): spec 2.2's "string uri" is a URI,
+ * not an IRI. The last label starts with a non-digit: a WHATWG URL reads a host ending in a number as an IPv4
+ * address.
  */
-const LETTER = String.raw`A-Za-z_\-\u00C0-\u024F\u0400-\u0482\u048A-\u04BF\u04C1-\u052F`;
-/** The last label starts with a non-digit: a WHATWG URL reads a host ending in a number as an IPv4 address. */
-const HOSTNAME = `(?:[${LETTER}0-9]+\\.)*[${LETTER}][${LETTER}0-9]*\\.?`;
-const PORT = String.raw`(?::(?:0*(?:6553[0-5]|655[0-2]\d|65[0-4]\d\d|6[0-4]\d{3}|[1-5]\d{4}|\d{1,4}))?)?`;
+const HOSTNAME = '(?:[A-Za-z0-9_-]+\\.)*[A-Za-z_-][A-Za-z0-9_-]*\\.?';
+const PORT =
+  '(?::(?:0*(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9][0-9]|6[0-4][0-9]{3}|[1-5][0-9]{4}|[0-9]{1,4}))?)?';
+/** RFC 3986's pchar (unreserved, sub-delims, `:`, `@`, a percent-encoded octet) and `/`; with `?` for a query or fragment. */
+const PCHAR = "[A-Za-z0-9._~!$&'()*+,;=:@/-]";
+const PCT = '%[0-9A-Fa-f]{2}';
+const PATH = `(?:/(?:${PCHAR}|${PCT})*)?`;
+const QUERY = `(?:\\?(?:${PCHAR}|[?]|${PCT})*)?`;
+const FRAGMENT = `(?:#(?:${PCHAR}|[?]|${PCT})*)?`;
 
 /**
- * The form of a `webhook_url` and of a cabinet endpoint's URL, as the source text of a regex: `http` or `https` in
- * any case, `://`, a host (a host name, a dotted IPv4 address or a bracketed IPv6 one; no user name or password), an
- * optional port up to 65535, then a path, query or fragment without spaces or control characters. `isWebhookUrl`
- * asks this and that a WHATWG URL parses it (which adds one thing: a punycode `xn--` label must decode); the
- * OpenAPI document publishes this text as the field's `pattern`, so the document and the service say the same.
+ * The form of a `webhook_url` and of a cabinet endpoint's URL, as the source text of a regex, and the whole rule
+ * (`isWebhookUrl` asks this alone; the OpenAPI document publishes it as the field's `pattern`, so the document and
+ * the service say the same): an RFC 3986 URI (spec 2.2's "string uri": ASCII only, so no IRI) whose scheme is
+ * `http` or `https` in any case, `://`, a host (an ASCII host name, a dotted IPv4 address or a bracketed IPv6 one; no
+ * user name or password), an optional port up to 65535, then RFC 3986's path, query and fragment (a `%` only as a
+ * percent-encoded octet).
  */
-export const WEBHOOK_URL_PATTERN = `^[Hh][Tt][Tt][Pp][Ss]?://(?:${HOSTNAME}|${IPV4}|\\[(?:${IPV6})\\])${PORT}(?:[/?#][^\\x00-\\x20\\x7F]*)?$`;
+/** What {@link WEBHOOK_URL_PATTERN} asks, as the SDK and the reference word it (`webhook_url: <rule>`). */
+export const WEBHOOK_URL_RULE =
+  'must be an absolute http(s) URL in ASCII (an international host as xn--), without a user name or password';
+
+export const WEBHOOK_URL_PATTERN = `^[Hh][Tt][Tt][Pp][Ss]?://(?:${HOSTNAME}|${IPV4}|\\[(?:${IPV6})\\])${PORT}${PATH}${QUERY}${FRAGMENT}$`;

@@ -105,3 +105,47 @@ describe('a middleware that changes the origin', () => {
     ]);
   });
 });
+
+// Issue 32 (F9): with `baseUrl: http://host/psp`, a middleware could send the key to `http://host/other-service/`
+// on the same origin: the gate compared origins only. The key goes under baseUrl's path only.
+describe('a middleware that leaves baseUrl’s path', () => {
+  /** A client on `${origin}/psp` whose middleware rewrites every request's path with `to`. */
+  async function underPsp(to: (path: string) => string) {
+    const api = await recording();
+    const move: Middleware = (req, next) => {
+      const u = new URL(req.url);
+      return next(new Request(`${u.origin}${to(u.pathname)}`, { headers: req.headers }));
+    };
+    const client = new PspClient({ apiKey: KEY, baseUrl: `${api.origin}/psp`, middleware: [move] });
+    return { api, client };
+  }
+
+  it.each([
+    ['another service on the same host', () => '/other-service/api/v1/public/banks/sbp'],
+    ['a sibling whose name starts the same', (p: string) => p.replace('/psp/', '/psp2/')],
+    ['dot segments', (p: string) => p.replace('/psp/', '/psp/../other/')],
+    ['encoded dot segments', (p: string) => p.replace('/psp/', '/psp/%2e%2e/other/')],
+    ['an encoded slash a server may decode', (p: string) => p.replace('/psp/', '/psp/..%2Fother/')],
+    ['an encoded backslash', (p: string) => p.replace('/psp/', '/psp/..%5cother/')],
+    ['a leading double slash', (p: string) => `/%2F%2Fevil.test${p}`],
+  ])('%s: refused, unsent, with the typed error', async (_, to) => {
+    const { api, client } = await underPsp(to);
+    expectRefused(await failure(client.banks.list()), new URL(api.origin).host);
+    let err: unknown;
+    try {
+      for await (const _e of client.events.stream({ maxRetries: 3 })) break;
+    } catch (e) {
+      err = e;
+    }
+    expectRefused(err, new URL(api.origin).host);
+    expect(api.hits).toEqual([]);
+  });
+
+  it('a path that stays under baseUrl still goes out with the key', async () => {
+    const { api, client } = await underPsp((p) => p.replace('/banks/sbp', '/banks/sbp2'));
+    await client.request('GET', '/banks/sbp');
+    expect(api.hits.map((h) => [h.url, h.headers.authorization])).toEqual([
+      ['/psp/api/v1/public/banks/sbp2', `Bearer ${KEY}`],
+    ]);
+  });
+});

@@ -157,6 +157,7 @@ const DOCUMENTED: Record<string, { values: string[]; types: string[] }> = {
       'StartShadowOptions',
       'StartupFacts',
       'StateApi',
+      'StateSaving',
       'TerminalSettings',
       'Timer',
       'TimerCallback',

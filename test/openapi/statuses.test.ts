@@ -144,6 +144,8 @@ async function provoke(method: string, path: string, status: number): Promise<nu
       return call();
     case 431:
       return oversizedHeaders(l.r, M, url);
+    case 503:
+      return busy(l, M, url, body);
     default:
       throw new Error(`no way to provoke ${status}`);
   }
@@ -173,6 +175,35 @@ async function oversizedHeaders(r: Reference, method: string, url: string): Prom
     const contentType = /^content-type: (.*)$/im.exec(head)?.[1]?.trim() ?? null;
     checkAnswer({ method, url }, { status, contentType, body });
     return status;
+  } finally {
+    await server.close();
+  }
+}
+
+/**
+ * 503 comes from the node adapter too: with a budget of one byte of bodies in flight, any body is one too many.
+ * Sent with the caller's key (section 5 runs before the body is read), answered through the same check.
+ */
+async function busy(l: Lab, method: string, url: string, body = '{}'): Promise<number> {
+  const server = await listenNode(l.r.fetch.bind(l.r), {
+    host: '127.0.0.1',
+    port: 0,
+    maxBodyBytesInFlight: 1,
+  });
+  try {
+    const at = new URL(url);
+    const res = await fetch(`${server.url}${at.pathname}`, {
+      method,
+      headers: { authorization: `Bearer ${l.r.api_key}`, 'content-type': 'application/json' },
+      body,
+    });
+    const text = await res.text();
+    checkAnswer(
+      { method, url },
+      { status: res.status, contentType: res.headers.get('content-type'), body: text },
+    );
+    expect(res.headers.get('retry-after')).toBe('1');
+    return res.status;
   } finally {
     await server.close();
   }

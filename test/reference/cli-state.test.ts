@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -203,6 +203,174 @@ describe('the state file', () => {
     expect(error).toBeInstanceOf(StateFileError);
     expect((error as Error).message).toContain(file);
     expect((error as Error).message).toContain('version 0');
+    await ref.close();
+  });
+});
+
+/** Waits (bounded by the test's timeout) until `ok()` holds; for what a child process does in its own time. */
+async function until(ok: () => boolean | Promise<boolean>): Promise<void> {
+  while (!(await ok())) await new Promise((resolve) => setTimeout(resolve, 25));
+}
+
+/** `GET /_simulator/health` of a running CLI, with its admin token. */
+async function health(facts: Record<string, string>) {
+  const res = await fetch(`${facts.base_url}/_simulator/health`, {
+    headers: { authorization: `Bearer ${facts.admin_token}` },
+  });
+  expect(res.status).toBe(200);
+  return (await res.json()) as {
+    status: string;
+    state: {
+      file: string;
+      saved: boolean;
+      last_saved_at: string | null;
+      last_error: { at: string; message: string } | null;
+    } | null;
+  };
+}
+
+async function createPayment(facts: Record<string, string>): Promise<number> {
+  const res = await fetch(`${facts.base_url}/api/v1/public/payments`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${facts.api_key}`, 'content-type': 'application/json' },
+    body: '{"amount":1000}',
+  });
+  await res.body?.cancel();
+  return res.status;
+}
+
+// Issue 32, F8.
+describe('psp-reference --state: one reference per file, failed saves told, symlinks written through', () => {
+  it(
+    'a second reference on the same file (here through a symlink) exits 2 naming the first; the first keeps the file',
+    async () => {
+      const dir = await tempDir();
+      const file = join(dir, 'state.json');
+      const first = cli(['--port', '0', '--json', '--quiet', '--state', file]);
+      const facts = await first.facts;
+      expect(await createPayment(facts)).toBe(201);
+      await symlink(file, join(dir, 'link.json')).catch(() => {});
+      for (const path of [file, join(dir, 'link.json')]) {
+        const second = cli(['--port', '0', '--json', '--quiet', '--state', path]);
+        await expect(second.facts).rejects.toThrow();
+        expect(await second.exit).toBe(2);
+        expect(second.stderr()).toContain(`in use by another psp-reference (process ${first.child.pid})`);
+      }
+      first.child.kill('SIGTERM');
+      expect(await first.exit).toBe(0);
+      expect(JSON.parse(await readFile(file, 'utf8')).payments).toHaveLength(1);
+      expect((await readdir(dir)).sort()).toEqual(['link.json', 'state.json']); // the lock is gone at a clean stop
+      // Free again.
+      const third = cli(['--port', '0', '--json', '--quiet', '--state', file]);
+      await third.facts;
+      third.child.kill('SIGTERM');
+      expect(await third.exit).toBe(0);
+    },
+    T,
+  );
+
+  it(
+    'a lock left by a killed reference is taken over at the next start',
+    async () => {
+      const file = join(await tempDir(), 'state.json');
+      const first = cli(['--port', '0', '--json', '--quiet', '--state', file]);
+      await first.facts;
+      first.child.kill('SIGKILL');
+      await first.exit;
+      expect(JSON.parse(await readFile(`${file}.lock`, 'utf8')).pid).toBe(first.child.pid);
+      const second = cli(['--port', '0', '--json', '--quiet', '--state', file]);
+      await second.facts;
+      expect(JSON.parse(await readFile(`${file}.lock`, 'utf8')).pid).toBe(second.child.pid);
+      second.child.kill('SIGTERM');
+      expect(await second.exit).toBe(0);
+    },
+    T,
+  );
+
+  it(
+    'a symlink at the path is written through (it stays a link), and health names the real file',
+    async () => {
+      const dir = await tempDir();
+      await mkdir(join(dir, 'data'));
+      const target = join(dir, 'data', 'state.json');
+      await symlink(target, join(dir, 'link.json'));
+      const run = cli(['--port', '0', '--json', '--quiet', '--state', join(dir, 'link.json')]);
+      const facts = await run.facts;
+      // Said after the facts line, so awaited.
+      await until(() => run.stderr().includes(`the state is saved to ${target} within 0.5 s`));
+      expect(await createPayment(facts)).toBe(201);
+      run.child.kill('SIGTERM');
+      expect(await run.exit).toBe(0);
+      expect((await lstat(join(dir, 'link.json'))).isSymbolicLink()).toBe(true);
+      expect(JSON.parse(await readFile(target, 'utf8')).payments).toHaveLength(1);
+
+      const again = cli(['--port', '0', '--json', '--quiet', '--state', join(dir, 'link.json')]);
+      const facts2 = await again.facts;
+      const h = await health(facts2);
+      expect(h).toMatchObject({ status: 'ok', state: { file: target, saved: true, last_error: null } });
+      // The admin token's route: an API key is refused.
+      const withKey = await fetch(`${facts2.base_url}/_simulator/health`, {
+        headers: { authorization: `Bearer ${facts2.api_key}` },
+      });
+      expect(withKey.status).toBe(401);
+      again.child.kill('SIGTERM');
+      expect(await again.exit).toBe(0);
+    },
+    T,
+  );
+
+  it(
+    'a save that fails is told on stderr each time, by health, at the stop (exit 1) and at the next start',
+    async () => {
+      const dir = await tempDir();
+      const file = join(dir, 'state.json');
+      const run = cli(['--port', '0', '--json', '--quiet', '--state', file]);
+      const facts = await run.facts;
+      expect(await createPayment(facts)).toBe(201);
+      await until(async () => (await health(facts)).state?.last_saved_at != null);
+      const savedAt = (await health(facts)).state!.last_saved_at!;
+      // The disk refuses the next writes: a directory stands where the file is renamed to (a full disk, a
+      // read-only mount and a lost NFS server fail the same write; this one needs no root and no mount).
+      await rm(file);
+      await mkdir(file);
+      await writeFile(join(file, 'keep'), '');
+      for (let i = 1; i <= 2; i++) {
+        expect(await createPayment(facts)).toBe(201);
+        await until(() => run.stderr().split('cannot write the state').length > i);
+      }
+      expect(run.stderr()).toContain(`cannot write the state to ${file}`);
+      expect(run.stderr()).toContain(`(the file holds the state of ${savedAt}`);
+      const h = await health(facts);
+      expect(h.state).toMatchObject({ file, saved: false, last_saved_at: savedAt });
+      expect(h.state!.last_error!.message).toMatch(/EISDIR|ENOTEMPTY|EEXIST/);
+      run.child.kill('SIGTERM');
+      expect(await run.exit).toBe(1);
+      expect(run.stderr()).toContain('error while stopping');
+      expect(JSON.parse(await readFile(`${file}.lock`, 'utf8')).save_failed.at).toBeTruthy();
+
+      await rm(file, { recursive: true });
+      const next = cli(['--port', '0', '--json', '--quiet', '--state', file]);
+      await next.facts;
+      expect(next.stderr()).toMatch(/the last save failed at \d{4}-\d\d-\d\dT[^ ]+ \(/);
+      expect(next.stderr()).toContain(`${file} holds the state saved before it`);
+      next.child.kill('SIGTERM');
+      expect(await next.exit).toBe(0);
+      // Told once: a clean stop clears it.
+      await expect(stat(`${file}.lock`)).rejects.toMatchObject({ code: 'ENOENT' });
+    },
+    T,
+  );
+});
+
+describe('GET /_simulator/health in process', () => {
+  it('answers ok and state null when the state lives in memory only', async () => {
+    const ref = createReference();
+    const res = await ref.fetch(
+      new Request('http://ref.test/_simulator/health', {
+        headers: { authorization: `Bearer ${ref.admin_token}` },
+      }),
+    );
+    expect(await res.json()).toEqual({ status: 'ok', state: null });
     await ref.close();
   });
 });

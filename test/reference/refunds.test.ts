@@ -52,6 +52,21 @@ describe('POST /payments/{id}/refund', () => {
     expect((await env.call(`/payments/${id}`)).body.amount_refunded).toBe(600);
   });
 
+  // Issue 32: past 2^53 - 1 it was 400 (the safe-integer cap of every amount); the spec names 422 for a refund
+  // larger than the balance, and no balance is that large.
+  it('is 422 however large the amount, past 2^53 - 1 and past what JSON reads as a number, and changes nothing', async () => {
+    env = setup();
+    const id = await succeeded(1000);
+    for (const amount of ['9007199254740992', '18446744073709551616', `9${'9'.repeat(400)}`]) {
+      const r = await env.call(`/payments/${id}/refund`, { raw: `{"amount":${amount}}` });
+      expectError(r, 422, 'amount_exceeds_balance');
+      expect(r.body.error.message).toBe('The refund amount is larger than the available balance 1000.');
+    }
+    expectError(await env.call(`/payments/${id}/refund`, { raw: '{"amount":-1e30}' }), 400, 'bad_request');
+    const p = (await env.call(`/payments/${id}`)).body;
+    expect([p.status, p.amount_refunded, p.refunds]).toEqual(['succeeded', 0, []]);
+  });
+
   it('is 409 for a payment that is not succeeded, or fully refunded', async () => {
     env = setup();
     const c = await env.createPayment();

@@ -155,7 +155,7 @@ describe('no rule stricter than the spec', () => {
       const r = await env.call('/payments', { body: { amount: 100, webhook_url: url } });
       expectError(r, 400, 'bad_request');
       expect(r.body.error.message).toContain(
-        'webhook_url: must be an absolute http(s) URL without a user name or password',
+        'webhook_url: must be an absolute http(s) URL in ASCII (an international host as xn--), without a user name or password',
       );
       expect(r.body.error.message).not.toContain('pass@');
     }

@@ -89,6 +89,7 @@ export function transport(url: string, extra: Partial<EventStreamTransport> = {}
     url,
     fetch: globalThis.fetch,
     headers: () => ({ authorization: 'Bearer sk_test_abcdef_secret' }),
+    baseUrl: new URL(url).origin,
     ...extra,
   };
 }

@@ -56,7 +56,8 @@ export class RefundStore extends RecordStore<RefundRecord> {
     if (amount > available) {
       throw refuse(
         CODE.amount_exceeds_balance,
-        `The refund amount ${amount} is larger than the available balance ${available}.`,
+        // An amount past 2^53 - 1 is not the number that was sent (JSON lost its digits): not echoed.
+        `The refund amount${Number.isSafeInteger(amount) ? ` ${amount}` : ''} is larger than the available balance ${available}.`,
       );
     }
     // The last refund a payment can have must return the whole balance, so no money is ever left unrefundable.

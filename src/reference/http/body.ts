@@ -28,15 +28,21 @@ export function payloadTooLarge(maxBytes: number): DomainError {
 /**
  * The raw body of a request, at most `maxBytes` (the route's cap; default the API's 1 MiB): read by the adapter's
  * `readBody` when it has one (the node adapter reads only now, after section 5), else the bytes it already read,
- * else `request.body`. A GET or HEAD has none (the Fetch standard's rule; asking its `body` would make
- * @hono/node-server build a whole second Request to say so).
+ * else `request.body`. A GET or HEAD has none: one that declares a body (RFC 9112: a `Transfer-Encoding`, or a
+ * `Content-Length` other than 0) is refused with 400 `bad_request`, unread, rather than checked against the empty
+ * body's signature while other bytes were sent (asking its `body` would make @hono/node-server build a whole second
+ * Request, and the Fetch standard gives a GET none).
  */
 export function bodyOf(
   c: Context<AppEnv>,
   maxBytes: number = DEFAULTS.maxBodyBytes,
 ): Uint8Array | Promise<Uint8Array> {
   const request = c.req.raw;
-  if (request.method === 'GET' || request.method === 'HEAD') return EMPTY;
+  if (request.method === 'GET' || request.method === 'HEAD') {
+    if (declaresBody(request.headers))
+      throw refuse(CODE.bad_request, `A ${request.method} request takes no body; send none.`);
+    return EMPTY;
+  }
   const info = c.env;
   if (info?.readBody) return info.readBody(maxBytes);
   if (info?.body) {
@@ -44,6 +50,11 @@ export function bodyOf(
     return info.body;
   }
   return readRawBody(request, maxBytes);
+}
+
+function declaresBody(headers: Headers): boolean {
+  const length = headers.get('content-length');
+  return headers.has('transfer-encoding') || (length !== null && length.trim() !== '0');
 }
 
 /**

@@ -10,7 +10,7 @@ import type { Caller } from '../domain/validate.js';
 import type { Faults } from '../faults/index.js';
 import type { RequestJournal } from '../journal/index.js';
 import type { EventStreamHub } from '../sse/index.js';
-import type { StateApi } from '../state/index.js';
+import type { StateApi, StateSaving } from '../state/index.js';
 import { quote } from '../../internal/quote.js';
 
 /** What the socket adapter knows about a request and a Request cannot carry. */
@@ -52,6 +52,8 @@ export interface AppDeps {
   faults?: Faults;
   /** The request journal (`GET /_simulator/requests`). Default: none, and no routes for it. */
   journal?: RequestJournal;
+  /** Whether the state is saved to a file (`--state`), for `GET /_simulator/health`. Default: none (memory only). */
+  stateSaving?: () => StateSaving;
 }
 
 /** A path id: a UUIDv4, else 404 naming the problem (no object can have that id). */

@@ -124,6 +124,8 @@ export function simulatorRoutes(deps: AppDeps): Hono<AppEnv> {
     return json(200, await sim.advanceClock(input as { seconds: number }));
   });
   r.get('/clock', () => json(200, sim.getClock()));
+  // Up, and whether the state is saved: `state` is null when it lives in memory only (no `--state` file).
+  r.get('/health', () => json(200, { status: 'ok', state: deps.stateSaving?.() ?? null }));
   r.get('/snapshot', () => json(200, sim.snapshot()));
   r.post('/restore', (c) => json(200, sim.restore(parseJson(c))));
   const faults = deps.faults;

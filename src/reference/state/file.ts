@@ -1,6 +1,7 @@
 // `--state <file>` of the CLI: Node-only, so only cli.ts imports it (the rest of src/reference/state is web standard).
-import { open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { lstat, open, readdir, readFile, readlink, realpath, rename, rm, stat } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
 import { Faults } from '../faults/index.js';
 import { MAX_STATE_FILE_BYTES } from './limits.js';
 import { buildState } from './restore.js';
@@ -105,4 +106,142 @@ export async function writeStateFile(path: string, doc: Snapshot): Promise<void>
   const handle = await open(dir, 'r').catch(() => undefined);
   await handle?.sync().catch(() => {});
   await handle?.close();
+}
+
+/**
+ * Where `--state <path>` really is, resolved once at the start: a symlink at the path (or on the way to it) is
+ * followed, so every save is written through it to its target instead of replacing the link with a file, and a
+ * later change of the working directory or of the link does not move the saves. A path that does not exist yet is
+ * its directory's real path and its name; a link to a file not made yet, the link's target.
+ *
+ * @example
+ * const file = await resolveStatePath('./psp-state.json'); // '/home/me/app/psp-state.json'
+ */
+export async function resolveStatePath(path: string): Promise<string> {
+  let at = resolve(path);
+  for (let hops = 0; hops < 40; hops++) {
+    try {
+      return await realpath(at);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw stateError(at, error);
+    }
+    const link = await lstat(at).catch(() => undefined);
+    if (!link?.isSymbolicLink()) {
+      const dir = await realpath(dirname(at)).catch((error: unknown) => {
+        throw stateError(dirname(at), error);
+      });
+      return join(dir, basename(at));
+    }
+    at = resolve(dirname(at), await readlink(at));
+  }
+  throw new StateFileError(`the state file ${path} is a loop of symbolic links`);
+}
+
+function stateError(path: string, error: unknown): StateFileError {
+  const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
+  return new StateFileError(`cannot use the state file ${path} (${code})`);
+}
+
+/** A save that failed, as the lock file keeps it for the next start. */
+export interface FailedSave {
+  /** When it failed (ISO 8601). */
+  at: string;
+  message: string;
+}
+
+/** The lock of a state file, held while a reference uses it: see {@link lockStateFile}. */
+export interface StateLock {
+  /** The lock file, `<state file>.lock`. */
+  readonly path: string;
+  /** The previous run's last save, when it failed: that run ended (or was killed) with its state unsaved. */
+  readonly previous: FailedSave | undefined;
+  /** Records a failed save in the lock (in place: it takes no new disk space), or clears it (`undefined`). */
+  record(failed: FailedSave | undefined): void;
+  /** Removes the lock, unless a failed save is recorded in it: then it stays for the next start to report. */
+  release(): void;
+}
+
+// The lock's content is one JSON line padded to a fixed size, so a failed save is recorded by overwriting bytes
+// the file already has: on a full disk, where the state file cannot be written, the record still can.
+const LOCK_BYTES = 1024;
+
+/**
+ * Takes the lock of the state file at `path` (already resolved): `<path>.lock`, created exclusively, holding this
+ * process's id. A second reference on the same file finds it and refuses to start ({@link StateFileError}, naming
+ * the process); a lock whose process is gone (killed, crashed) is taken over, and what it recorded about its last
+ * save is handed on as `previous`. Two starts racing to take over the same dead lock can both win; start one at a
+ * time after a crash.
+ *
+ * @example
+ * const lock = lockStateFile(await resolveStatePath('./psp-state.json'));
+ * process.on('exit', () => lock.release());
+ */
+export function lockStateFile(path: string): StateLock {
+  const lockPath = `${path}.lock`;
+  let previous: FailedSave | undefined;
+  let fd: number | undefined;
+  for (let attempt = 0; fd === undefined; attempt++) {
+    try {
+      fd = openSync(lockPath, 'wx', 0o600);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0)
+        throw stateError(lockPath, error);
+      const held = readLock(lockPath);
+      if (held.pid !== undefined && alive(held.pid))
+        throw new StateFileError(
+          `the state file ${path} is in use by another psp-reference (process ${held.pid}): stop it, or give this one another --state file (if no such reference runs, remove ${lockPath})`,
+        );
+      previous = held.failed;
+      rmSync(lockPath, { force: true });
+    }
+  }
+  const handle = fd;
+  let failed: FailedSave | undefined;
+  const write = () => {
+    const line = JSON.stringify({
+      pid: process.pid,
+      save_failed: failed ? { at: failed.at, message: failed.message.slice(0, 400) } : null,
+    });
+    writeSync(handle, Buffer.from(line.padEnd(LOCK_BYTES - 1, ' ') + '\n'), 0, LOCK_BYTES, 0);
+  };
+  write();
+  let released = false;
+  return {
+    path: lockPath,
+    previous,
+    record(next) {
+      if (released || failed === next) return;
+      failed = next;
+      try {
+        write();
+      } catch {
+        // The record is a courtesy to the next start; the failure itself is already on stderr.
+      }
+    },
+    release() {
+      if (released) return;
+      released = true;
+      closeSync(handle);
+      if (!failed) rmSync(lockPath, { force: true });
+    },
+  };
+}
+
+/** What a lock file holds; an unreadable or foreign one holds nothing (its writer died mid-write). */
+function readLock(path: string): { pid?: number; failed?: FailedSave } {
+  try {
+    const doc = JSON.parse(readFileSync(path, 'utf8')) as {
+      pid?: unknown;
+      save_failed?: { at?: unknown; message?: unknown } | null;
+    };
+    const pid = Number.isSafeInteger(doc.pid) && (doc.pid as number) > 0 ? (doc.pid as number) : undefined;
+    const f = doc.save_failed;
+    const failed =
+      f && typeof f.at === 'string' && typeof f.message === 'string'
+        ? { at: f.at, message: f.message }
+        : undefined;
+    return { ...(pid === undefined ? {} : { pid }), ...(failed ? { failed } : {}) };
+  } catch {
+    return {};
+  }
 }

@@ -9,6 +9,24 @@ import { takeSnapshot } from './snapshot.js';
 
 export { SNAPSHOT_FORMAT, SNAPSHOT_VERSION, type Snapshot, SnapshotSchema } from './schema.js';
 
+/**
+ * Whether the state is saved to its file (`psp-reference --state`), as `GET /_simulator/health` shows it.
+ *
+ * @example
+ * const { state } = await (await fetch(`${base}/_simulator/health`, { headers: admin })).json();
+ * if (state && !state.saved) console.warn(`not saved since ${state.last_saved_at}: ${state.last_error.message}`);
+ */
+export interface StateSaving {
+  /** The state file, its real path (a symlink at the given path is followed). */
+  file: string;
+  /** False from a failed write until a write succeeds: the file then holds an older state. */
+  saved: boolean;
+  /** When a write last succeeded (ISO 8601); null before the first one. */
+  last_saved_at: string | null;
+  /** The last write's failure, while `saved` is false; null otherwise. */
+  last_error: { at: string; message: string } | null;
+}
+
 /** What `POST /_simulator/restore` answers: the counts of what the reference now holds. */
 export interface Restored {
   restored: { merchants: number; payments: number; refunds: number; payouts: number };

@@ -7,7 +7,7 @@ import {
   WEBHOOK_EVENTS,
   type WebhookEventName,
 } from '../../schemas/names.js';
-import { LIMITS } from '../../schemas/limits.js';
+import { LIMITS, WEBHOOK_URL_RULE } from '../../schemas/limits.js';
 import { refuse } from '../domain/errors.js';
 import { quote } from '../../internal/quote.js';
 import { parseAddress } from '../domain/ip-allow.js';
@@ -40,12 +40,10 @@ export interface CreatedEndpoint {
   secret: string;
 }
 
-const URL_RULE = 'must be an absolute http(s) URL without a user name or password';
-
 /** An endpoint's URL: the rule of a payment's `webhook_url` too; a restore checks a snapshot's endpoints by it. */
 export const ENDPOINT_URL = z
-  .string(URL_RULE)
-  .check(z.refine(isWebhookUrl, URL_RULE), maxChars(LIMITS.urlMax));
+  .string(WEBHOOK_URL_RULE)
+  .check(z.refine(isWebhookUrl, WEBHOOK_URL_RULE), maxChars(LIMITS.urlMax));
 
 // The rules of a payment's `webhook_url` (src/schemas), so both places where the service POSTs take the same URLs.
 const endpointInput = z.strictObject(
@@ -96,7 +94,9 @@ export class EndpointRegistry {
     const endpoint: Endpoint = {
       id: crypto.randomUUID(),
       shopId,
-      url: new URL(url).href,
+      // Written as a WHATWG URL writes it (lower-case scheme and host); a punycode label that does not decode is
+      // kept as given (its deliveries fail as an unknown host's do).
+      url: URL.canParse(url) ? new URL(url).href : url,
       events: [...new Set(events ?? [])],
       signatureVersion: signature_version ?? 'v2',
       secret: secret ?? newWebhookSecret(),
