@@ -7,6 +7,7 @@ import { refusalResponse } from '../http/errors.js';
 import type { RequestInfo } from '../http/context.js';
 import { BodyBudget, lazyBody } from './body-reader.js';
 import { answerClientError } from './client-errors.js';
+import { onePipelineAtATime } from './pipelining.js';
 
 /** A Web-standard handler, as `Reference.fetch` is: the adapter hands it each request and what the socket knows. */
 export type FetchHandler = (request: Request, info: RequestInfo) => Promise<Response> | Response;
@@ -150,6 +151,8 @@ export function listenNode(handler: FetchHandler, options: ListenOptions = {}): 
             : refusalResponse(CODE.internal_error, 'The reference failed to answer this request.'),
     },
   );
+  // A pipelining client that never reads would have node hold every answer it asked for.
+  const gated = onePipelineAtATime(listener);
   const server = createServer(
     {
       requireHostHeader: false,
@@ -158,11 +161,11 @@ export function listenNode(handler: FetchHandler, options: ListenOptions = {}): 
       headersTimeout: Math.min(limits.timeoutMs, 300_000),
       connectionsCheckingInterval: Math.min(limits.timeoutMs, 1000),
     },
-    listener,
+    gated,
   );
   server.maxConnections = options.maxConnections ?? MAX_CONNECTIONS;
   // An `Expect` other than 100-continue goes to the app like any request (node would answer a bare 417).
-  server.on('checkExpectation', listener);
+  server.on('checkExpectation', gated);
   server.on('clientError', answerClientError);
   return new Promise<NodeServer>((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException) => {
