@@ -18,7 +18,7 @@ afterEach(async () => {
  */
 function answerReader(socket: Socket) {
   const statuses: number[] = [];
-  let rest = Buffer.alloc(0);
+  let rest: Buffer = Buffer.alloc(0);
   let wanted = 0;
   let onEnough: () => void = () => {};
   socket.on('data', (chunk: Buffer) => {
