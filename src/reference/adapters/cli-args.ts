@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { type FaultRuleInput, parseFaultRules } from '../faults/index.js';
 import { redactSecrets } from '../../internal/redact.js';
+import { hostNames } from '../http/pay-page-host.js';
 import { PUBLIC_PREFIX, pathOf } from '../../schemas/operations.js';
 import type { RunningReference } from '../start.js';
 import { type CliOption, optionsHelp, parserOptions } from './usage.js';
@@ -12,6 +13,8 @@ export interface CliConfig {
   port: number;
   clock: 'real' | 'manual';
   publicUrl?: string;
+  /** `--public-host a,b`: host names the buyer's page answers to beside IP addresses, localhost and `--host`. */
+  publicHost?: string[];
   trustProxy: boolean;
   /** `--allow-private-webhooks`: webhooks may go to private targets though `--host` is beyond loopback. */
   allowPrivateWebhookTargets?: true;
@@ -59,6 +62,11 @@ const OPTIONS = {
     type: 'string',
     value: '<url>',
     help: 'origin to put in payment_url (default: the origin each request used)',
+  },
+  'public-host': {
+    type: 'string',
+    value: '<name,...>',
+    help: "host names the buyer's page answers to beside IP addresses, localhost, --host's and --public-url's (a container's service name, say); a request for another Host is refused with 421, so a DNS-rebound page cannot pay",
   },
   'trust-proxy': {
     type: 'boolean',
@@ -127,6 +135,16 @@ export function parseCliArgs(argv: string[]): CliConfig {
       throw new UsageError(`--public-url must be an http(s) URL, got '${values['public-url']}'`);
     }
   }
+  let publicHost: string[] | undefined;
+  if (values['public-host'] !== undefined) {
+    try {
+      publicHost = hostNames(values['public-host'].split(','));
+    } catch {
+      throw new UsageError(
+        `--public-host must be host names separated by commas (no scheme, port or path), got '${values['public-host']}'`,
+      );
+    }
+  }
   if (state === '') throw new UsageError('--state must name a file');
   if (seed !== undefined && (!/^-?\d+$/.test(seed) || !Number.isSafeInteger(Number(seed)))) {
     throw new UsageError(`--seed must be an integer, got '${seed}'`);
@@ -137,6 +155,7 @@ export function parseCliArgs(argv: string[]): CliConfig {
     port: Number(port),
     clock,
     publicUrl,
+    ...(publicHost === undefined ? {} : { publicHost }),
     trustProxy: values['trust-proxy'],
     ...(values['allow-private-webhooks'] ? { allowPrivateWebhookTargets: true as const } : {}),
     ...(values.faults === undefined ? {} : { faults: readFaults(values.faults) }),

@@ -48,6 +48,8 @@ export interface AppDeps {
   trustProxy: boolean;
   /** Origin of `payment_url`; default the request's own origin. */
   publicUrl?: string;
+  /** The host names the buyer's page is served under (`ReferenceOptions.publicHost`); default: any host. */
+  publicHosts?: readonly string[];
   /** The fault rules played on the public API (`/_simulator/faults`). Default: none, and no routes for them. */
   faults?: Faults;
 }
