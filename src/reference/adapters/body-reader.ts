@@ -1,6 +1,6 @@
 import { CODE } from '../../schemas/errors.js';
 import { Buffer } from 'node:buffer';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { DEFAULTS } from '../domain/defaults.js';
 import { type DomainError, refuse } from '../domain/errors.js';
 import { payloadTooLarge } from '../http/body.js';
@@ -152,21 +152,19 @@ export function lazyBody(
 }
 
 /**
- * Cuts a GET or HEAD whose declared body has not all come once its answer has left: the service never reads such a
- * body (a GET has none in the Fetch standard), @hono/node-server drains only other methods' bodies, and node would
- * discard it as it trickles in for up to its 300 s request timeout. The rest must arrive within `timeoutMs`, else
- * the connection closes.
+ * Cuts a GET or HEAD whose declared body has not all come within `timeoutMs` of the request, as any body must: the
+ * service never reads such a body (a GET has none in the Fetch standard), @hono/node-server drains only other
+ * methods' bodies, and node would wait for it, answer or not, up to its 300 s request timeout. The connection
+ * closes then, an answer still being written (an event stream) included.
  */
-export function cutUnreadBody(incoming: IncomingMessage, outgoing: ServerResponse, timeoutMs: number): void {
+export function cutSlowUnreadBody(incoming: IncomingMessage, timeoutMs: number): void {
   if (incoming.method !== 'GET' && incoming.method !== 'HEAD') return;
-  outgoing.once('finish', () => {
-    const socket = incoming.socket;
-    if (incoming.complete || socket.destroyed) return;
-    const timer = setTimeout(() => {
-      if (!incoming.complete) socket.destroy();
-    }, timeoutMs);
-    const stop = () => clearTimeout(timer);
-    incoming.once('end', stop);
-    socket.once('close', stop);
-  });
+  const { 'content-length': length, 'transfer-encoding': chunked } = incoming.headers;
+  if (!chunked && !(Number(length) > 0)) return;
+  const socket = incoming.socket;
+  const timer = setTimeout(() => {
+    if (!incoming.complete) socket.destroy();
+  }, timeoutMs);
+  timer.unref?.();
+  incoming.once('close', () => clearTimeout(timer));
 }

@@ -5,7 +5,7 @@ import { CODE } from '../../schemas/errors.js';
 import { ConnectionReset } from '../faults/index.js';
 import { refusalResponse } from '../http/errors.js';
 import type { RequestInfo } from '../http/context.js';
-import { BodyBudget, cutUnreadBody, lazyBody } from './body-reader.js';
+import { BodyBudget, cutSlowUnreadBody, lazyBody } from './body-reader.js';
 import { answerClientError } from './client-errors.js';
 import { onePipelineAtATime } from './pipelining.js';
 
@@ -50,9 +50,8 @@ export interface ListenOptions {
   /**
    * A request body must arrive whole within this many milliseconds of the service asking for it (after the key is
    * checked); a slower one is cut with 400 `bad_request`. The request's headers, too, must arrive within it (else 408
-   * `request_timeout`; node's own default is 60 s), and so must the rest of a GET's or HEAD's body, which the service
-   * never reads, once its answer has left (else the connection closes). Default 10,000 (node's own request timeout
-   * is 300 s).
+   * `request_timeout`; node's own default is 60 s), and so must a GET's or HEAD's body, which the service never reads
+   * (else the connection closes). Default 10,000 (node's own request timeout is 300 s).
    */
   bodyTimeoutMs?: number;
   /**
@@ -120,7 +119,7 @@ export function listenNode(handler: FetchHandler, options: ListenOptions = {}): 
         return refusalResponse(CODE.bad_request, 'An HTTP/1.1 request must carry a Host header.');
       // The body is read only when the app asks for it: after section 5, and never for an unknown route.
       const body = lazyBody(incoming, budget, limits);
-      cutUnreadBody(incoming, env.outgoing as ServerResponse, limits.timeoutMs);
+      cutSlowUnreadBody(incoming, limits.timeoutMs);
       const remoteAddress = normalizeRemoteAddress(incoming.socket?.remoteAddress);
       let res: Response;
       try {
