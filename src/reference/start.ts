@@ -87,7 +87,7 @@ export async function startReference(options: StartReferenceOptions = {}): Promi
   // The buyer's page answers to the host it listens on (an IP address needs no listing) and the public ones only.
   const { publicHost = [] } = referenceOptions;
   referenceOptions.publicHost = [
-    ...(isIP(host) ? [] : [host]),
+    ...(host === '' || isIP(host) ? [] : [host]),
     ...(typeof publicHost === 'string' ? [publicHost] : publicHost),
   ];
   const { isLoopbackHost, publicTargetsOnly } = await import('./adapters/webhook-targets.js');
