@@ -7,6 +7,7 @@ import { checkFixedCredentials, FixedCredentialError } from './domain/credential
 import type { BankAdapter } from './domain/bank.js';
 import { ConnectionReset, Faults, type FaultRuleInput } from './faults/index.js';
 import { createApp } from './http/app.js';
+import { hostNames } from './http/pay-page-host.js';
 import { redactSecrets } from '../internal/redact.js';
 import type { RequestInfo } from './http/context.js';
 import { toResponse } from './http/errors.js';
@@ -57,6 +58,17 @@ export interface ReferenceOptions {
   clock?: Clock | 'real' | 'manual';
   /** Origin of `payment_url` (`${publicUrl}/pay/${id}`). Default: the origin of the creating request. */
   publicUrl?: string;
+  /**
+   * Host names the buyer's page is served under, beside IP addresses, `localhost` and `publicUrl`'s host (a
+   * container's service name, say). Given (an empty list too), the page refuses a request for any other `Host` with
+   * 421 `misdirected_request` and the error body, so a page whose name an attacker pointed at this machine (DNS
+   * rebinding) can neither read a payment nor press Pay. `startReference` always checks, with the host it listens
+   * on added. Default: no check (`fetch` has no socket to rebind). An entry that is not a host name (a URL, a port)
+   * throws a TypeError.
+   *
+   * @example createReference({ publicHost: ['psp', 'pay.internal.test'] })
+   */
+  publicHost?: string | readonly string[];
   /** Judge the IP allow-list by the last `X-Forwarded-For` hop instead of the socket address. Default false. */
   trustProxy?: boolean;
   /** What delivers webhooks. Default `globalThis.fetch`. */
@@ -181,7 +193,12 @@ function makeClock(option: ReferenceOptions['clock']): Clock {
  * ```
  */
 export function createReference(options: ReferenceOptions = {}): Reference {
-  // First: a bad rule, seed or state throws before anything starts.
+  // First: a bad host name, rule, seed or state throws before anything starts.
+  const { publicHost } = options;
+  const publicHosts =
+    publicHost === undefined
+      ? undefined
+      : hostNames(typeof publicHost === 'string' ? [publicHost] : publicHost);
   const faults = new Faults({ seed: options.seed, rules: options.faults });
   const { apiKey, adminToken: fixedToken, webhookSecret } = options;
   checkFixedCredentials({ apiKey, adminToken: fixedToken, webhookSecret });
@@ -239,6 +256,7 @@ export function createReference(options: ReferenceOptions = {}): Reference {
     journal,
     ...(options.stateSaving ? { stateSaving: options.stateSaving } : {}),
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
+    ...(publicHosts ? { publicHosts } : {}),
   };
   const app = createApp(appDeps, { log });
   let closed: Promise<void> | undefined;

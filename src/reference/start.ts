@@ -83,6 +83,13 @@ export async function startReference(options: StartReferenceOptions = {}): Promi
   }
   // Loaded on demand so that `psp-sdk/reference` itself (createReference, msw) stays free of node: imports.
   const { listenNode } = await import('./adapters/node-http.js');
+  const { isIP } = await import('node:net');
+  // The buyer's page answers to the host it listens on (an IP address needs no listing) and the public ones only.
+  const { publicHost = [] } = referenceOptions;
+  referenceOptions.publicHost = [
+    ...(host === '' || isIP(host) ? [] : [host]),
+    ...(typeof publicHost === 'string' ? [publicHost] : publicHost),
+  ];
   const { isLoopbackHost, publicTargetsOnly } = await import('./adapters/webhook-targets.js');
   if (!(allowPrivateWebhookTargets ?? isLoopbackHost(host))) {
     const inner = referenceOptions.webhookFetch ?? ((input, init) => globalThis.fetch(input, init));

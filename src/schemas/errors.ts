@@ -76,6 +76,8 @@ const REFERENCE_ROWS = {
   amount_exceeds_balance: { status: 422 },
   route_not_configured: { status: 422 },
   bank_not_supported: { status: 422 },
+  // The buyer's page asked for under a host name it does not serve (a DNS-rebound page); RFC 9110's 421.
+  misdirected_request: { status: 421 },
   headers_too_large: { status: 431 },
   // Too busy reading other request bodies (Retry-After); also a fault rule's default (a rule may name any code:
   // the network in front of the API answers what it likes).

@@ -1,6 +1,7 @@
 import { CODE } from '../../schemas/errors.js';
 import { Buffer } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
+import { DEFAULTS } from '../domain/defaults.js';
 import { type DomainError, refuse } from '../domain/errors.js';
 import { payloadTooLarge } from '../http/body.js';
 
@@ -14,31 +15,54 @@ export interface BodyLimits {
 
 /**
  * The bytes of request bodies the adapter holds at once, over every connection: read and not yet handed back when
- * the request's answer is ready. Bounded, so a crowd of uploads cannot grow the process without bound.
+ * the request's answer is ready. Bounded, so a crowd of uploads cannot grow the process without bound; and each
+ * owner (a merchant) may hold only a share of it, so one key's stalled uploads cannot refuse every other merchant's.
  */
 export class BodyBudget {
   #held = 0;
-  constructor(readonly max: number) {}
+  readonly #byOwner = new Map<string, number>();
+  /**
+   * Most bytes one owner may hold: a quarter of the bound, and never less than one whole public body (1 MiB) while
+   * the bound allows it.
+   */
+  readonly share: number;
+
+  constructor(readonly max: number) {
+    this.share = Math.max(Math.floor(max / 4), Math.min(max, DEFAULTS.maxBodyBytes));
+  }
 
   get held(): number {
     return this.#held;
   }
 
-  /** Takes `n` bytes from the budget; false (and nothing taken) when that would pass the bound. */
-  take(n: number): boolean {
+  /**
+   * Takes `n` bytes from the budget for `owner` (none: the admin, bound by the whole budget only); false (and
+   * nothing taken) when that would pass the bound or the owner's share.
+   */
+  take(n: number, owner?: string): boolean {
     if (this.#held + n > this.max) return false;
+    if (owner !== undefined) {
+      const mine = (this.#byOwner.get(owner) ?? 0) + n;
+      if (mine > this.share) return false;
+      this.#byOwner.set(owner, mine);
+    }
     this.#held += n;
     return true;
   }
 
-  give(n: number): void {
+  give(n: number, owner?: string): void {
     this.#held -= n;
+    if (owner === undefined) return;
+    const mine = (this.#byOwner.get(owner) ?? 0) - n;
+    if (mine > 0) this.#byOwner.set(owner, mine);
+    else this.#byOwner.delete(owner);
   }
 }
 
 /** A request's body, read only when the app asks for it (after section 5), and given back to the budget once. */
 export interface LazyBody {
-  read(maxBytes: number): Promise<Uint8Array>;
+  /** Reads the body, at most `maxBytes`, counted against `owner`'s share of the budget (see {@link BodyBudget}). */
+  read(maxBytes: number, owner?: string): Promise<Uint8Array>;
   /** Hands the bytes back to the budget: the request has its answer. */
   release(): void;
 }
@@ -58,6 +82,7 @@ export function lazyBody(
   limits: BodyLimits,
 ): LazyBody {
   let held = 0;
+  let heldBy: string | undefined;
   let reading: Promise<Uint8Array> | undefined;
   const read = (maxBytes: number): Promise<Uint8Array> =>
     new Promise((resolve, reject) => {
@@ -85,7 +110,7 @@ export function lazyBody(
       const onData = (chunk: Buffer) => {
         total += chunk.byteLength;
         if (total > maxBytes) return stop(payloadTooLarge(maxBytes));
-        if (!budget.take(chunk.byteLength))
+        if (!budget.take(chunk.byteLength, heldBy))
           return stop(
             refuse(
               CODE.service_unavailable,
@@ -112,13 +137,34 @@ export function lazyBody(
       incoming.resume();
     });
   return {
-    read(maxBytes) {
-      reading ??= read(maxBytes);
+    read(maxBytes, owner) {
+      if (!reading) {
+        heldBy = owner;
+        reading = read(maxBytes);
+      }
       return reading;
     },
     release() {
-      budget.give(held);
+      budget.give(held, heldBy);
       held = 0;
     },
   };
+}
+
+/**
+ * Cuts a GET or HEAD whose declared body has not all come within `timeoutMs` of the request, as any body must: the
+ * service never reads such a body (a GET has none in the Fetch standard), @hono/node-server drains only other
+ * methods' bodies, and node would wait for it, answer or not, up to its 300 s request timeout. The connection
+ * closes then, an answer still being written (an event stream) included.
+ */
+export function cutSlowUnreadBody(incoming: IncomingMessage, timeoutMs: number): void {
+  if (incoming.method !== 'GET' && incoming.method !== 'HEAD') return;
+  const { 'content-length': length, 'transfer-encoding': chunked } = incoming.headers;
+  if (!chunked && !(Number(length) > 0)) return;
+  const socket = incoming.socket;
+  const timer = setTimeout(() => {
+    if (!incoming.complete) socket.destroy();
+  }, timeoutMs);
+  timer.unref?.();
+  incoming.once('close', () => clearTimeout(timer));
 }

@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { checkFixedCredentials, type FixedCredentials } from '../domain/credentials.js';
 import { type FaultRuleInput, parseFaultRules } from '../faults/index.js';
 import { redactSecrets } from '../../internal/redact.js';
+import { hostNames } from '../http/pay-page-host.js';
 import { PUBLIC_PREFIX, pathOf } from '../../schemas/operations.js';
 import type { RunningReference } from '../start.js';
 import { type CliOption, optionsHelp, parserOptions } from './usage.js';
@@ -13,6 +14,8 @@ export interface CliConfig extends FixedCredentials {
   port: number;
   clock: 'real' | 'manual';
   publicUrl?: string;
+  /** `--public-host a,b`: host names the buyer's page answers to beside IP addresses, localhost and `--host`. */
+  publicHost?: string[];
   trustProxy: boolean;
   /** `--allow-private-webhooks`: webhooks may go to private targets though `--host` is beyond loopback. */
   allowPrivateWebhookTargets?: true;
@@ -60,6 +63,11 @@ const OPTIONS = {
     type: 'string',
     value: '<url>',
     help: 'origin to put in payment_url (default: the origin each request used)',
+  },
+  'public-host': {
+    type: 'string',
+    value: '<name,...>',
+    help: "host names the buyer's page answers to beside IP addresses, localhost, --host's and --public-url's (a container's service name, say); a request for another Host is refused with 421, so a DNS-rebound page cannot pay",
   },
   'trust-proxy': {
     type: 'boolean',
@@ -150,6 +158,16 @@ export function parseCliArgs(
       throw new UsageError(`--public-url must be an http(s) URL, got '${values['public-url']}'`);
     }
   }
+  let publicHost: string[] | undefined;
+  if (values['public-host'] !== undefined) {
+    try {
+      publicHost = hostNames(values['public-host'].split(','));
+    } catch {
+      throw new UsageError(
+        `--public-host must be host names separated by commas (no scheme, port or path), got '${values['public-host']}'`,
+      );
+    }
+  }
   if (state === '') throw new UsageError('--state must name a file');
   if (seed !== undefined && (!/^-?\d+$/.test(seed) || !Number.isSafeInteger(Number(seed)))) {
     throw new UsageError(`--seed must be an integer, got '${seed}'`);
@@ -161,6 +179,7 @@ export function parseCliArgs(
     port: Number(port),
     clock,
     publicUrl,
+    ...(publicHost === undefined ? {} : { publicHost }),
     trustProxy: values['trust-proxy'],
     ...(values['allow-private-webhooks'] ? { allowPrivateWebhookTargets: true as const } : {}),
     ...(values.faults === undefined ? {} : { faults: readFaults(values.faults) }),

@@ -5,8 +5,9 @@ import { CODE } from '../../schemas/errors.js';
 import { ConnectionReset } from '../faults/index.js';
 import { refusalResponse } from '../http/errors.js';
 import type { RequestInfo } from '../http/context.js';
-import { BodyBudget, lazyBody } from './body-reader.js';
+import { BodyBudget, cutSlowUnreadBody, lazyBody } from './body-reader.js';
 import { answerClientError } from './client-errors.js';
+import { onePipelineAtATime } from './pipelining.js';
 
 /** A Web-standard handler, as `Reference.fetch` is: the adapter hands it each request and what the socket knows. */
 export type FetchHandler = (request: Request, info: RequestInfo) => Promise<Response> | Response;
@@ -49,13 +50,15 @@ export interface ListenOptions {
   /**
    * A request body must arrive whole within this many milliseconds of the service asking for it (after the key is
    * checked); a slower one is cut with 400 `bad_request`. The request's headers, too, must arrive within it (else 408
-   * `request_timeout`; node's own default is 60 s). Default 10,000 (node's own request timeout is 300 s).
+   * `request_timeout`; node's own default is 60 s), and so must a GET's or HEAD's body, which the service never reads
+   * (else the connection closes). Default 10,000 (node's own request timeout is 300 s).
    */
   bodyTimeoutMs?: number;
   /**
    * Most bytes of request bodies held at once, over every connection; a body that would pass it is refused with
-   * 503 `service_unavailable` and `Retry-After: 1`. Must be at least the largest body a route takes (a restore's
-   * snapshot). Default 64 MiB.
+   * 503 `service_unavailable` and `Retry-After: 1`. One merchant's bodies may hold a quarter of it (at least 1 MiB,
+   * the public API's cap), so one key's stalled uploads leave the rest to the others; the admin's may hold all of it.
+   * Must be at least the largest body a route takes (a restore's snapshot). Default 64 MiB.
    */
   maxBodyBytesInFlight?: number;
   /**
@@ -116,6 +119,7 @@ export function listenNode(handler: FetchHandler, options: ListenOptions = {}): 
         return refusalResponse(CODE.bad_request, 'An HTTP/1.1 request must carry a Host header.');
       // The body is read only when the app asks for it: after section 5, and never for an unknown route.
       const body = lazyBody(incoming, budget, limits);
+      cutSlowUnreadBody(incoming, limits.timeoutMs);
       const remoteAddress = normalizeRemoteAddress(incoming.socket?.remoteAddress);
       let res: Response;
       try {
@@ -150,6 +154,8 @@ export function listenNode(handler: FetchHandler, options: ListenOptions = {}): 
             : refusalResponse(CODE.internal_error, 'The reference failed to answer this request.'),
     },
   );
+  // A pipelining client that never reads would have node hold every answer it asked for.
+  const gated = onePipelineAtATime(listener);
   const server = createServer(
     {
       requireHostHeader: false,
@@ -158,11 +164,11 @@ export function listenNode(handler: FetchHandler, options: ListenOptions = {}): 
       headersTimeout: Math.min(limits.timeoutMs, 300_000),
       connectionsCheckingInterval: Math.min(limits.timeoutMs, 1000),
     },
-    listener,
+    gated,
   );
   server.maxConnections = options.maxConnections ?? MAX_CONNECTIONS;
   // An `Expect` other than 100-continue goes to the app like any request (node would answer a bare 417).
-  server.on('checkExpectation', listener);
+  server.on('checkExpectation', gated);
   server.on('clientError', answerClientError);
   return new Promise<NodeServer>((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException) => {

@@ -58,7 +58,10 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Hono<AppEnv>
   app.route('/_simulator', simulatorRoutes(deps));
   app.route(
     '/pay',
-    payPageRoutes(buyerPort(deps.domain), deps.publicUrl ? { publicUrl: deps.publicUrl } : {}),
+    payPageRoutes(buyerPort(deps.domain), {
+      ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}),
+      ...(deps.publicHosts ? { hosts: deps.publicHosts } : {}),
+    }),
   );
   // The API description holds no secret: no authentication, and any origin may read it (browser tools).
   app.get('/openapi.json', () => json(200, openApi, { 'access-control-allow-origin': '*' }));

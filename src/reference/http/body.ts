@@ -26,16 +26,24 @@ export function payloadTooLarge(maxBytes: number): DomainError {
 }
 
 /**
+ * The most bytes a body of a route that takes none may have: an empty body or `{}` is accepted (some HTTP clients
+ * always send one, maybe pretty-printed), so a larger one is refused by its `Content-Length` before it is read.
+ */
+export const NO_BODY_MAX_BYTES = 1024;
+
+/**
  * The raw body of a request, at most `maxBytes` (the route's cap; default the API's 1 MiB): read by the adapter's
- * `readBody` when it has one (the node adapter reads only now, after section 5), else the bytes it already read,
- * else `request.body`. A GET or HEAD has none: one that declares a body (RFC 9112: a `Transfer-Encoding`, or a
- * `Content-Length` other than 0) is refused with 400 `bad_request`, unread, rather than checked against the empty
- * body's signature while other bytes were sent (asking its `body` would make @hono/node-server build a whole second
- * Request, and the Fetch standard gives a GET none).
+ * `readBody` when it has one (the node adapter reads only now, after section 5, counting it against `owner`'s
+ * share: the merchant of the key, none for the admin), else the bytes it already read, else `request.body`. A GET
+ * or HEAD has none: one that declares a body (RFC 9112: a `Transfer-Encoding`, or a `Content-Length` other than 0)
+ * is refused with 400 `bad_request`, unread, rather than checked against the empty body's signature while other
+ * bytes were sent (asking its `body` would make @hono/node-server build a whole second Request, and the Fetch
+ * standard gives a GET none).
  */
 export function bodyOf(
   c: Context<AppEnv>,
   maxBytes: number = DEFAULTS.maxBodyBytes,
+  owner?: string,
 ): Uint8Array | Promise<Uint8Array> {
   const request = c.req.raw;
   if (request.method === 'GET' || request.method === 'HEAD') {
@@ -44,7 +52,7 @@ export function bodyOf(
     return EMPTY;
   }
   const info = c.env;
-  if (info?.readBody) return info.readBody(maxBytes);
+  if (info?.readBody) return info.readBody(maxBytes, owner);
   if (info?.body) {
     if (info.body.byteLength > maxBytes) throw payloadTooLarge(maxBytes);
     return info.body;

@@ -24,11 +24,13 @@ export interface RequestInfo {
   body?: Uint8Array;
   /**
    * Reads the request body on demand, at most `maxBytes` (the route's cap), rejecting with the reference's own
-   * refusal (a `DomainError`) when it is larger, too slow or cannot be held now. The node adapter passes it so that
-   * no byte of a body is read before section 5 has passed; `request.body` gives the same bytes after it (call it
-   * before reading `request.body`, not after). Default: the body is read from `request.body`.
+   * refusal (a `DomainError`) when it is larger, too slow or cannot be held now. `owner` is the merchant whose key
+   * sent it (absent for the admin): an adapter that bounds the bytes it holds gives each owner a share. The node
+   * adapter passes it so that no byte of a body is read before section 5 has passed; `request.body` gives the same
+   * bytes after it (call it before reading `request.body`, not after). Default: the body is read from
+   * `request.body`.
    */
-  readBody?: (maxBytes: number) => Promise<Uint8Array>;
+  readBody?: (maxBytes: number, owner?: string) => Promise<Uint8Array>;
 }
 
 /** Hono environment of the reference app: what the adapter knows of a request is its bindings. */
@@ -48,6 +50,8 @@ export interface AppDeps {
   trustProxy: boolean;
   /** Origin of `payment_url`; default the request's own origin. */
   publicUrl?: string;
+  /** The host names the buyer's page is served under (`ReferenceOptions.publicHost`); default: any host. */
+  publicHosts?: readonly string[];
   /** The fault rules played on the public API (`/_simulator/faults`). Default: none, and no routes for them. */
   faults?: Faults;
   /** The request journal (`GET /_simulator/requests`). Default: none, and no routes for it. */

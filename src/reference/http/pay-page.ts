@@ -1,9 +1,13 @@
 import { type Context, Hono } from 'hono';
 import { languageDetector } from 'hono/language';
+import { CODE } from '../../schemas/errors.js';
+import { quote } from '../../internal/quote.js';
 import { DomainError } from '../domain/errors.js';
+import { refusalResponse } from './errors.js';
 import { notFoundPage, type PayPageView, paymentPage } from './pay-page-html.js';
 import { safeReturnUrl } from './pay-page-format.js';
 import { isCrossSite } from './pay-page-origin.js';
+import { isServedHost } from './pay-page-host.js';
 import { forcedLang, PAGE_LANGS, type PageLang, statusWords, TEXT } from './pay-page-text.js';
 
 export type { PayPageView } from './pay-page-html.js';
@@ -43,6 +47,13 @@ export interface PayPageOptions {
    * `Origin` beside the request's. Default: the request's origin only.
    */
   publicUrl?: string;
+  /**
+   * The host names the page is served under (`hostNames` of pay-page-host.ts), beside IP addresses, `localhost` and
+   * `publicUrl`'s host. Given, a request for any other `Host` is refused with 421 `misdirected_request` before
+   * anything is read or done: a page whose name was pointed at this machine (DNS rebinding) shows nothing and acts
+   * on nothing. Default: every host is served (no socket, as `createReference`'s fetch, no rebinding).
+   */
+  hosts?: readonly string[];
 }
 
 function html(c: Context<Env>, status: 200 | 404 | 409 | 400 | 403 | 422, body: string): Response {
@@ -72,6 +83,8 @@ function langQuery(c: Context<Env>): string {
  *   (`Sec-Fetch-Site`, else `Origin`: pay-page-origin.ts) changes nothing and shows the page with the reason,
  *   status 403.
  * - Anything else, and unknown ids: a 404 page.
+ * - With `hosts`, a request for a host the page is not served under: 421 `misdirected_request`, the spec's error
+ *   body (pay-page-host.ts).
  *
  * Every page is in Russian or English: `?lang=ru|en` forces one (and the page's forms and redirect keep it),
  * else the best of the two by `Accept-Language` q-values (hono's language detector), else Russian (the service
@@ -85,6 +98,19 @@ function langQuery(c: Context<Env>): string {
 export function payPageRoutes(port: PayPagePort, options: PayPageOptions = {}): Hono<Env> {
   const app = new Hono<Env>();
   const publicOrigin = options.publicUrl ? new URL(options.publicUrl).origin : undefined;
+  const { hosts } = options;
+  if (hosts) {
+    const served = publicOrigin ? [...hosts, new URL(publicOrigin).hostname] : [...hosts];
+    app.use(async (c, next) => {
+      const { hostname } = new URL(c.req.url);
+      if (isServedHost(hostname, served)) return next();
+      return refusalResponse(
+        CODE.misdirected_request,
+        `The buyer's page is not served under the host ${quote(hostname)}; if that is this reference's name, ` +
+          'start it with --public-host (the publicHost option).',
+      );
+    });
+  }
   app.use(
     languageDetector({
       supportedLanguages: [...PAGE_LANGS],

@@ -1,12 +1,12 @@
 import { type Handler, Hono } from 'hono';
 import { matchedRoutes } from 'hono/route';
 import { SBP_BANKS } from '../domain/bank-directory.js';
-import { bodyOf, checkExpect, parseJson, requireJson, requireNoBody } from './body.js';
+import { bodyOf, checkExpect, NO_BODY_MAX_BYTES, parseJson, requireJson, requireNoBody } from './body.js';
 import { authenticate, checkBlock, checkSignature, clientAddress } from './auth.js';
 import { type AppDeps, type AppEnv, idempotencyKey, pathId } from './context.js';
 import { json, jsonText } from './errors.js';
 import { faultMiddleware } from '../faults/middleware.js';
-import { OPERATIONS, type OperationName } from '../../schemas/operations.js';
+import { OPERATIONS, type OperationName, type OperationRow } from '../../schemas/operations.js';
 
 /** A creation's answer: 201, or 200 with `Idempotent-Replayed: true` when it replays the first one. */
 const created = ({ status, body }: { status: number; body: unknown }): Response =>
@@ -23,6 +23,9 @@ export function publicRoutes(deps: AppDeps): Hono<AppEnv> {
   const { domain } = deps;
   const r = new Hono<AppEnv>();
 
+  // Which operation each route handler serves: the guard reads a body with the cap of the operation's row.
+  const operationOf = new Map<Handler<AppEnv>, OperationName>();
+
   // Faults first: they stand for the network in front of the service (src/reference/faults).
   if (deps.faults) r.use('*', faultMiddleware(deps.faults, domain));
   // Section 5, in order: key, allow-list, rate limit, live mode, then the body and its signature.
@@ -34,15 +37,23 @@ export function publicRoutes(deps: AppDeps): Hono<AppEnv> {
     const caller = authenticate(domain, request, address, deps.adminToken, (known) => c.set('caller', known));
     checkExpect(request);
     // No route for this path and method (a 404 or 405 follows): its body is never read, nor its signature checked.
-    if (!matchedRoutes(c).some((route) => route.method !== 'ALL')) return next();
-    const raw = await bodyOf(c);
+    const matched = matchedRoutes(c).find((route) => route.method !== 'ALL');
+    if (!matched) return next();
+    // A row without an input takes no body: a larger one is refused by its length, unread. The bytes count against
+    // the merchant's share of what the adapter holds at once.
+    const name = operationOf.get(matched.handler);
+    const row: OperationRow | undefined = name && OPERATIONS[name];
+    const cap = row && !row.input ? NO_BODY_MAX_BYTES : undefined;
+    const raw = await bodyOf(c, cap, caller.merchant.id);
     c.set('raw', raw);
     checkSignature(caller, request, raw);
     await next();
   });
   // Each route is a row of the table of operations (src/schemas/operations.ts): its method and path come from there.
-  const route = (name: OperationName, handler: Handler<AppEnv>) =>
+  const route = (name: OperationName, handler: Handler<AppEnv>) => {
+    operationOf.set(handler, name);
     r.on(OPERATIONS[name].method, honoPath(name), handler);
+  };
 
   route('payments.create', (c) => {
     const caller = c.get('caller');

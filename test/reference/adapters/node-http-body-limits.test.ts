@@ -200,3 +200,99 @@ describe('node adapter: each route reads its body with its own cap (#9)', () => 
     expect(res.status, await res.clone().text()).toBe(200);
   });
 });
+
+describe('node adapter: bodies nobody may hold long (issue 32 F6)', () => {
+  it.each([
+    ['/openapi.json', false],
+    // An answer that never ends (an event stream) is cut too.
+    ['/api/v1/public/events', true],
+  ])(
+    "closes a GET of %s whose declared body trickles within the body timeout, not node's 300 s",
+    async (path, auth) => {
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+      try {
+        const ref = await start();
+        const authorization = auth ? `Authorization: Bearer ${ref.api_key}\r\n` : '';
+        const url = new URL(ref.base_url);
+        const socket = connect(Number(url.port), '127.0.0.1');
+        sockets.push(socket);
+        const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+        let answer = '';
+        socket.on('data', (c: Buffer) => (answer += c.toString()));
+        socket.write(
+          `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${authorization}Content-Length: 100\r\n\r\n0123456789`,
+        );
+        // @hono/node-server writes a streamed answer's head after a zero-delay timer: let it run.
+        await vi.waitFor(async () => {
+          await vi.advanceTimersByTimeAsync(0);
+          expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+        });
+        // The answer has left; the body's rest never comes. The body timeout (10 s) after the request the connection
+        // is gone.
+        let isClosed = false;
+        void closed.then(() => (isClosed = true));
+        await vi.advanceTimersByTimeAsync(9_000);
+        expect(isClosed).toBe(false);
+        await vi.advanceTimersByTimeAsync(1_000);
+        await vi.waitFor(() => expect(isClosed).toBe(true));
+      } finally {
+        vi.useRealTimers();
+      }
+    },
+  );
+
+  it("keeps one merchant's stalled uploads to its share of the bytes held at once: another merchant still creates", async () => {
+    const ref = await start({ maxBodyBytesInFlight: 4 * 1024 * 1024 });
+    const other = await ref.control.createMerchant({ name: 'Other' });
+    const head = (key: string, length: number) =>
+      `POST /api/v1/public/payments HTTP/1.1\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${length}`;
+    // One merchant sends six uploads that stall after 600 KiB each (3.6 MiB of the 4 MiB bound). Its share is a
+    // quarter of the bound, 1 MiB: one upload holds 600 KiB, the other five are refused at once, holding nothing.
+    const chunk = ' '.repeat(600 * 1024);
+    const statuses: number[] = [];
+    const uploads = Array.from({ length: 6 }, () =>
+      stalled(ref, head(ref.api_key, 1_000_000), chunk).then((a) => statuses.push(a.status)),
+    );
+    await vi.waitFor(() =>
+      expect(statuses.length + ref.server.bodyBytesInFlight / chunk.length).toBe(uploads.length),
+    );
+    // The other merchant's 700 KiB create goes through while the first one's upload still stalls.
+    const body = JSON.stringify({ amount: 100, description: 'x'.repeat(1000) });
+    const res = await fetch(`${ref.base_url}/api/v1/public/payments`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${other.api_key}`, 'content-type': 'application/json' },
+      body: `${body}${' '.repeat(700 * 1024)}`,
+    });
+    expect(res.status, await res.clone().text()).toBe(201);
+    expect(statuses).toEqual([503, 503, 503, 503, 503]);
+    expect(ref.server.bodyBytesInFlight).toBe(chunk.length);
+    for (const s of sockets) s.destroy();
+    await Promise.allSettled(uploads);
+  });
+
+  it('refuses a body on a route that takes none by its Content-Length, before a byte of it arrives', async () => {
+    const ref = await start();
+    const id = '3f8e2b6a-1c2d-4e5f-8a9b-0c1d2e3f4a5b';
+    // The body never comes: only a refusal by its declared length answers at once (else the body timeout would).
+    const answer = await stalled(
+      ref,
+      `POST /api/v1/public/payments/${id}/cancel HTTP/1.1\r\nAuthorization: Bearer ${ref.api_key}\r\nContent-Type: application/json\r\nContent-Length: 1048576`,
+      '{"note":"',
+    );
+    expect(answer.status).toBe(400);
+    expect(errorOf(answer)).toEqual({
+      code: 'bad_request',
+      message: 'Payload too large: the request body is larger than 1024 bytes.',
+    });
+    expect(ref.server.bodyBytesInFlight).toBe(0);
+    // An empty body and `{}` still cancel as before (here: 404, no such payment).
+    for (const body of ['', '{}']) {
+      const res = await fetch(`${ref.base_url}/api/v1/public/payments/${id}/cancel`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ref.api_key}`, 'content-type': 'application/json' },
+        body,
+      });
+      expect(res.status).toBe(404);
+    }
+  });
+});
