@@ -1,6 +1,6 @@
 /**
  * The upstream's ids and the in-process reference's ids of the same objects, learnt from the two answers to each
- * request, so that a follow-up call (`GET /payments/{id}`, a refund, a payout read) reaches the matching object
+ * request, so that a follow-up call (`payments.get`, `payments.refund`, `payouts.get`) reaches the matching object
  * on the replay. Bounded: past `max` ids the oldest are forgotten (a follow-up on one then replays as a 404,
  * reported as a difference).
  */

@@ -203,12 +203,13 @@ describe('node adapter: each route reads its body with its own cap (#9)', () => 
 
 describe('node adapter: bodies nobody may hold long (issue 32 F6)', () => {
   it.each([
-    ['/openapi.json', false],
-    // An answer that never ends (an event stream) is cut too.
-    ['/api/v1/public/events', true],
+    ['/openapi.json', false, 200],
+    // The public API refuses a GET that declares a body (400, unread: its signature would be the empty body's);
+    // the rest of that body never comes, and the connection is cut all the same.
+    ['/api/v1/public/events', true, 400],
   ])(
     "closes a GET of %s whose declared body trickles within the body timeout, not node's 300 s",
-    async (path, auth) => {
+    async (path, auth, status) => {
       vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
       try {
         const ref = await start();
@@ -225,7 +226,7 @@ describe('node adapter: bodies nobody may hold long (issue 32 F6)', () => {
         // @hono/node-server writes a streamed answer's head after a zero-delay timer: let it run.
         await vi.waitFor(async () => {
           await vi.advanceTimersByTimeAsync(0);
-          expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+          expect(answer).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
         });
         // The answer has left; the body's rest never comes. The body timeout (10 s) after the request the connection
         // is gone.

@@ -42,6 +42,10 @@ describe('one table per CLI: parser and help', () => {
       clock: 'manual',
       'public-url': 'http://x',
       seed: '1',
+      // Fixed credentials are checked for their form and strength: strong samples of each.
+      'api-key': 'sk_test_fixed1_Q7vK2mXp9LrT4wYb8NcE3hJd6GsA',
+      'admin-token': 'adm_x8Rk3Vq0Tz6Lm2Wp9Yc4Hb7Nf5Jd1Gs',
+      'webhook-secret': 'whs_Q7vK2mXp9LrT4wYb8NcE3hJd6GsA',
     };
     for (const flag of flags) {
       const booleanFlag = !/^ {2}(?:-\w, )?--[a-z-]+ </m.test(
