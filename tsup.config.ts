@@ -7,6 +7,7 @@ const entry = {
   index: 'src/index.ts',
   'webhooks/index': 'src/webhooks/index.ts',
   'replicas/index': 'src/replicas/index.ts',
+  'conformance/index': 'src/conformance/index.ts',
   'reference/index': 'src/reference/index.ts',
   'reference/msw': 'src/reference/msw.ts',
 };

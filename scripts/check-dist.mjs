@@ -38,6 +38,8 @@ const rules = {
   index: { reference: false, zod: true, node: false },
   'webhooks/index': { reference: false, zod: false, node: false },
   'replicas/index': { reference: false, zod: false, node: false },
+  // The contract kit: the client and node:http (its webhook receiver), never the reference it may be run against.
+  'conformance/index': { reference: false, zod: true, node: true },
   'reference/index': { reference: true, zod: true, node: true },
   'reference/msw': { reference: true, zod: true, node: true },
   // The psp-reference CLI, built with the other ESM entries, and the bin: a shebang that imports it. ESM only.

@@ -21,6 +21,19 @@ async function main(argv: string[]): Promise<void> {
     });
     return;
   }
+  if (argv[0] === 'contract') {
+    // Loaded only for this subcommand: the kit (and the client it drives) stays out of a server's start.
+    const { contractCommand } = await import('./cli-contract.js');
+    const io = {
+      stdout: (t: string) => process.stdout.write(t),
+      stderr: (t: string) => process.stderr.write(t),
+    };
+    process.exitCode = await contractCommand(argv.slice(1), process.env, {
+      ...io,
+      tty: !!process.stderr.isTTY,
+    });
+    return;
+  }
   const { help, version, json, quiet, state: file, ...options } = parseCliArgs(argv);
   if (help) {
     process.stdout.write(`${USAGE}\n`);
