@@ -77,6 +77,8 @@ export class Kit {
         key: string;
         signingSecret: string | undefined;
         merchant: KitMerchant | undefined;
+        /** The webhook endpoint the kit made through the cabinet (whose delivery log it can read). */
+        endpointId?: string;
       }
     | undefined;
   requests = 0;
@@ -96,14 +98,14 @@ export class Kit {
   /** Counts a request against the budgets; past one, the check is skipped. */
   #spend(): void {
     // The clean-up is never cut short by a budget: a pending payment must not stay behind.
-    if (this.#cleaning) {
-      this.requests += 1;
-      return;
-    }
+    if (!this.#cleaning) this.#withinBudget();
+    this.requests += 1;
+  }
+
+  #withinBudget(): void {
     if (this.requests >= this.#settings.maxRequests)
       throw new CheckSkipped(`the run's budget of ${this.#settings.maxRequests} requests is spent`);
     if (Date.now() > this.#settings.deadline) throw new CheckSkipped("the run's time limit is spent");
-    this.requests += 1;
   }
 
   /** The fetch every request of the run goes through (the SDK client's too): counted and bounded. */
@@ -220,6 +222,8 @@ export class Kit {
 
   /** Runs a call of the SDK client; a refusal or a bad answer fails the check, showing what came back. */
   async sdk<T>(what: string, call: () => PromiseLike<T>): Promise<T> {
+    // Checked before the call: inside it, the client would take a spent budget for a network failure and retry.
+    this.#withinBudget();
     try {
       return await call();
     } catch (error) {
@@ -232,6 +236,7 @@ export class Kit {
           body: redactSecrets(JSON.stringify({ error: { code: error.code, message: error.message } })),
         });
       }
+      if ((error as Error).cause instanceof CheckSkipped) throw (error as Error).cause;
       throw new CheckFailure(`${what}: ${redactSecrets(String((error as Error).message ?? error))}`);
     }
   }
@@ -348,7 +353,12 @@ export class Kit {
       await this.elapse(step);
       value = await read();
     }
-    if (!done(value)) throw new CheckFailure(`${what} (after ${seconds} s); last seen: ${show(value)}`);
+    if (!done(value)) {
+      // An answer on the wire is shown as one (status, request id, body); anything else as JSON.
+      const observed = (value as Partial<Answer> | undefined)?.observed;
+      if (observed) throw new CheckFailure(`${what} (after ${seconds} s of service time)`, observed);
+      throw new CheckFailure(`${what} (after ${seconds} s of service time); last seen: ${show(value)}`);
+    }
     return value;
   }
 

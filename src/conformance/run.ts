@@ -93,8 +93,9 @@ async function setUpWebhooks(kit: Kit, options: ContractOptions): Promise<string
     const merchant = await kit.merchant();
     const endpoint = (await kit.admin('POST', `/_cabinet/shops/${merchant.shop_id}/webhook-endpoints`, {
       url,
-    })) as { secret: string };
+    })) as { id: string; secret: string };
     kit.webhooks = {
+      endpointId: endpoint.id,
       secret: endpoint.secret,
       url,
       client: kit.clientOf(merchant),

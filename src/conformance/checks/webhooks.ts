@@ -40,6 +40,20 @@ async function serviceNow(kit: Kit): Promise<number> {
   return Math.floor(Date.parse(clock.now) / 1000);
 }
 
+/** Waits (up to 5 s of real time) until the reference's delivery log shows the failed attempt of `eventId`. */
+async function failureLogged(kit: Kit, eventId: string): Promise<void> {
+  const endpoint = kit.webhooks?.endpointId;
+  if (!endpoint) return;
+  const deadline = Date.now() + 5000;
+  while (Date.now() < deadline) {
+    const log = (await kit.admin('GET', `/_cabinet/webhook-endpoints/${endpoint}/deliveries`)) as {
+      items?: Array<{ event_id?: string; next_attempt_at?: string | null }>;
+    };
+    if (log.items?.some((d) => d.event_id === eventId && d.next_attempt_at)) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 function parts(header: string): Map<string, string[]> {
   const out = new Map<string, string[]>();
   for (const part of header.split(',')) {
@@ -244,6 +258,10 @@ export const WEBHOOK_CHECKS = group('webhooks', [
         const second = (d: Delivery) => match(d) && d !== first;
         let retry: Delivery | undefined;
         if (kit.control?.clock === 'manual') {
+          // The receiver sees the attempt before the service has read its 500: the clock moves only once the
+          // failure is in the endpoint's delivery log, so that the retry is scheduled from the time it failed.
+          await failureLogged(kit, String(first.json?.id));
+          expect(!receiver.deliveries.some(second), 'a retry came at once after the failure');
           await kit.elapse(9);
           const early = await receiver.next(second, 1500);
           expect(!early, 'a retry came before 10 s of service time');
