@@ -1,14 +1,14 @@
 // The kit's assertions: each failure carries what came back.
 import { CheckFailure } from './check.js';
-import { type Answer, show } from './kit.js';
+import { type WireAnswer, show } from './kit.js';
 
 /** Fails the check with `message` (and the answer it was looking at) unless `ok`. */
-export function expect(ok: unknown, message: string, answer?: Answer): asserts ok {
+export function expect(ok: unknown, message: string, answer?: WireAnswer): asserts ok {
   if (!ok) throw new CheckFailure(message, answer?.observed);
 }
 
 /** The answer's status is `status` (or one of them). */
-export function expectStatus(answer: Answer, status: number | readonly number[], what: string): void {
+export function expectStatus(answer: WireAnswer, status: number | readonly number[], what: string): void {
   const allowed = typeof status === 'number' ? [status] : status;
   expect(
     allowed.includes(answer.status),
@@ -24,7 +24,7 @@ const SNAKE = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/;
  * present, `code` snake_case (and equal to `code` when the spec names one).
  */
 export function expectError(
-  answer: Answer,
+  answer: WireAnswer,
   status: number | readonly number[],
   what: string,
   code?: string,

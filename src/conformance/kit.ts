@@ -13,7 +13,7 @@ import type { Observed } from './types.js';
 export const API = '/api/v1/public';
 
 /** One answer on the wire, read whole. */
-export interface Answer {
+export interface WireAnswer {
   status: number;
   headers: Headers;
   text: string;
@@ -23,7 +23,7 @@ export interface Answer {
 }
 
 /** How a raw request is sent. */
-export interface SendOptions {
+export interface WireOptions {
   /** A JSON value (serialised as is), or a string sent byte for byte. */
   body?: unknown;
   headers?: Record<string, string>;
@@ -144,7 +144,7 @@ export class Kit {
   }
 
   /** A raw request to `path` (under the base URL), read whole. A 429 is waited out unless `keep429`. */
-  async send(method: string, path: string, options: SendOptions = {}): Promise<Answer> {
+  async send(method: string, path: string, options: WireOptions = {}): Promise<WireAnswer> {
     const body =
       options.body === undefined
         ? undefined
@@ -216,7 +216,7 @@ export class Kit {
   }
 
   /** A request to a public path: `send` with the `/api/v1/public` prefix. */
-  api(method: string, path: string, options?: SendOptions): Promise<Answer> {
+  api(method: string, path: string, options?: WireOptions): Promise<WireAnswer> {
     return this.send(method, `${API}${path}`, options);
   }
 
@@ -355,7 +355,7 @@ export class Kit {
     }
     if (!done(value)) {
       // An answer on the wire is shown as one (status, request id, body); anything else as JSON.
-      const observed = (value as Partial<Answer> | undefined)?.observed;
+      const observed = (value as Partial<WireAnswer> | undefined)?.observed;
       if (observed) throw new CheckFailure(`${what} (after ${seconds} s of service time)`, observed);
       throw new CheckFailure(`${what} (after ${seconds} s of service time); last seen: ${show(value)}`);
     }

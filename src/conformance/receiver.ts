@@ -21,7 +21,7 @@ const MAX_BODY = 1 << 20;
 export interface Receiver {
   url: string;
   readonly deliveries: readonly Delivery[];
-  /** Answer 500 to the deliveries for which `refuse` is true (until replaced). */
+  /** WireAnswer 500 to the deliveries for which `refuse` is true (until replaced). */
   refuse(refuse: ((delivery: Delivery) => boolean) | undefined): void;
   /** The first delivery (past or future) that `match` accepts, within `ms` of real time; `undefined` after. */
   next(match: (delivery: Delivery) => boolean, ms: number): Promise<Delivery | undefined>;

@@ -2,13 +2,13 @@
 import { responseSchemas } from '../../schemas/resources.js';
 import { expect, expectError, expectStatus, field } from '../assert.js';
 import { group } from '../check.js';
-import { type Answer, type Kit, show } from '../kit.js';
+import { type WireAnswer, type Kit, show } from '../kit.js';
 
 const S = responseSchemas(true);
 const ABSENT = '00000000-0000-4000-8000-000000000000';
 
 /** The answer parses with the SDK's strict schema `name` (spec section 2): every field and value the spec lists. */
-export function expectShape(answer: Answer, name: keyof typeof S, what: string): void {
+export function expectShape(answer: WireAnswer, name: keyof typeof S, what: string): void {
   const parsed = S[name].safeParse(answer.json);
   const issue = parsed.success ? undefined : parsed.error.issues[0];
   expect(
@@ -18,7 +18,7 @@ export function expectShape(answer: Answer, name: keyof typeof S, what: string):
   );
 }
 
-async function createRaw(kit: Kit, body: unknown): Promise<Answer> {
+async function createRaw(kit: Kit, body: unknown): Promise<WireAnswer> {
   const res = await kit.api('POST', '/payments', { body });
   const id = field(field(res.json, 'payment'), 'id');
   if (typeof id === 'string') kit.payments.set(id, { key: kit.apiKey, secret: kit.signingSecret });
