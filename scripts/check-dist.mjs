@@ -45,6 +45,8 @@ const rules = {
   // The psp-reference CLI, built with the other ESM entries, and the bin: a shebang that imports it. ESM only.
   'reference/cli': { reference: true, zod: true, node: true, esmOnly: true },
   'reference/bin': { reference: true, zod: true, node: true, esmOnly: true },
+  // `psp-reference contract`, built with the kit (it prints through the CLI's option tables, src/reference/adapters).
+  'reference/cli-contract': { reference: true, zod: true, node: true, esmOnly: true },
 };
 
 /** Sources (from the .map files) and bare imports reachable from one built file. */

@@ -398,7 +398,6 @@ export async function startProxy(
       headers,
       body,
       redirect: 'manual',
-      signal: req.signal,
     });
   };
   const server = serve({

@@ -6,6 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contractCommand } from '../../src/reference/cli-contract.js';
 import { bundled } from '../support/bundles.js';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -105,6 +106,27 @@ describe('psp-reference contract', () => {
       outcome: 'failed',
       observed: { status: 404 },
     });
+  });
+
+  it('prints one progress line per group on a TTY, then the summary table', async () => {
+    let out = '';
+    let err = '';
+    const io = {
+      stdout: (t: string) => {
+        out += t;
+      },
+      stderr: (t: string) => {
+        err += t;
+      },
+      tty: true,
+    };
+    const code = await contractCommand([...connection(), '--only', 'auth,banks'], {}, io);
+    expect(code).toBe(0);
+    expect(err.trimEnd().split('\n')).toEqual([
+      expect.stringMatching(/^auth\s+4 passed, 3 needs-control \(\d+\.\d s\)$/),
+      expect.stringMatching(/^banks\s+2 passed \(\d+\.\d s\)$/),
+    ]);
+    expect(out).toMatch(/^check\s+spec\s+outcome\nauth\.no-key\s+5\.1\s+passed/);
   });
 
   it('--dry-run lists each check with what it would send, and sends nothing', async () => {
