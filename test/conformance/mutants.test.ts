@@ -1,5 +1,6 @@
 // Issue 33 item 2: the kit can fail. Each mutant is a small deviation of the service served through a test-only
-// proxy (test/conformance/mutants.ts) in front of a real reference; the named checks must fail against it.
+// proxy (test/conformance/mutants.ts) in front of a real reference; the named checks must fail against it. Every
+// mutant caught is the kit's mutation score of 100% (docs/contract-testing.md).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CheckGroup, runContract } from '../../src/conformance/index.js';
 import { type RunningReference, startReference } from '../../src/reference/index.js';
@@ -8,7 +9,6 @@ import { MUTANTS, type Mutant, startProxy } from './mutants.js';
 let ref: RunningReference;
 let proxy: { url: string; close(): Promise<void> };
 let current: Mutant | undefined;
-const caught = new Set<string>();
 
 beforeAll(async () => {
   ref = await startReference({
@@ -59,13 +59,8 @@ describe('the contract kit against mutants of the reference', () => {
       expect(failed).toEqual(expect.arrayContaining(mutant.catches));
       for (const id of mutant.catches) expect(result.checks.find((c) => c.id === id)?.reason).toBeTruthy();
       expect(result.ok).toBe(false);
-      caught.add(mutant.name);
     } finally {
       current = undefined;
     }
-  });
-
-  it('reaches a mutation score of 100%: every mutant caught by its named checks', () => {
-    expect(caught.size).toBe(MUTANTS.length);
   });
 });

@@ -125,7 +125,7 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: 'idempotent_conflict answered as 409 conflict',
-    catches: ['idempotency.payment-conflict'],
+    catches: ['idempotency.payment-conflict', 'idempotency.refund-and-payout-conflict'],
     response: async (res) =>
       (await codeOf(res)) === 'idempotent_conflict'
         ? json({ error: { code: 'conflict', message: 'conflict' } }, 409)
@@ -268,6 +268,25 @@ export const MUTANTS: Mutant[] = [
           : res,
   },
   {
+    name: 'a succeeded payment without customer info',
+    catches: ['payments.buyer-pays'],
+    response: (res, req) =>
+      req.method === 'GET' && /\/payments\/[^/]+$/.test(path(req)) && res.status === 200
+        ? editJson(res, (b) =>
+            b.status === 'succeeded'
+              ? {
+                  ...b,
+                  customer_phone_mask: null,
+                  customer_payer_bank: null,
+                  customer_card_mask: null,
+                  customer_card_brand: null,
+                  customer_card_holder: null,
+                }
+              : b,
+          )
+        : res,
+  },
+  {
     name: 'cancel answers { status: "canceled" }',
     catches: ['payments.cancel'],
     response: (res, req) =>
@@ -352,6 +371,13 @@ export const MUTANTS: Mutant[] = [
       headers.set('x-psp-event-id', `evt_${'0'.repeat(32)}`);
       return undefined;
     }),
+  },
+  {
+    name: 'a bank decline sent as payment.cancelled',
+    catches: ['webhooks.failed-event'],
+    webhook: changedWebhook((_, body) =>
+      body.replace('"event":"payment.failed"', '"event":"payment.cancelled"'),
+    ),
   },
   {
     name: 'a retry sooner than the schedule (at once after a failure)',

@@ -9,10 +9,22 @@ export const AUTH_CHECKS = group('auth', [
     id: 'no-key',
     section: '5.1',
     quote: KEY_QUOTE,
-    sends: 'GET /banks/sbp without an Authorization header',
-    expects: '401 with the error body { error: { code, message } }',
+    sends:
+      'GET /banks/sbp, GET /payments/{id}, POST /payments, POST /payouts and GET /events without an Authorization header',
+    expects: '401 with the error body { error: { code, message } } on each',
     async run(kit) {
-      expectError(await kit.api('GET', '/banks/sbp', { key: null }), 401, 'no key');
+      const id = '00000000-0000-4000-8000-000000000000';
+      const calls: Array<[string, string, unknown]> = [
+        ['GET', '/banks/sbp', undefined],
+        ['GET', `/payments/${id}`, undefined],
+        ['POST', '/payments', { amount: 100 }],
+        ['POST', '/payouts', { amount: 100, phone: '+79990000000', bank_id: '000000000000' }],
+        ['GET', '/events', undefined],
+      ];
+      for (const [method, path, body] of calls) {
+        const res = await kit.api(method, path, { key: null, ...(body ? { body } : {}) });
+        expectError(res, 401, `${method} ${path} with no key`);
+      }
     },
   },
   {

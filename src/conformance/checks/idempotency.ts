@@ -53,6 +53,46 @@ export const IDEMPOTENCY_CHECKS = group('idempotency', [
     },
   },
   {
+    id: 'refund-and-payout-conflict',
+    section: '5.6',
+    quote: 'Same key and a different body: 409 `idempotent_conflict`.',
+    sends:
+      'POST /payments/{id}/refund and POST /payouts, each twice with one Idempotency-Key and two amounts',
+    expects: '201, then 409 `idempotent_conflict`, for each; the second refund moved no money',
+    async run(kit) {
+      const payment = await kit.succeededPayment(1000);
+      const rk = key();
+      const refund = (amount: number) =>
+        kit.api('POST', `/payments/${payment.id}/refund`, {
+          body: { amount },
+          headers: { 'idempotency-key': rk },
+        });
+      expect((await refund(100)).status === 201, 'the first refund was not created');
+      expectError(
+        await refund(200),
+        409,
+        'a refund with the same key and another amount',
+        'idempotent_conflict',
+      );
+      const after = await kit.api('GET', `/payments/${payment.id}`);
+      expect(field(after.json, 'amount_refunded') === 100, 'the conflicting refund moved money', after);
+      const pk = key();
+      const bank_id = await bankId(kit);
+      const payout = (amount: number) =>
+        kit.api('POST', '/payouts', {
+          body: { amount, phone: PHONE, bank_id },
+          headers: { 'idempotency-key': pk },
+        });
+      expect((await payout(100)).status === 201, 'the first payout was not created');
+      expectError(
+        await payout(200),
+        409,
+        'a payout with the same key and another amount',
+        'idempotent_conflict',
+      );
+    },
+  },
+  {
     id: 'key-length',
     section: '8',
     quote: '| Idempotency-Key length | at most 64 characters | payment, refund, payout creation |',

@@ -173,7 +173,7 @@ export const PAYMENT_CHECKS = group('payments', [
     section: '3.1',
     quote: '| (not stated) | bank confirms payment | | succeeded | webhook `payment.succeeded` |',
     sends: 'POST /payments (amount 1000, planned outcome succeeded), then the buyer pays on payment_url',
-    expects: 'the payment becomes succeeded, captured_at set, customer info present',
+    expects: 'the payment becomes succeeded, with captured_at and customer info',
     async run(kit) {
       const made = await kit.createPayment({ amount: 1000, order_id: 'kit-pay' });
       expect(made.simulator === 'succeeded', `simulator is ${show(made.simulator)} for amount 1000`);
@@ -186,6 +186,17 @@ export const PAYMENT_CHECKS = group('payments', [
       expect(
         typeof field(res.json, 'captured_at') === 'string',
         'a succeeded payment has no captured_at',
+        res,
+      );
+      const customer = [
+        'customer_phone_mask',
+        'customer_payer_bank',
+        'customer_card_mask',
+        'customer_card_brand',
+      ];
+      expect(
+        customer.some((name) => typeof field(res.json, name) === 'string'),
+        'a succeeded payment shows no customer info (spec 4.2)',
         res,
       );
     },

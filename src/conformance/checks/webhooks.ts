@@ -215,6 +215,28 @@ export const WEBHOOK_CHECKS = group('webhooks', [
     },
   },
   {
+    id: 'failed-event',
+    section: '6.1',
+    quote: '| payment.failed | the bank declined; status becomes failed |',
+    sends: 'a payment with webhook_url and amount 1901 (planned outcome failed), paid by the buyer',
+    expects: 'a payment.failed webhook whose data is failed, and no payment.cancelled',
+    needs: ['webhooks'],
+    async run(kit) {
+      const { url, client, receiver } = hooks(kit);
+      const made = await kit.createPayment(
+        { amount: 1901, order_id: 'kit-failed', webhook_url: url },
+        client,
+      );
+      await kit.pay(made);
+      const d = await delivery(kit, 'payment.failed', made.id);
+      expect(d.json?.data?.status === 'failed', `data.status is ${show(d.json?.data?.status)}`);
+      expect(
+        !receiver.deliveries.some(about('payment.cancelled', made.id)),
+        'a declined payment sent payment.cancelled',
+      );
+    },
+  },
+  {
     id: 'payout-events',
     section: '6.1',
     quote: '| payout.succeeded | the SBP payout passed |',
