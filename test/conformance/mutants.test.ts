@@ -20,7 +20,7 @@ beforeAll(async () => {
     },
   });
   proxy = await startProxy(ref.base_url, () => current, ref.api_key);
-});
+}, 60_000);
 
 afterAll(async () => {
   current = undefined;
@@ -37,7 +37,8 @@ const run = (only: CheckGroup[]) =>
     only,
   });
 
-describe('the contract kit against mutants of the reference', () => {
+// A run of the kit takes seconds, waits for webhooks up to 10 s, and far longer on a loaded machine.
+describe('the contract kit against mutants of the reference', { timeout: 180_000 }, () => {
   it('has at least 25 mutants, each naming the checks that must catch it', () => {
     expect(MUTANTS.length).toBeGreaterThanOrEqual(25);
     for (const m of MUTANTS) expect(m.catches.length, m.name).toBeGreaterThan(0);

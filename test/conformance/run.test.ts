@@ -49,7 +49,8 @@ function inProcess(clock: 'manual' | 'real' = 'manual') {
   return { ref, fetch, sent, created, statuses };
 }
 
-describe('runContract against the reference in-process', () => {
+// A whole run of the kit takes seconds idle, and far longer on a loaded machine.
+describe('runContract against the reference in-process', { timeout: 180_000 }, () => {
   it('passes every check, sends no live key, and leaves no payment it created pending', async () => {
     const { ref, fetch, sent, created, statuses } = inProcess();
     const result = await runContract({

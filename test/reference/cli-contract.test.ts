@@ -32,7 +32,7 @@ beforeAll(async () => {
     });
     server.on('exit', (code) => reject(new Error(`psp-reference exited ${code} before its facts`)));
   });
-});
+}, 60_000);
 
 afterAll(async () => {
   if (server.exitCode === null && server.signalCode === null) {
@@ -63,7 +63,8 @@ function contract(args: string[]): Promise<{ code: number | null; stdout: string
 
 const connection = () => ['--base-url', facts.base_url!, '--api-key', facts.api_key!];
 
-describe('psp-reference contract', () => {
+// Each test starts the CLI; the first runs the whole kit: seconds idle, far longer on a loaded machine.
+describe('psp-reference contract', { timeout: 180_000 }, () => {
   it('exits 0 against a psp-reference on this machine with every check passing, and writes the JUnit report', async () => {
     const junit = join(dir, 'contract.xml');
     const run = await contract([
