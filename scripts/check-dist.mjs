@@ -38,11 +38,15 @@ const rules = {
   index: { reference: false, zod: true, node: false },
   'webhooks/index': { reference: false, zod: false, node: false },
   'replicas/index': { reference: false, zod: false, node: false },
+  // The contract kit: the client and node:http (its webhook receiver), never the reference it may be run against.
+  'conformance/index': { reference: false, zod: true, node: true },
   'reference/index': { reference: true, zod: true, node: true },
   'reference/msw': { reference: true, zod: true, node: true },
   // The psp-reference CLI, built with the other ESM entries, and the bin: a shebang that imports it. ESM only.
   'reference/cli': { reference: true, zod: true, node: true, esmOnly: true },
   'reference/bin': { reference: true, zod: true, node: true, esmOnly: true },
+  // `psp-reference contract`, built with the kit (it prints through the CLI's option tables, src/reference/adapters).
+  'reference/cli-contract': { reference: true, zod: true, node: true, esmOnly: true },
 };
 
 /** Sources (from the .map files) and bare imports reachable from one built file. */

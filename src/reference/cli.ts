@@ -17,17 +17,24 @@ import { autosave } from './state/autosave.js';
 import { lockStateFile, readStateFile, resolveStatePath, StateFileError } from './state/file.js';
 
 async function main(argv: string[]): Promise<void> {
+  const io = {
+    stdout: (text: string) => process.stdout.write(text),
+    stderr: (text: string) => process.stderr.write(text),
+  };
   if (argv[0] === 'trigger') {
-    process.exitCode = await triggerCommand(argv.slice(1), process.env, {
-      stdout: (text) => process.stdout.write(text),
-      stderr: (text) => process.stderr.write(text),
-    });
+    process.exitCode = await triggerCommand(argv.slice(1), process.env, io);
     return;
   }
   if (argv[0] === 'shadow') {
-    process.exitCode = await shadowCommand(argv.slice(1), {
-      stdout: (text) => process.stdout.write(text),
-      stderr: (text) => process.stderr.write(text),
+    process.exitCode = await shadowCommand(argv.slice(1), io);
+    return;
+  }
+  if (argv[0] === 'contract') {
+    // Loaded only for this subcommand: the kit (and the client it drives) stays out of a server's start.
+    const { contractCommand } = await import('./cli-contract.js');
+    process.exitCode = await contractCommand(argv.slice(1), process.env, {
+      ...io,
+      tty: !!process.stderr.isTTY,
     });
     return;
   }

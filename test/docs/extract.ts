@@ -59,6 +59,7 @@ export const DOC_ENTRIES: Record<string, string> = {
   'psp-sdk': 'src/index.ts',
   'psp-sdk/webhooks': 'src/webhooks/index.ts',
   'psp-sdk/replicas': 'src/replicas/index.ts',
+  'psp-sdk/conformance': 'src/conformance/index.ts',
   'psp-sdk/reference': 'src/reference/index.ts',
   'psp-sdk/reference/msw': 'src/reference/msw.ts',
 };

@@ -219,6 +219,28 @@ const DOCUMENTED: Record<string, { values: string[]; types: string[] }> = {
       'WebhookDedupe',
     ],
   },
+  'src/conformance/index.ts': {
+    values: [
+      'CHECK_GROUPS',
+      'ContractUsageError',
+      'formatContractSummary',
+      'listChecks',
+      'runContract',
+      'toJUnit',
+    ],
+    types: [
+      'CheckGroup',
+      'CheckInfo',
+      'CheckOutcome',
+      'CheckResult',
+      'ContractCounts',
+      'ContractOptions',
+      'ContractProgress',
+      'ContractResult',
+      'ContractWebhookOptions',
+      'Observed',
+    ],
+  },
   'src/reference/msw.ts': {
     values: ['createReferenceHandlers'],
     types: ['ReferenceHandlersOptions'],

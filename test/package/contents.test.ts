@@ -6,7 +6,14 @@ const files = inject('packedFiles');
 const consumer = inject('consumerDir');
 const installed = join(consumer, 'node_modules', 'psp-sdk');
 
-const entries = ['index', 'webhooks/index', 'replicas/index', 'reference/index', 'reference/msw'];
+const entries = [
+  'index',
+  'webhooks/index',
+  'replicas/index',
+  'conformance/index',
+  'reference/index',
+  'reference/msw',
+];
 
 describe('the tarball npm pack makes', () => {
   it('holds each entry as ESM and CJS with types for each, the bin, the readme and the licence', () => {

@@ -1,0 +1,173 @@
+// Spec 5.6: the Idempotency-Key of the three creates.
+import { expect, expectError, field } from '../assert.js';
+import { group } from '../check.js';
+import type { Kit } from '../kit.js';
+import { bankId, PHONE } from './fixtures.js';
+
+const REPLAY =
+  'Same key and same body: the earlier object is returned with HTTP 200 and `idempotent: true`; no duplicate is made.';
+const key = () => `kit-${crypto.randomUUID()}`;
+/** A fresh key of exactly `n` characters. */
+const sized = (n: number) => `${crypto.randomUUID()}-${'k'.repeat(n)}`.slice(0, n);
+
+/** Creates a payment with `Idempotency-Key: k` on the wire, remembering it for the clean-up. */
+async function create(kit: Kit, k: string, body: Record<string, unknown>) {
+  const res = await kit.api('POST', '/payments', { body, headers: { 'idempotency-key': k } });
+  const id = field(field(res.json, 'payment'), 'id');
+  if (typeof id === 'string') kit.payments.set(id, { key: kit.apiKey, secret: kit.signingSecret });
+  return res;
+}
+
+export const IDEMPOTENCY_CHECKS = group('idempotency', [
+  {
+    id: 'payment-replay',
+    section: '5.6',
+    quote: REPLAY,
+    sends: 'POST /payments twice with one Idempotency-Key and one body (amount 100)',
+    expects: '201, then 200 with `idempotent: true` and the same payment id',
+    async run(kit) {
+      const k = key();
+      const body = { amount: 100, order_id: 'kit-replay' };
+      const first = await create(kit, k, body);
+      expect(first.status === 201, `the first create: expected 201, got ${first.status}`, first);
+      const second = await create(kit, k, body);
+      expect(second.status === 200, `the replay: expected 200, got ${second.status}`, second);
+      expect(field(second.json, 'idempotent') === true, 'the replay lacks `idempotent: true`', second);
+      const a = field(field(first.json, 'payment'), 'id');
+      const b = field(field(second.json, 'payment'), 'id');
+      expect(a === b, `the replay made another payment (${String(a)} then ${String(b)})`, second);
+    },
+  },
+  {
+    id: 'payment-conflict',
+    section: '5.6',
+    quote: 'Same key and a different body: 409 `idempotent_conflict`.',
+    sends: 'POST /payments with one Idempotency-Key and two different amounts',
+    expects: '201, then 409 `idempotent_conflict`',
+    async run(kit) {
+      const k = key();
+      const first = await create(kit, k, { amount: 100 });
+      expect(first.status === 201, `the first create: expected 201, got ${first.status}`, first);
+      const second = await create(kit, k, { amount: 200 });
+      expectError(second, 409, 'the same key with another body', 'idempotent_conflict');
+    },
+  },
+  {
+    id: 'refund-and-payout-conflict',
+    section: '5.6',
+    quote: 'Same key and a different body: 409 `idempotent_conflict`.',
+    sends:
+      'POST /payments/{id}/refund and POST /payouts, each twice with one Idempotency-Key and two amounts',
+    expects: '201, then 409 `idempotent_conflict`, for each; the second refund moved no money',
+    async run(kit) {
+      const payment = await kit.succeededPayment(1000);
+      const rk = key();
+      const refund = (amount: number) =>
+        kit.api('POST', `/payments/${payment.id}/refund`, {
+          body: { amount },
+          headers: { 'idempotency-key': rk },
+        });
+      expect((await refund(100)).status === 201, 'the first refund was not created');
+      expectError(
+        await refund(200),
+        409,
+        'a refund with the same key and another amount',
+        'idempotent_conflict',
+      );
+      const after = await kit.api('GET', `/payments/${payment.id}`);
+      expect(field(after.json, 'amount_refunded') === 100, 'the conflicting refund moved money', after);
+      const pk = key();
+      const bank_id = await bankId(kit);
+      const payout = (amount: number) =>
+        kit.api('POST', '/payouts', {
+          body: { amount, phone: PHONE, bank_id },
+          headers: { 'idempotency-key': pk },
+        });
+      expect((await payout(100)).status === 201, 'the first payout was not created');
+      expectError(
+        await payout(200),
+        409,
+        'a payout with the same key and another amount',
+        'idempotent_conflict',
+      );
+    },
+  },
+  {
+    id: 'key-length',
+    section: '8',
+    quote: '| Idempotency-Key length | at most 64 characters | payment, refund, payout creation |',
+    sends: 'POST /payments with a 64-character key, then with a 65-character one',
+    expects: '201 for 64 characters; 400 for 65, nothing created',
+    async run(kit) {
+      const ok = await create(kit, sized(64), { amount: 100 });
+      expect(ok.status === 201, `a 64-character key: expected 201, got ${ok.status}`, ok);
+      const long = await create(kit, sized(65), { amount: 100 });
+      expectError(long, 400, 'a 65-character key');
+    },
+  },
+  {
+    id: 'refund-replay',
+    section: '5.6',
+    quote:
+      'Applies to payment creation, payout creation and refund creation (the header is declared on these).',
+    sends: 'POST /payments/{id}/refund twice with one Idempotency-Key (amount 100 of a succeeded 1000)',
+    expects: '201, then 200 with the same refund; the payment shows one refund',
+    async run(kit) {
+      const payment = await kit.succeededPayment(1000);
+      const k = key();
+      const refund = () =>
+        kit.api('POST', `/payments/${payment.id}/refund`, {
+          body: { amount: 100 },
+          headers: { 'idempotency-key': k },
+        });
+      const first = await refund();
+      expect(first.status === 201, `the first refund: expected 201, got ${first.status}`, first);
+      const second = await refund();
+      expect(second.status === 200, `the replay: expected 200, got ${second.status}`, second);
+      expect(field(first.json, 'id') === field(second.json, 'id'), 'the replay made another refund', second);
+      const after = await kit.api('GET', `/payments/${payment.id}`);
+      expect(field(after.json, 'amount_refunded') === 100, 'the replay refunded the amount again', after);
+    },
+  },
+  {
+    id: 'payout-replay',
+    section: '5.6',
+    quote: REPLAY,
+    sends: 'POST /payouts twice with one Idempotency-Key and one body (amount 100)',
+    expects: '201, then 200 with `idempotent: true` and the same payout id',
+    async run(kit) {
+      const k = key();
+      const body = { amount: 100, phone: PHONE, bank_id: await bankId(kit) };
+      const send = () => kit.api('POST', '/payouts', { body, headers: { 'idempotency-key': k } });
+      const first = await send();
+      expect(first.status === 201, `the first create: expected 201, got ${first.status}`, first);
+      const second = await send();
+      expect(second.status === 200, `the replay: expected 200, got ${second.status}`, second);
+      expect(field(second.json, 'idempotent') === true, 'the replay lacks `idempotent: true`', second);
+      const a = field(field(first.json, 'payout'), 'id');
+      const b = field(field(second.json, 'payout'), 'id');
+      expect(a === b, `the replay made another payout (${String(a)} then ${String(b)})`, second);
+    },
+  },
+  {
+    id: 'sdk-retry-once',
+    section: '5.6',
+    quote: REPLAY,
+    sends:
+      "the SDK's payments.create with its own Idempotency-Key, then the same call repeated with that key",
+    expects: 'one payment: the repeat answers the same id',
+    async run(kit) {
+      const client = kit.client();
+      const k = key();
+      const a = await kit.sdk('POST /payments', () =>
+        client.payments.create({ amount: 100, order_id: 'kit-sdk' }, { idempotencyKey: k }),
+      );
+      kit.payments.set(a.payment.id, { key: kit.apiKey, secret: kit.signingSecret });
+      const b = await kit.sdk('POST /payments (repeat)', () =>
+        client.payments.create({ amount: 100, order_id: 'kit-sdk' }, { idempotencyKey: k }),
+      );
+      expect(a.payment.id === b.payment.id, 'the repeated create made a second payment');
+      expect(b.idempotent === true, 'the repeated create lacks `idempotent: true`');
+    },
+  },
+]);

@@ -1,0 +1,391 @@
+// What every check works with: the wire (raw requests, recorded for a failure's report), the SDK's own client, the
+// reference's control surface when there is one, the budgets, and the clean-up of what the run made.
+import { PspApiError } from '../client/api-errors.js';
+import { PspClient } from '../client/client.js';
+import { retryDecision } from '../client/retry.js';
+import { hmacSha256Hex } from '../internal/hmac.js';
+import { redactSecrets } from '../internal/redact.js';
+import { CheckFailure, CheckSkipped, NeedsControl } from './check.js';
+import type { Receiver } from './receiver.js';
+import type { Observed } from './types.js';
+
+/** The prefix of every public path (spec 9). */
+export const API = '/api/v1/public';
+
+/** One answer on the wire, read whole. */
+export interface WireAnswer {
+  status: number;
+  headers: Headers;
+  text: string;
+  /** The body parsed as JSON, or `undefined` when it is not JSON. */
+  json: unknown;
+  observed: Observed;
+}
+
+/** How a raw request is sent. */
+export interface WireOptions {
+  /** A JSON value (serialised as is), or a string sent byte for byte. */
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** The API key; `null` sends no Authorization header. Default: the run's key. */
+  key?: string | null;
+  /** The `thm_` secret to sign with; `null` sends no signature. Default: the run's signing secret, if any. */
+  signWith?: string | null;
+  /** Return a 429 instead of waiting it out (the rate-limit checks look at it). */
+  keep429?: boolean;
+}
+
+/** A merchant the kit made through the reference's cabinet, for a rule that needs its own settings. */
+export interface KitMerchant {
+  merchant_id: string;
+  shop_id: string;
+  terminal_id: string;
+  api_key: string;
+  signing_secret: string;
+}
+
+/** Settings of a {@link Kit}, resolved by `run.ts`. */
+export interface KitSettings {
+  baseUrl: string;
+  apiKey: string;
+  signingSecret: string | undefined;
+  adminToken: string | undefined;
+  fetch: typeof fetch;
+  maxRequests: number;
+  deadline: number;
+}
+
+const MAX_BODY_SHOWN = 2000;
+const REQUEST_TIMEOUT_MS = 15_000;
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** The state of one run, shared by its checks. */
+export class Kit {
+  readonly baseUrl: string;
+  readonly apiKey: string;
+  readonly signingSecret: string | undefined;
+  /** Set once the admin token reached the reference's clock (run.ts). */
+  control: { token: string; clock: 'manual' | 'real' } | undefined;
+  /** Set when the webhook checks can run (run.ts). */
+  receiver: Receiver | undefined;
+  /** The `whs_` secret that signs what reaches the receiver, and the merchant whose payments carry it. */
+  webhooks:
+    | {
+        secret: string;
+        url: string;
+        client: PspClient;
+        key: string;
+        signingSecret: string | undefined;
+        merchant: KitMerchant | undefined;
+        /** The webhook endpoint the kit made through the cabinet (whose delivery log it can read). */
+        endpointId?: string;
+      }
+    | undefined;
+  requests = 0;
+  /** Payments this run created, by id, with the credentials that see them: each one still pending is cancelled. */
+  readonly payments = new Map<string, Credentials>();
+  readonly #settings: KitSettings;
+  #client: PspClient | undefined;
+  #cleaning = false;
+
+  constructor(settings: KitSettings) {
+    this.#settings = settings;
+    this.baseUrl = settings.baseUrl;
+    this.apiKey = settings.apiKey;
+    this.signingSecret = settings.signingSecret;
+  }
+
+  /** Counts a request against the budgets; past one, the check is skipped. */
+  #spend(): void {
+    // The clean-up is never cut short by a budget: a pending payment must not stay behind.
+    if (!this.#cleaning) this.#withinBudget();
+    this.requests += 1;
+  }
+
+  #withinBudget(): void {
+    if (this.requests >= this.#settings.maxRequests)
+      throw new CheckSkipped(`the run's budget of ${this.#settings.maxRequests} requests is spent`);
+    if (Date.now() > this.#settings.deadline) throw new CheckSkipped("the run's time limit is spent");
+  }
+
+  /** The fetch every request of the run goes through (the SDK client's too): counted and bounded. */
+  readonly fetch: typeof fetch = (input, init) => {
+    this.#spend();
+    return this.#settings.fetch(input, init);
+  };
+
+  /**
+   * The SDK's own client with the run's key, strict (an answer with a field or value the spec
+   * does not list is an error), with its retries: a 429 is waited out with its own backoff.
+   */
+  client(): PspClient {
+    this.#client ??= this.#make(this.apiKey, this.signingSecret);
+    return this.#client;
+  }
+
+  #make(key: string, signingSecret: string | undefined): PspClient {
+    const client = new PspClient({
+      apiKey: key,
+      baseUrl: this.baseUrl,
+      ...(signingSecret ? { signingSecret } : {}),
+      strict: true,
+      maxRetries: 3,
+      logLevel: 'off',
+      telemetry: false,
+      fetch: this.fetch,
+    });
+    credentials.set(client, { key, secret: signingSecret });
+    return client;
+  }
+
+  /** The SDK client of a merchant the kit made through the cabinet. */
+  clientOf(merchant: KitMerchant, signed = false): PspClient {
+    return this.#make(merchant.api_key, signed ? merchant.signing_secret : undefined);
+  }
+
+  /** A raw request to `path` (under the base URL), read whole. A 429 is waited out unless `keep429`. */
+  async send(method: string, path: string, options: WireOptions = {}): Promise<WireAnswer> {
+    const body =
+      options.body === undefined
+        ? undefined
+        : typeof options.body === 'string'
+          ? options.body
+          : JSON.stringify(options.body);
+    const headers: Record<string, string> = { accept: 'application/json' };
+    const key = options.key === undefined ? this.apiKey : options.key;
+    if (key !== null) headers.authorization = `Bearer ${key}`;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const secret = options.signWith === undefined ? this.signingSecret : options.signWith;
+    if (secret) headers['x-psp-signature'] = `sha256=${hmacSha256Hex(secret, body ?? '')}`;
+    Object.assign(headers, options.headers);
+    const request = `${method} ${path}`;
+    for (let attempt = 1; ; attempt++) {
+      let res: Response;
+      try {
+        res = await this.fetch(`${this.baseUrl}${path}`, {
+          method,
+          headers,
+          body,
+          redirect: 'manual',
+          signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+        });
+      } catch (error) {
+        if (error instanceof CheckSkipped) throw error;
+        throw new CheckFailure(`no answer: ${redactSecrets(String((error as Error).message))}`, {
+          request,
+          status: undefined,
+          requestId: undefined,
+          body: '',
+        });
+      }
+      const text = await res.text();
+      if (res.status === 429 && !options.keep429) {
+        const seconds = Number(res.headers.get('retry-after'));
+        const decision = retryDecision({
+          attempt,
+          maxRetries: 3,
+          safe: true,
+          outcome: { status: 429, retryAfter: Number.isFinite(seconds) ? seconds * 1000 : undefined },
+          timeout: 30_000,
+          maxRetryDelay: 10_000,
+        });
+        if (decision.retry) {
+          await sleep(decision.delayMs);
+          continue;
+        }
+      }
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        json = undefined;
+      }
+      return {
+        status: res.status,
+        headers: res.headers,
+        text,
+        json,
+        observed: {
+          request,
+          status: res.status,
+          requestId: res.headers.get('x-request-id') ?? undefined,
+          body: redactSecrets(text.slice(0, MAX_BODY_SHOWN)),
+        },
+      };
+    }
+  }
+
+  /** A request to a public path: `send` with the `/api/v1/public` prefix. */
+  api(method: string, path: string, options?: WireOptions): Promise<WireAnswer> {
+    return this.send(method, `${API}${path}`, options);
+  }
+
+  /** Runs a call of the SDK client; a refusal or a bad answer fails the check, showing what came back. */
+  async sdk<T>(what: string, call: () => PromiseLike<T>): Promise<T> {
+    // Checked before the call: inside it, the client would take a spent budget for a network failure and retry.
+    this.#withinBudget();
+    try {
+      return await call();
+    } catch (error) {
+      if (error instanceof CheckSkipped || error instanceof NeedsControl) throw error;
+      if (error instanceof PspApiError) {
+        throw new CheckFailure(`${what}: ${error.status} ${error.code}: ${error.message}`, {
+          request: what,
+          status: error.status,
+          requestId: error.requestId,
+          body: redactSecrets(JSON.stringify({ error: { code: error.code, message: error.message } })),
+        });
+      }
+      if ((error as Error).cause instanceof CheckSkipped) throw (error as Error).cause;
+      throw new CheckFailure(`${what}: ${redactSecrets(String((error as Error).message ?? error))}`);
+    }
+  }
+
+  /** Creates a test payment through the SDK and remembers it for the clean-up. */
+  async createPayment(
+    input: { amount: number } & Record<string, unknown>,
+    client: PspClient = this.client(),
+  ): Promise<{ id: string; payment_url: string; status: string; simulator?: string | undefined }> {
+    const res = await this.sdk('POST /payments', () =>
+      client.payments.create(input as Parameters<PspClient['payments']['create']>[0]),
+    );
+    this.payments.set(
+      res.payment.id,
+      credentials.get(client) ?? { key: this.apiKey, secret: this.signingSecret },
+    );
+    return {
+      id: res.payment.id,
+      payment_url: res.payment_url,
+      status: res.payment.status,
+      simulator: res.simulator,
+    };
+  }
+
+  /**
+   * A test payment of `amount` (a plain amount: its planned outcome is success) that the buyer paid on its page,
+   * read back once it is `succeeded`.
+   */
+  async succeededPayment(amount: number, client: PspClient = this.client()): Promise<{ id: string }> {
+    const made = await this.createPayment({ amount, order_id: 'kit-paid' }, client);
+    await this.pay(made);
+    await this.until(
+      `payment ${made.id} did not become succeeded after the buyer paid`,
+      () => this.sdk('GET /payments/{id}', () => client.payments.get(made.id)),
+      (p) => p.status === 'succeeded',
+    );
+    return made;
+  }
+
+  /** A control request with the admin token; without one, the check needs control. */
+  async admin(method: string, path: string, body?: unknown): Promise<unknown> {
+    if (!this.control) throw new NeedsControl(`${method} ${path} is the reference's control surface`);
+    const res = await this.send(method, path, {
+      key: this.control.token,
+      signWith: null,
+      ...(body === undefined ? {} : { body }),
+    });
+    if (res.status >= 300) {
+      throw new CheckFailure(`the reference's ${method} ${path} answered ${res.status}`, res.observed);
+    }
+    return res.json;
+  }
+
+  /** A new merchant through the cabinet (then patched with `settings`), for a rule that needs its own settings. */
+  async merchant(settings?: Record<string, unknown>): Promise<KitMerchant> {
+    const made = (await this.admin('POST', '/_cabinet/merchants', { name: 'contract kit' })) as KitMerchant;
+    if (settings) await this.admin('PATCH', `/_cabinet/merchants/${made.merchant_id}`, settings);
+    return made;
+  }
+
+  /**
+   * Lets `seconds` pass on the service's clock: the reference's manual clock is advanced, anything else is
+   * waited for in real time.
+   */
+  async elapse(seconds: number): Promise<void> {
+    if (this.control?.clock === 'manual') {
+      await this.admin('POST', '/_simulator/clock/advance', { seconds });
+      return;
+    }
+    await sleep(seconds * 1000);
+  }
+
+  /**
+   * The buyer pays on the page at `payment_url` (the spec's public means): the page's Pay form is posted. A page
+   * without a form the kit recognises needs the reference's simulator.
+   */
+  async pay(payment: { id: string; payment_url: string }, action: 'pay' | 'decline' = 'pay'): Promise<void> {
+    this.#spend();
+    const page = await this.#settings.fetch(payment.payment_url, { redirect: 'manual' });
+    const html = await page.text();
+    const form = [...html.matchAll(/<form\b[^>]*\baction="([^"]+)"[^>]*>([\s\S]*?)<\/form>/gi)].find((m) =>
+      new RegExp(`\\b(?:id|data-testid)="${action}"`).test(m[2] ?? ''),
+    );
+    if (!form?.[1]) {
+      const move = action === 'pay' ? 'succeed' : 'fail';
+      if (!this.control)
+        throw new NeedsControl(`the buyer's page at payment_url has no ${action} form the kit can post`);
+      await this.admin('POST', `/_simulator/payments/${payment.id}/${move}`);
+      return;
+    }
+    this.#spend();
+    const target = new URL(form[1].replace(/&amp;/g, '&'), page.url || payment.payment_url);
+    const res = await this.#settings.fetch(target, { method: 'POST', redirect: 'manual' });
+    await res.body?.cancel();
+    if (res.status >= 400) {
+      throw new CheckFailure(`the buyer's ${action} on ${target.pathname} answered ${res.status}`, {
+        request: `POST ${target.pathname}`,
+        status: res.status,
+        requestId: res.headers.get('x-request-id') ?? undefined,
+        body: '',
+      });
+    }
+  }
+
+  /** Polls `read` until `done` holds, letting service time pass between reads; fails with `what` at the end. */
+  async until<T>(
+    what: string,
+    read: () => Promise<T>,
+    done: (value: T) => boolean,
+    { seconds = 10, step = 0.5 }: { seconds?: number; step?: number } = {},
+  ): Promise<T> {
+    let value = await read();
+    for (let waited = 0; !done(value) && waited < seconds; waited += step) {
+      await this.elapse(step);
+      value = await read();
+    }
+    if (!done(value)) {
+      // An answer on the wire is shown as one (status, request id, body); anything else as JSON.
+      const observed = (value as Partial<WireAnswer> | undefined)?.observed;
+      if (observed) throw new CheckFailure(`${what} (after ${seconds} s of service time)`, observed);
+      throw new CheckFailure(`${what} (after ${seconds} s of service time); last seen: ${show(value)}`);
+    }
+    return value;
+  }
+
+  /** Cancels every payment of the run that is still pending: the kit leaves nothing waiting for a buyer. */
+  async cleanUp(): Promise<string[]> {
+    const cancelled: string[] = [];
+    this.#cleaning = true;
+    for (const [id, { key, secret }] of this.payments) {
+      const as = { key, signWith: secret ?? null };
+      const res = await this.api('GET', `/payments/${id}`, as).catch(() => undefined);
+      if ((res?.json as { status?: unknown } | undefined)?.status !== 'pending') continue;
+      const done = await this.api('POST', `/payments/${id}/cancel`, as).catch(() => undefined);
+      if (done?.status === 200) cancelled.push(id);
+    }
+    return cancelled;
+  }
+}
+
+/** A value for a failure's message: JSON, cut short, secrets masked. */
+export function show(value: unknown): string {
+  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
+  return redactSecrets(text.length > 300 ? `${text.slice(0, 300)}...` : text);
+}
+
+/** The key (and signing secret) a client of the kit was made with, for the clean-up. */
+interface Credentials {
+  key: string;
+  secret: string | undefined;
+}
+const credentials = new WeakMap<PspClient, Credentials>();
