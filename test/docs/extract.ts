@@ -61,6 +61,7 @@ export const DOC_ENTRIES: Record<string, string> = {
   'psp-sdk/replicas': 'src/replicas/index.ts',
   'psp-sdk/reference': 'src/reference/index.ts',
   'psp-sdk/reference/msw': 'src/reference/msw.ts',
+  'psp-sdk/mcp': 'src/mcp/index.ts',
 };
 
 /**
