@@ -1,6 +1,9 @@
 // One tool: its name, words, annotations and schemas for tools/list, and how a call is checked and run.
 import * as z from 'zod/mini';
-import { formatFieldIssues, toFieldIssues, parseOwn } from '../../schemas/issues.js';
+import { PspValidationError } from '../../client/base-errors.js';
+import { checkInput, idempotencyKeyIssue } from '../../client/validate.js';
+import { inputSchemas } from '../../schemas/inputs.js';
+import { formatFieldIssues, parseOwn, toFieldIssues } from '../../schemas/issues.js';
 import { ToolRefusal } from '../errors.js';
 import { component, extend, fromZod, type JsonSchema, orPending } from '../json-schema.js';
 import type { Target } from '../target.js';
@@ -44,8 +47,8 @@ export interface ToolSpec<S extends z.core.$ZodLooseShape> {
   description: string;
   /** The tool's own arguments (plain zod: they become JSON Schema as they are). */
   own: S;
-  /** The openapi.json component whose fields join the arguments and go to the API as the request body. */
-  body?: string;
+  /** The request body (its openapi.json component and input schema) whose fields join the arguments. */
+  body?: keyof ReturnType<typeof inputSchemas>;
   /** The answer: a component's name, or a schema. */
   output: string | JsonSchema;
   readOnly?: boolean;
@@ -85,6 +88,10 @@ export function defineTool<S extends z.core.$ZodLooseShape>(spec: ToolSpec<S>): 
         `Invalid arguments: ${formatFieldIssues(toFieldIssues(r.error.issues))}`,
       );
     }
+    // PspClient's own checks, here too: a call is refused before anyone is asked to confirm it.
+    const keyIssues = idempotencyKeyIssue((r.data as { idempotency_key?: unknown }).idempotency_key);
+    if (keyIssues.length) throw new PspValidationError(keyIssues);
+    if (spec.body) checkInput(inputSchemas()[spec.body], body);
     return { own: r.data as Record<string, unknown>, body };
   };
   type Call = Parameters<ToolSpec<S>['run']>[0];
