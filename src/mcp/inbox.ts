@@ -22,6 +22,7 @@ const KEPT_HEADERS = ['content-type', 'user-agent', 'x-psp-event-id', 'x-psp-sig
 export class Inbox {
   readonly #items: ReceivedWebhook[] = [];
   #seq = 0;
+  readonly #waiters = new Set<() => void>();
 
   /** `inner` for every URL but the inbox's, which answers 200 and keeps the delivery. */
   fetch(inner: typeof fetch): typeof fetch {
@@ -40,12 +41,27 @@ export class Inbox {
         body: await request.text(),
       });
       if (this.#items.length > MAX_INBOX) this.#items.shift();
+      for (const wake of this.#waiters) wake();
       return new Response(null, { status: 204 });
     };
   }
 
-  /** The webhooks received after `cursor`, oldest first. */
-  since(cursor: number): ReceivedWebhook[] {
+  /**
+   * The webhooks received after `cursor`, oldest first, waiting up to `waitMs` for the first one: a delivery is
+   * sent after the change that caused it has been answered.
+   */
+  async since(cursor: number, waitMs = 0): Promise<ReceivedWebhook[]> {
+    if (waitMs > 0 && this.#seq <= cursor) {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          this.#waiters.delete(done);
+          resolve();
+        };
+        const timer = setTimeout(done, waitMs);
+        this.#waiters.add(done);
+      });
+    }
     return this.#items.filter((w) => w.seq > cursor);
   }
 }

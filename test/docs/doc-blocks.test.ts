@@ -50,6 +50,7 @@ const tsconfig = {
       'psp-sdk/replicas': ['../../src/replicas/index.ts'],
       'psp-sdk/reference': ['../../src/reference/index.ts'],
       'psp-sdk/reference/msw': ['../../src/reference/msw.ts'],
+      'psp-sdk/mcp': ['../../src/mcp/index.ts'],
     },
   },
   include: ['*.ts'],

@@ -137,12 +137,23 @@ export const streamTools: Tool[] = [
     title: 'Webhooks psp-mcp received',
     description:
       "Reference mode: the webhooks the reference delivered to psp-mcp's own endpoint (made at start, every event), after `cursor`: headers and raw body, ready for webhooks_verify. The newest 100 are kept.",
-    own: { cursor: count('The `cursor` of the previous answer.') },
+    own: {
+      cursor: count('The `cursor` of the previous answer.'),
+      wait_seconds: z.optional(
+        z
+          .number()
+          .check(
+            z.minimum(0),
+            z.maximum(30),
+            z.describe('Wait up to this long for a new webhook. Default 0.'),
+          ),
+      ),
+    },
     output: INBOX_OUT,
     readOnly: true,
     referenceOnly: true,
     async run({ own }, target) {
-      const webhooks = referenceOf(target).inbox.since(own.cursor ?? 0);
+      const webhooks = await referenceOf(target).inbox.since(own.cursor ?? 0, (own.wait_seconds ?? 0) * 1000);
       return { webhooks, cursor: webhooks.at(-1)?.seq ?? own.cursor ?? 0 };
     },
   }),
