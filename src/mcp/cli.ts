@@ -5,10 +5,12 @@
  */
 import process from 'node:process';
 import { parseArgs } from 'node:util';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { PspValidationError } from '../client/base-errors.js';
 import { redactSecrets } from '../internal/redact.js';
 import { VERSION } from '../internal/version.js';
-import { LiveKeyRefused } from './target.js';
+import { serveHttp } from './http.js';
+import { createPspMcp, LiveKeyRefused } from './index.js';
 
 const USAGE = `Usage: psp-mcp [options]
 
@@ -60,12 +62,6 @@ async function main(argv: string[]): Promise<void> {
   const log = (line: string) => process.stderr.write(`psp-mcp: ${redactSecrets(line)}\n`);
   // A dependency's console.log would corrupt the protocol on stdout.
   for (const method of ['log', 'info', 'debug'] as const) console[method] = console.error;
-  // Loaded once the flags are good: --help and a bad flag answer at once, even without the optional peer.
-  const [{ createPspMcp }, { serveHttp }, { StdioServerTransport }] = await Promise.all([
-    import('./index.js'),
-    import('./http.js'),
-    import('@modelcontextprotocol/sdk/server/stdio.js'),
-  ]);
 
   const mcp = await createPspMcp({
     baseUrl: args['base-url'],
@@ -103,23 +99,7 @@ async function main(argv: string[]): Promise<void> {
   log(`driving ${what} over stdio`);
 }
 
-/** The message of a missing optional peer, with the command that installs it. */
-function missingPeer(error: unknown): string | undefined {
-  const message = (error as Error)?.message ?? '';
-  if (
-    (error as { code?: unknown })?.code !== 'ERR_MODULE_NOT_FOUND' ||
-    !message.includes('@modelcontextprotocol/sdk')
-  )
-    return undefined;
-  return 'the MCP SDK is not installed; it is an optional peer of psp-sdk: npm install --save-dev @modelcontextprotocol/sdk';
-}
-
 main(process.argv.slice(2)).catch((error: unknown) => {
-  const peer = missingPeer(error);
-  if (peer) {
-    process.stderr.write(`psp-mcp: ${peer}\n`);
-    process.exit(1);
-  }
   const known =
     error instanceof UsageError || error instanceof LiveKeyRefused || error instanceof PspValidationError;
   process.stderr.write(

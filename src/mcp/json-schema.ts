@@ -2,7 +2,8 @@
 // from the zod schemas of src/schemas (and `npm run check:openapi` keeps fresh): the same document the reference
 // serves, so a tool takes and answers exactly what the API does. The MCP SDK's own conversion (zod's toJSONSchema
 // without options) cannot read src/schemas' custom leaves, which is why the server registers JSON Schemas itself.
-import * as z from 'zod/mini';
+// The tools' own arguments are JSON Schema too, checked by the SDK's Ajv (define.ts): zod's registry and
+// toJSONSchema, once live in the bundle, went into the chunk the client shares and grew `import 'psp-sdk'`.
 import openApi from '../../openapi.json' with { type: 'json' };
 import type { JsonSchema } from '../openapi/leaves.js';
 
@@ -47,12 +48,38 @@ export function extend(
   };
 }
 
-/** The JSON Schema of one of the server's own (plain zod) argument schemas. */
-export function fromZod(schema: z.ZodMiniType): JsonSchema {
-  const out = z.toJSONSchema(schema, { target: 'draft-7', io: 'input' }) as JsonSchema;
-  delete out.$schema;
-  return out;
+/** Bounds of a string or number argument. */
+interface Bounds {
+  min?: number;
+  max?: number;
 }
+
+/** A string argument. */
+export const text = (description: string, { min = 1, max = 200 }: Bounds = {}): JsonSchema => ({
+  type: 'string',
+  minLength: min,
+  maxLength: max,
+  description,
+});
+
+/** An integer argument. */
+export const integer = (
+  description: string,
+  { min = 0, max = Number.MAX_SAFE_INTEGER }: Bounds = {},
+): JsonSchema => ({
+  type: 'integer',
+  minimum: min,
+  maximum: max,
+  description,
+});
+
+/** A number of seconds. */
+export const seconds = (description: string, max: number): JsonSchema => ({
+  type: 'number',
+  minimum: 0,
+  maximum: max,
+  description,
+});
 
 /** An answer that is either `done` or, for a tool that waits for a confirmation, what it would do. */
 export function orPending(done: JsonSchema): JsonSchema {

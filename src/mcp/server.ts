@@ -9,12 +9,11 @@ import {
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import * as z from 'zod/mini';
 import { redactSecrets } from '../internal/redact.js';
 import { VERSION } from '../internal/version.js';
 import { Confirmations } from './confirm.js';
 import { refusalOf, ToolRefusal } from './errors.js';
-import type { JsonSchema } from './json-schema.js';
+import { type JsonSchema, text } from './json-schema.js';
 import { listResources, readResource } from './resources.js';
 import type { Target } from './target.js';
 import { apiTools } from './tools/api.js';
@@ -58,7 +57,8 @@ export function createServer(target: Target): Server {
     title: 'Carry out a confirmed call',
     description:
       'Carries out a money-moving call that answered a confirmation_token, once the user agreed to its `action`. A token works once and for 10 minutes; nothing happens without it.',
-    own: { confirmation_token: z.string().check(z.minLength(1), z.maxLength(100)) },
+    own: { confirmation_token: text('The token the money-moving call answered.', { max: 100 }) },
+    required: ['confirmation_token'],
     output: { type: 'object' },
     destructive: true,
     run: async () => ({}),

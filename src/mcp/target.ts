@@ -1,6 +1,6 @@
 // What the server drives: the in-process reference (the default, no key needed) or a service by its URL and key.
 import { PspClient } from '../client/client.js';
-import type { RunningReference } from '../reference/start.js';
+import { type RunningReference, startReference } from '../reference/start.js';
 import { EventBuffer } from './events.js';
 import { INBOX_URL, Inbox } from './inbox.js';
 import { ToolRefusal } from './errors.js';
@@ -79,8 +79,6 @@ async function openService(
 }
 
 async function openReference(clock: 'manual' | 'real'): Promise<Target> {
-  // Loaded here: a server driving a service never loads the reference.
-  const { startReference } = await import('../reference/start.js');
   const inbox = new Inbox();
   const ref = await startReference({
     port: 0,

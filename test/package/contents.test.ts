@@ -6,7 +6,14 @@ const files = inject('packedFiles');
 const consumer = inject('consumerDir');
 const installed = join(consumer, 'node_modules', 'psp-sdk');
 
-const entries = ['index', 'webhooks/index', 'replicas/index', 'reference/index', 'reference/msw'];
+const entries = [
+  'index',
+  'webhooks/index',
+  'replicas/index',
+  'reference/index',
+  'reference/msw',
+  'mcp/index',
+];
 
 describe('the tarball npm pack makes', () => {
   it('holds each entry as ESM and CJS with types for each, the bin, the readme and the licence', () => {
@@ -16,6 +23,8 @@ describe('the tarball npm pack makes', () => {
       'LICENSE',
       'dist/reference/bin.js',
       'dist/reference/cli.js',
+      'dist/mcp/bin.js',
+      'dist/mcp/cli.js',
     ];
     for (const e of entries)
       expected.push(`dist/${e}.js`, `dist/${e}.cjs`, `dist/${e}.d.ts`, `dist/${e}.d.cts`);

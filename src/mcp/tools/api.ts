@@ -1,9 +1,8 @@
 // The public API's tools: what PspClient does, one tool per operation (spec section 4), against the reference or a
 // service alike. The bodies are the API's own (openapi.json's components) and go through PspClient, which checks
 // them before anything is sent.
-import * as z from 'zod/mini';
 import type { CreatePaymentInput, CreatePayoutInput, CreateRefundInput } from '../../schemas/inputs.js';
-import { component, extend } from '../json-schema.js';
+import { component, extend, text } from '../json-schema.js';
 import { defineTool, idArg, idempotencyKeyArg, type Tool } from './define.js';
 
 const KEY_OUT = { idempotency_key: { type: 'string', description: 'The Idempotency-Key the call carried.' } };
@@ -35,6 +34,7 @@ export const apiTools: Tool[] = [
     title: 'Read a payment',
     description: 'Reads a payment with its current status, refunds and customer info (spec 4.2).',
     own: { id: idArg('payment') },
+    required: ['id'],
     output: 'Payment',
     readOnly: true,
     run: async ({ own }, { client }) => ({ ...(await client.payments.get(own.id)) }),
@@ -45,6 +45,7 @@ export const apiTools: Tool[] = [
     description:
       'Cancels a pending payment (spec 4.3; 409 not_pending otherwise). Runs only after a confirmation: the client is asked, or the call answers a confirmation_token for the `confirm` tool.',
     own: { id: idArg('payment') },
+    required: ['id'],
     output: 'CancelPaymentResponse',
     moves: ({ own }) => `Cancel payment ${own.id}: the buyer can no longer pay it.`,
     run: async ({ own }, { client }) => ({ ...(await client.payments.cancel(own.id)) }),
@@ -55,6 +56,7 @@ export const apiTools: Tool[] = [
     description:
       'Refunds a succeeded payment, in part (`amount`) or whole (no amount) (spec 4.4). Runs only after a confirmation: the client is asked, or the call answers a confirmation_token for the `confirm` tool. Carries an Idempotency-Key, made when not given.',
     own: { id: idArg('payment'), idempotency_key: idempotencyKeyArg() },
+    required: ['id'],
     body: 'CreateRefundInput',
     output: withKey('Refund'),
     creates: true,
@@ -90,6 +92,7 @@ export const apiTools: Tool[] = [
     title: 'Read a payout',
     description: 'Reads a payout with its current status (spec 4.6).',
     own: { id: idArg('payout') },
+    required: ['id'],
     output: 'Payout',
     readOnly: true,
     run: async ({ own }, { client }) => ({ ...(await client.payouts.get(own.id)) }),
@@ -107,7 +110,8 @@ export const apiTools: Tool[] = [
     name: 'banks_find',
     title: 'Find SBP banks by name',
     description: 'The SBP participants whose name (Russian or English) contains `name`, case-insensitive.',
-    own: { name: z.string().check(z.minLength(1), z.maxLength(100), z.describe("Part of the bank's name.")) },
+    own: { name: text("Part of the bank's name.", { max: 100 }) },
+    required: ['name'],
     output: 'BankList',
     readOnly: true,
     async run({ own }, { client }) {

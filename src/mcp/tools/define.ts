@@ -1,11 +1,10 @@
 // One tool: its name, words, annotations and schemas for tools/list, and how a call is checked and run.
-import * as z from 'zod/mini';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { PspValidationError } from '../../client/base-errors.js';
-import { checkInput, idempotencyKeyIssue } from '../../client/validate.js';
-import { inputSchemas } from '../../schemas/inputs.js';
-import { formatFieldIssues, parseOwn, toFieldIssues } from '../../schemas/issues.js';
+import { IdempotencyKey, inputSchemas } from '../../schemas/inputs.js';
+import { type FieldIssue, ownFieldIssues, parseOwn } from '../../schemas/issues.js';
 import { ToolRefusal } from '../errors.js';
-import { component, extend, fromZod, type JsonSchema, orPending } from '../json-schema.js';
+import { component, extend, type JsonSchema, orPending, text } from '../json-schema.js';
 import type { Target } from '../target.js';
 
 /** The MCP tool annotations this server sets. */
@@ -40,13 +39,18 @@ export interface Tool {
   run(call: Checked, target: Target): Promise<Record<string, unknown>>;
 }
 
+/** A call's own arguments, as their JSON Schema checked them. */
+export type Args = Record<string, any>;
+
 /** What a tool's definition says; the rest is made from it. */
-export interface ToolSpec<S extends z.core.$ZodLooseShape> {
+export interface ToolSpec {
   name: string;
   title: string;
   description: string;
-  /** The tool's own arguments (plain zod: they become JSON Schema as they are). */
-  own: S;
+  /** The tool's own arguments: JSON Schema of each, as tools/list shows it and the call is checked by. */
+  own: Record<string, JsonSchema>;
+  /** Which of them a call must give. Default none. */
+  required?: string[];
   /** The request body (its openapi.json component and input schema) whose fields join the arguments. */
   body?: keyof ReturnType<typeof inputSchemas>;
   /** The answer: a component's name, or a schema. */
@@ -56,45 +60,48 @@ export interface ToolSpec<S extends z.core.$ZodLooseShape> {
   idempotent?: boolean;
   referenceOnly?: boolean;
   creates?: boolean;
-  moves?: (call: { own: z.output<z.ZodMiniObject<S>>; body: Record<string, unknown> }) => string;
-  run(
-    call: { own: z.output<z.ZodMiniObject<S>>; body: Record<string, unknown> },
-    target: Target,
-  ): Promise<Record<string, unknown>>;
+  moves?: (call: { own: Args; body: Record<string, unknown> }) => string;
+  run(call: { own: Args; body: Record<string, unknown> }, target: Target): Promise<Record<string, unknown>>;
 }
 
+const ajv = new AjvJsonSchemaValidator();
+
 /** Builds a {@link Tool} from its spec. */
-export function defineTool<S extends z.core.$ZodLooseShape>(spec: ToolSpec<S>): Tool {
-  const ownSchema = z.strictObject(spec.own);
-  const ownJson = fromZod(ownSchema);
+export function defineTool(spec: ToolSpec): Tool {
+  const required = spec.required ?? [];
+  const ownJson: JsonSchema = {
+    type: 'object',
+    properties: spec.own,
+    ...(required.length ? { required } : {}),
+    additionalProperties: false,
+  };
   const ownKeys = Object.keys(spec.own);
-  const inputSchema = spec.body
-    ? extend(
-        component(spec.body),
-        ownJson.properties as Record<string, JsonSchema>,
-        (ownJson.required as string[] | undefined) ?? [],
-      )
-    : { ...ownJson, type: 'object' };
+  const inputSchema = spec.body ? extend(component(spec.body), spec.own, required) : ownJson;
+  let validate: ReturnType<AjvJsonSchemaValidator['getValidator']> | undefined;
   const done = typeof spec.output === 'string' ? component(spec.output) : spec.output;
   const check = (args: Record<string, unknown>): Checked => {
     const own: Record<string, unknown> = {};
     const body: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(args)) (ownKeys.includes(k) || !spec.body ? own : body)[k] = v;
-    const r = parseOwn(ownSchema, own);
-    if (!r.success) {
-      throw new ToolRefusal(
-        'invalid_input',
-        400,
-        `Invalid arguments: ${formatFieldIssues(toFieldIssues(r.error.issues))}`,
-      );
+    validate ??= ajv.getValidator(ownJson);
+    const r = validate(own);
+    if (!r.valid) {
+      // Ajv's words, with the argument's name in place of its path (`data/cursor must be >= 0`).
+      const why = (r.errorMessage ?? 'invalid')
+        .replace(/\bdata\//g, '')
+        .replace(/\bdata\b/g, 'the arguments');
+      throw new ToolRefusal('invalid_input', 400, `Invalid arguments: ${why}`);
     }
-    // PspClient's own checks, here too: a call is refused before anyone is asked to confirm it.
-    const keyIssues = idempotencyKeyIssue((r.data as { idempotency_key?: unknown }).idempotency_key);
-    if (keyIssues.length) throw new PspValidationError(keyIssues);
-    if (spec.body) checkInput(inputSchemas()[spec.body], body);
-    return { own: r.data as Record<string, unknown>, body };
+    // The schemas PspClient checks with, here too: a call is refused before anyone is asked to confirm it.
+    const issues: FieldIssue[] = [];
+    const key = own.idempotency_key === undefined ? undefined : parseOwn(IdempotencyKey, own.idempotency_key);
+    if (key && !key.success)
+      issues.push({ field: 'idempotency_key', message: ownFieldIssues(key.error.issues)[0]!.message });
+    const parsed = spec.body ? parseOwn(inputSchemas()[spec.body], body) : undefined;
+    if (parsed && !parsed.success) issues.push(...ownFieldIssues(parsed.error.issues));
+    if (issues.length) throw new PspValidationError(issues);
+    return { own, body };
   };
-  type Call = Parameters<ToolSpec<S>['run']>[0];
   return {
     name: spec.name,
     description: spec.description,
@@ -110,9 +117,9 @@ export function defineTool<S extends z.core.$ZodLooseShape>(spec: ToolSpec<S>): 
     outputSchema: spec.moves ? orPending(done) : done,
     referenceOnly: spec.referenceOnly ?? false,
     creates: spec.creates ?? false,
-    moves: spec.moves ? (call) => spec.moves!(call as Call) : undefined,
+    moves: spec.moves,
     check,
-    run: (call, target) => spec.run(call as Call, target),
+    run: (call, target) => spec.run(call, target),
   };
 }
 
@@ -128,20 +135,12 @@ export function referenceOf(target: Target): NonNullable<Target['reference']> {
   return target.reference;
 }
 
-/** An optional Idempotency-Key argument, with the spec's rule. */
-export const idempotencyKeyArg = () =>
-  z.optional(
-    z
-      .string()
-      .check(
-        z.minLength(1),
-        z.maxLength(64),
-        z.describe(
-          'Idempotency-Key of the creation (spec 5.6). Give the same key to repeat a call safely; when absent psp-mcp makes one and returns it.',
-        ),
-      ),
+/** An Idempotency-Key argument (the spec's rule is PspClient's, checked with the call). */
+export const idempotencyKeyArg = (): JsonSchema =>
+  text(
+    'Idempotency-Key of the creation (spec 5.6). Give the same key to repeat a call safely; when absent psp-mcp makes one and returns it.',
+    { max: 64 },
   );
 
 /** A path id argument. */
-export const idArg = (what: string) =>
-  z.string().check(z.minLength(1), z.maxLength(200), z.describe(`The ${what}'s id.`));
+export const idArg = (what: string): JsonSchema => text(`The ${what}'s id.`);

@@ -1,10 +1,9 @@
 // The in-process reference's own tools: the buyer, the clock, triggers, the delivery log, faults and state, each
 // a call of `ref.control` (src/reference/control.ts) or of the buyer's buttons (src/reference/handle.ts).
-import * as z from 'zod/mini';
 import { runTrigger } from '../../reference/cli-trigger.js';
 import { WEBHOOK_EVENTS } from '../../schemas/names.js';
 import { ToolRefusal } from '../errors.js';
-import type { JsonSchema } from '../json-schema.js';
+import { integer, type JsonSchema, text } from '../json-schema.js';
 import { defineTool, idArg, referenceOf, type Tool } from './define.js';
 
 const OBJECT: JsonSchema = { type: 'object' };
@@ -43,6 +42,7 @@ const buyer = (action: 'pay' | 'decline') =>
         ? "Reference mode: the buyer presses Pay on the payment's page; the payment goes to the outcome its amount plans (docs/testing.md) with the same webhooks and events as from a browser."
         : 'Reference mode: the buyer presses Decline; the payment fails with declined_by_buyer.',
     own: { payment_id: idArg('payment') },
+    required: ['payment_id'],
     output: 'Payment',
     referenceOnly: true,
     run: async ({ own }, target) => ({ ...(await referenceOf(target).ref[action](own.payment_id)) }),
@@ -57,8 +57,14 @@ export const referenceTools: Tool[] = [
     description:
       "Reference mode: moves the reference's manual clock forward; what falls due fires in order (payment expiry, payout outcomes, webhook retries). psp-mcp starts the reference with a manual clock unless --clock real.",
     own: {
-      seconds: z.number().check(z.positive(), z.maximum(31_536_000), z.describe('How far, in seconds.')),
+      seconds: {
+        type: 'number',
+        exclusiveMinimum: 0,
+        maximum: 31_536_000,
+        description: 'How far, in seconds.',
+      },
     },
+    required: ['seconds'],
     output: { type: 'object', properties: { now: { type: 'string' } }, required: ['now'] },
     referenceOnly: true,
     run: async ({ own }, target) => ({
@@ -71,13 +77,10 @@ export const referenceTools: Tool[] = [
     description:
       'Reference mode: makes a new payment or payout and moves it so that the reference emits `event` (as `psp-reference trigger`), to every webhook endpoint. Creates its own objects only, but a refund or payout event moves (test) money, so it runs after a confirmation like the other money-moving tools.',
     own: {
-      event: z.enum(WEBHOOK_EVENTS).check(z.describe('The webhook event (spec 6.1).')),
-      amount: z.optional(
-        z
-          .int()
-          .check(z.minimum(1), z.maximum(Number.MAX_SAFE_INTEGER), z.describe('Minor units. Default 10000.')),
-      ),
+      event: { type: 'string', enum: [...WEBHOOK_EVENTS], description: 'The webhook event (spec 6.1).' },
+      amount: integer('Minor units. Default 10000.', { min: 1 }),
     },
+    required: ['event'],
     output: {
       type: 'object',
       properties: {
@@ -113,7 +116,7 @@ export const referenceTools: Tool[] = [
     title: 'List webhook deliveries',
     description:
       "Reference mode: the delivery attempts of a webhook endpoint, oldest first (status code, error, next retry). Default: psp-mcp's own endpoint, which receives every event.",
-    own: { endpoint_id: z.optional(idArg('webhook endpoint')) },
+    own: { endpoint_id: idArg('webhook endpoint') },
     output: DELIVERIES,
     readOnly: true,
     referenceOnly: true,
@@ -128,7 +131,8 @@ export const referenceTools: Tool[] = [
     title: 'Resend a webhook event',
     description:
       "Reference mode: sends an event again to the shop's endpoints, as the cabinet's resend does (spec 6.1); the event id stays the same.",
-    own: { event_id: z.string().check(z.minLength(1), z.maxLength(200), z.describe('The evt_ id.')) },
+    own: { event_id: text('The evt_ id.') },
+    required: ['event_id'],
     output: { type: 'object', properties: { resent: { type: 'string' } }, required: ['resent'] },
     referenceOnly: true,
     async run({ own }, target) {
@@ -141,7 +145,8 @@ export const referenceTools: Tool[] = [
     title: 'Add a fault rule',
     description:
       'Reference mode: a fault played on the public API (the network in front of the service): `rule` as POST /_simulator/faults takes it, e.g. { "kind": "status", "status": 503, "probability": 1, "match": { "method": "POST" } }. See the resource docs/reference.md, "Faults".',
-    own: { rule: z.record(z.string(), z.unknown()).check(z.describe('The fault rule.')) },
+    own: { rule: { type: 'object', description: 'The fault rule.' } },
+    required: ['rule'],
     output: OBJECT,
     referenceOnly: true,
     run: async ({ own }, target) => ({
@@ -178,7 +183,8 @@ export const referenceTools: Tool[] = [
     title: 'Snapshot the state',
     description:
       "Reference mode: keeps the whole state (payments, payouts, endpoints, clock...) under `name`, in psp-mcp's memory (it holds keys and secrets, so it is never shown). At most 16 are kept.",
-    own: { name: z.string().check(z.minLength(1), z.maxLength(64), z.describe('A name to restore it by.')) },
+    own: { name: text('A name to restore it by.', { max: 64 }) },
+    required: ['name'],
     output: {
       type: 'object',
       properties: { name: { type: 'string' }, stats: OBJECT },
@@ -199,7 +205,8 @@ export const referenceTools: Tool[] = [
     title: 'Restore a snapshot',
     description:
       'Reference mode: puts the state back as `state_snapshot` kept it under `name`; what happened since is gone.',
-    own: { name: z.string().check(z.minLength(1), z.maxLength(64), z.describe("The snapshot's name.")) },
+    own: { name: text("The snapshot's name.", { max: 64 }) },
+    required: ['name'],
     output: {
       type: 'object',
       properties: { name: { type: 'string' }, stats: OBJECT },

@@ -1,12 +1,11 @@
 // What the service sends back: the event stream (spec 4.8) as "events since a cursor", and webhooks (spec 6.1):
 // verifying one as a receiver does, and in reference mode the inbox of what was delivered.
-import * as z from 'zod/mini';
 import { verifyWebhook } from '../../webhooks/verify.js';
 import { ToolRefusal } from '../errors.js';
-import { component, type JsonSchema } from '../json-schema.js';
+import { component, integer, type JsonSchema, seconds, text } from '../json-schema.js';
 import { defineTool, referenceOf, type Tool } from './define.js';
 
-const count = (what: string) => z.optional(z.int().check(z.minimum(0), z.describe(what)));
+const cursorArg = (): JsonSchema => integer('The `cursor` of the previous answer. Default 0: all kept.');
 
 const EVENTS_OUT: JsonSchema = {
   type: 'object',
@@ -68,15 +67,9 @@ export const streamTools: Tool[] = [
     description:
       'The realtime events (spec 6.2: payment.created, payment.status_changed, payout.*, refund.created) received after `cursor` (0 or absent: all kept). psp-mcp keeps the stream open and numbers its events; pass the answered `cursor` next time. `wait_seconds` waits for the first new one. Against a service the first call opens the stream, which replaces another stream on the same key (one per key).',
     own: {
-      cursor: count('The `cursor` of the previous answer.'),
-      wait_seconds: z.optional(
-        z
-          .number()
-          .check(z.minimum(0), z.maximum(30), z.describe('Wait up to this long for a new event. Default 0.')),
-      ),
-      limit: z.optional(
-        z.int().check(z.minimum(1), z.maximum(100), z.describe('At most this many events. Default 100.')),
-      ),
+      cursor: cursorArg(),
+      wait_seconds: seconds('Wait up to this long for a new event. Default 0.', 30),
+      limit: integer('At most this many events. Default 100.', { min: 1, max: 100 }),
     },
     output: EVENTS_OUT,
     readOnly: true,
@@ -96,22 +89,16 @@ export const streamTools: Tool[] = [
     description:
       "Checks a webhook as a receiver must (spec 6.1, verifyWebhook of psp-sdk/webhooks): the X-PSP-Signature over the raw body with the endpoint's secret, and the timestamp. A refusal names the reason (no_matching_signature, timestamp_outside_tolerance...) and what to fix. The secret stays in psp-mcp: the reference's endpoints', or PSP_WEBHOOK_SECRET for a service.",
     own: {
-      body: z.string().check(z.maxLength(1_048_576), z.describe('The raw body exactly as received.')),
-      headers: z
-        .record(z.string(), z.string())
-        .check(z.describe('The request headers (any case): X-PSP-Signature, X-PSP-Timestamp.')),
-      endpoint_id: z.optional(
-        z
-          .string()
-          .check(
-            z.maxLength(200),
-            z.describe("Reference mode: check with this endpoint's secret only. Default: any of them."),
-          ),
-      ),
-      require_v2: z.optional(
-        z.boolean().check(z.describe('Refuse legacy sha256= (v1) signatures. Default false.')),
-      ),
+      body: text('The raw body exactly as received.', { min: 0, max: 1_048_576 }),
+      headers: {
+        type: 'object',
+        additionalProperties: { type: 'string' },
+        description: 'The request headers (any case): X-PSP-Signature, X-PSP-Timestamp.',
+      },
+      endpoint_id: text("Reference mode: check with this endpoint's secret only. Default: any of them."),
+      require_v2: { type: 'boolean', description: 'Refuse legacy sha256= (v1) signatures. Default false.' },
     },
+    required: ['body', 'headers'],
     output: VERIFIED,
     readOnly: true,
     async run({ own }, target) {
@@ -138,16 +125,8 @@ export const streamTools: Tool[] = [
     description:
       "Reference mode: the webhooks the reference delivered to psp-mcp's own endpoint (made at start, every event), after `cursor`: headers and raw body, ready for webhooks_verify. The newest 100 are kept.",
     own: {
-      cursor: count('The `cursor` of the previous answer.'),
-      wait_seconds: z.optional(
-        z
-          .number()
-          .check(
-            z.minimum(0),
-            z.maximum(30),
-            z.describe('Wait up to this long for a new webhook. Default 0.'),
-          ),
-      ),
+      cursor: cursorArg(),
+      wait_seconds: seconds('Wait up to this long for a new webhook. Default 0.', 30),
     },
     output: INBOX_OUT,
     readOnly: true,
