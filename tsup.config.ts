@@ -11,7 +11,7 @@ const entry = {
   'reference/msw': 'src/reference/msw.ts',
   'mcp/index': 'src/mcp/index.ts',
 };
-// The ESM build adds the CLI (see below).
+// The ESM build adds the CLIs (see below).
 const esmEntry = { ...entry, 'reference/cli': 'src/reference/cli.ts', 'mcp/cli': 'src/mcp/cli.ts' };
 
 // The three builds below run in parallel: a per-build `clean` would delete what another one just wrote, so dist/

@@ -7,8 +7,8 @@ import process from 'node:process';
 import { parseArgs } from 'node:util';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { PspValidationError } from '../client/base-errors.js';
-import { redactSecrets } from '../internal/redact.js';
 import { VERSION } from '../internal/version.js';
+import { refusalOf } from './errors.js';
 import { serveHttp } from './http.js';
 import { createPspMcp, LiveKeyRefused } from './index.js';
 
@@ -45,7 +45,7 @@ function parse(argv: string[]) {
   try {
     values = read(argv).values;
   } catch (error) {
-    throw new UsageError(redactSecrets((error as Error).message));
+    throw new UsageError(refusalOf(error).message.replace(/^psp-mcp failed: /, ''));
   }
   const clock = values.clock ?? 'manual';
   if (clock !== 'manual' && clock !== 'real') throw new UsageError('--clock must be manual or real');
@@ -59,7 +59,8 @@ async function main(argv: string[]): Promise<void> {
   const args = parse(argv);
   if (args.help) return void process.stdout.write(`${USAGE}\n`);
   if (args.version) return void process.stdout.write(`${VERSION}\n`);
-  const log = (line: string) => process.stderr.write(`psp-mcp: ${redactSecrets(line)}\n`);
+  // Its own words only (what it drives, why it stops): no value of a flag or variable.
+  const log = (line: string) => process.stderr.write(`psp-mcp: ${line}\n`);
   // A dependency's console.log would corrupt the protocol on stdout.
   for (const method of ['log', 'info', 'debug'] as const) console[method] = console.error;
 
@@ -103,7 +104,7 @@ main(process.argv.slice(2)).catch((error: unknown) => {
   const known =
     error instanceof UsageError || error instanceof LiveKeyRefused || error instanceof PspValidationError;
   process.stderr.write(
-    `psp-mcp: ${redactSecrets((error as Error)?.message ?? String(error))}${error instanceof UsageError ? `\n\n${USAGE}` : ''}\n`,
+    `psp-mcp: ${refusalOf(error).message.replace(/^psp-mcp failed: /, '')}${error instanceof UsageError ? `\n\n${USAGE}` : ''}\n`,
   );
   process.exit(known ? 2 : 1);
 });
