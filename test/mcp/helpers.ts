@@ -4,7 +4,9 @@ import type { Readable } from 'node:stream';
 import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { expect } from 'vitest';
+import { createPspMcp } from '../../src/mcp/index.js';
 import { bundled } from '../support/bundles.js';
 
 /** Every secret form of the API (spec 5): keys, thm_, whs_ and the reference's adm_ token, with some of the secret. */
@@ -46,11 +48,45 @@ export async function startAgent(
   });
   const client = new Client({ name: 'psp-mcp-test', version: '1.0.0' }, { capabilities });
   await client.connect(transport);
+  return agentOf(
+    client,
+    () => err,
+    () => client.close(),
+  );
+}
+
+/**
+ * The same server in this process, over the SDK's in-memory transport: what the bin runs, measured by coverage
+ * (a child's lines are not). Reference mode whatever PSP_* the environment holds.
+ */
+export async function startInProcess(capabilities: ClientCapabilities = {}): Promise<Agent> {
+  const mcp = await createPspMcp({ env: {} });
+  const [serverSide, clientSide] = InMemoryTransport.createLinkedPair();
+  await mcp.connect(serverSide);
+  const client = new Client({ name: 'psp-mcp-test', version: '1.0.0' }, { capabilities });
+  await client.connect(clientSide);
+  return agentOf(
+    client,
+    () => '',
+    async () => {
+      await client.close();
+      await mcp.close();
+    },
+  );
+}
+
+/** Both ways an agent meets psp-mcp, for `describe.each`. */
+export const AGENTS: Array<[string, (capabilities?: ClientCapabilities) => Promise<Agent>]> = [
+  ['the bin over stdio', (capabilities) => startAgent([], {}, capabilities)],
+  ['in process', startInProcess],
+];
+
+function agentOf(client: Client, stderr: () => string, close: () => Promise<void>): Agent {
   const seen: string[] = [];
   return {
     client,
     seen,
-    stderr: () => err,
+    stderr,
     async call(name, args = {}) {
       const result = await client.callTool({ name, arguments: args });
       const text = (result.content as Array<{ type: string; text?: string }>)
@@ -60,7 +96,7 @@ export async function startAgent(
       const data = (result.structuredContent ?? JSON.parse(text)) as Record<string, any>;
       return { isError: result.isError === true, data, text };
     },
-    close: () => client.close(),
+    close,
   };
 }
 

@@ -5,7 +5,10 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { request } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serveHttp } from '../../src/mcp/http.js';
+import { createPspMcp, LiveKeyRefused } from '../../src/mcp/index.js';
 import { type RunningReference, startReference } from '../../src/reference/index.js';
 import { signWebhook } from '../../src/webhooks/sign.js';
 import { bundled } from '../support/bundles.js';
@@ -197,5 +200,64 @@ describe('Streamable HTTP', () => {
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
+  });
+});
+
+describe('createPspMcp and serveHttp in process', () => {
+  it('refuses a live key without allowLive; drives a test-mode service, its stream and its webhooks', async () => {
+    await expect(createPspMcp({ baseUrl: ref.base_url, apiKey: liveKey, env: {} })).rejects.toBeInstanceOf(
+      LiveKeyRefused,
+    );
+    const secret = `whs_${'cd'.repeat(32)}`;
+    const mcp = await createPspMcp({
+      env: { PSP_BASE_URL: ref.base_url, PSP_API_KEY: ref.api_key, PSP_WEBHOOK_SECRET: secret },
+    });
+    expect(mcp.kind).toBe('test');
+    const [serverSide, clientSide] = InMemoryTransport.createLinkedPair();
+    await mcp.connect(serverSide);
+    const client = new Client({ name: 'in-process', version: '1.0.0' });
+    await client.connect(clientSide);
+    try {
+      const call = async (name: string, args: Record<string, unknown> = {}) =>
+        (await client.callTool({ name, arguments: args })).structuredContent as Record<string, any>;
+      const first = await call('events_since'); // opens the stream
+      expect(first.stream).toBe('open');
+      const { payment } = await call('payments_create', { amount: 2500 });
+      const page = await call('events_since', { cursor: first.cursor, wait_seconds: 20 });
+      expect(page.events.map((e: any) => e.payload.id)).toContain(payment.id);
+      const signed = signWebhook(
+        { id: 'evt_2', event: 'payment.succeeded', created_at: new Date().toISOString(), data: payment },
+        secret,
+      );
+      expect(await call('webhooks_verify', { body: signed.body, headers: signed.headers })).toMatchObject({
+        valid: true,
+      });
+    } finally {
+      await client.close();
+      await mcp.close();
+    }
+  });
+
+  it('serves Streamable HTTP on loopback to several sessions, and closes them', async () => {
+    const mcp = await createPspMcp({ env: {} });
+    const http = await serveHttp(mcp, 0);
+    try {
+      expect(http.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+      const clients = [new Client({ name: 'a', version: '1' }), new Client({ name: 'b', version: '1' })];
+      for (const c of clients) await c.connect(new StreamableHTTPClientTransport(new URL(http.url)));
+      for (const c of clients) expect((await c.listTools()).tools.length).toBeGreaterThan(10);
+      const res = await fetch(http.url.replace('/mcp', '/other'), { method: 'POST', body: '{}' });
+      expect(res.status).toBe(404);
+      const unknown = await fetch(http.url, {
+        method: 'POST',
+        headers: { 'mcp-session-id': 'nope' },
+        body: '{}',
+      });
+      expect(unknown.status).toBe(404);
+      for (const c of clients) await c.close();
+    } finally {
+      await http.close();
+      await mcp.close();
+    }
   });
 });
