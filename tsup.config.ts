@@ -9,9 +9,10 @@ const entry = {
   'replicas/index': 'src/replicas/index.ts',
   'reference/index': 'src/reference/index.ts',
   'reference/msw': 'src/reference/msw.ts',
+  'mcp/index': 'src/mcp/index.ts',
 };
-// The ESM build adds the CLI (see below).
-const esmEntry = { ...entry, 'reference/cli': 'src/reference/cli.ts' };
+// The ESM build adds the CLIs (see below).
+const esmEntry = { ...entry, 'reference/cli': 'src/reference/cli.ts', 'mcp/cli': 'src/mcp/cli.ts' };
 // The contract kit is an ESM build of its own, with `psp-reference contract` (which the CLI imports at run time):
 // in the build above it would share chunks with psp-sdk, whose chunk boundaries, and so its gzipped size, moved
 // (+60 B: the size budget of psp-sdk must not change for an entry it does not load). It carries its own copy of
@@ -60,8 +61,8 @@ const nodeBuiltins: Plugin = {
     }));
   },
 };
-// msw is an optional peer of psp-sdk/reference/msw: never bundled.
-const external = [/^node:/, 'msw', /^msw\//];
+// msw is an optional peer of psp-sdk/reference/msw, the MCP SDK of psp-sdk/mcp: never bundled.
+const external = [/^node:/, 'msw', /^msw\//, /^@modelcontextprotocol\//];
 
 // The declarations are bundled from the ones TypeScript 7 emitted (scripts/build-dist.mjs, which sets
 // PSP_DECLARATIONS), not built by tsup from src/: its own declaration build runs a TypeScript 6 program over src/
@@ -132,9 +133,9 @@ export default defineConfig([
     external,
   },
   {
-    // The `psp-reference` bin: Node only, ESM (package "type": "module"). It only imports ./cli.js, left as it is
-    // so that it loads the CLI of the ESM build above.
-    entry: { 'reference/bin': 'src/reference/bin.ts' },
+    // The `psp-reference` and `psp-mcp` bins: Node only, ESM (package "type": "module"). Each only imports its
+    // ./cli.js, left as it is so that it loads the CLI of the ESM build above.
+    entry: { 'reference/bin': 'src/reference/bin.ts', 'mcp/bin': 'src/mcp/bin.ts' },
     outDir,
     format: ['esm'],
     target: 'es2022',

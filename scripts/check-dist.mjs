@@ -4,6 +4,8 @@
 //   either format, even through a chunk that ESM code splitting shares with the reference;
 // - no zod at run time in the webhooks entry (types only), neither imported nor bundled in;
 // - no `node:` import in the client or webhooks entries (they run in browsers and edge runtimes too);
+// - no MCP server code (src/mcp, @modelcontextprotocol/sdk) in any entry but psp-sdk/mcp and its CLI: the others
+//   load none of it, and only its users install the optional peer;
 // - the CJS entries carry no `require` of an ESM-only package (ky, @noble/hashes), which Node 20 cannot load;
 // - every package a built file imports is in `dependencies` or `peerDependencies` (a consumer installs only those).
 import { existsSync, readFileSync } from 'node:fs';
@@ -33,6 +35,8 @@ const packageName = (spec) =>
 const referenceSources = [/(^|\/)src\/reference\//, /node_modules\/(hono|@hono\/node-server|ipaddr\.js)\//];
 const referencePackages = /^(hono|@hono\/node-server|ipaddr\.js)(\/|$)/;
 const esmOnly = /^(ky|@noble\/hashes)(\/|$)/;
+const mcpSources = /(^|\/)src\/mcp\//;
+const mcpPackages = /^@modelcontextprotocol\//;
 
 const rules = {
   index: { reference: false, zod: true, node: false },
@@ -47,6 +51,10 @@ const rules = {
   'reference/bin': { reference: true, zod: true, node: true, esmOnly: true },
   // `psp-reference contract`, built with the kit (it prints through the CLI's option tables, src/reference/adapters).
   'reference/cli-contract': { reference: true, zod: true, node: true, esmOnly: true },
+  // psp-sdk/mcp drives the reference by default; its CLI and bin as the reference's.
+  'mcp/index': { reference: true, zod: true, node: true, mcp: true },
+  'mcp/cli': { reference: true, zod: true, node: true, mcp: true, esmOnly: true },
+  'mcp/bin': { reference: true, zod: true, node: true, mcp: true, esmOnly: true },
 };
 
 /** Sources (from the .map files) and bare imports reachable from one built file. */
@@ -99,6 +107,10 @@ for (const [entry, allow] of Object.entries(rules)) {
     if (!allow.zod) {
       for (const i of g.imports) if (/^zod(\/|$)/.test(i)) problems.push(`${name}: imports ${i}`);
       for (const s of g.sources) if (/node_modules\/zod\//.test(s)) problems.push(`${name}: contains ${s}`);
+    }
+    if (!allow.mcp) {
+      for (const s of g.sources) if (mcpSources.test(s)) problems.push(`${name}: contains ${s}`);
+      for (const i of g.imports) if (mcpPackages.test(i)) problems.push(`${name}: imports ${i}`);
     }
     if (!allow.node)
       for (const i of g.imports) if (i.startsWith('node:')) problems.push(`${name}: imports ${i}`);

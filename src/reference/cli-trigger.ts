@@ -21,7 +21,7 @@ import {
 import { redactSecrets } from '../internal/redact.js';
 
 /** The trigger did not happen (exit 1): a refused request, or an answer that is not what the reference says. */
-class TriggerFailedError extends Error {
+export class TriggerFailedError extends Error {
   override readonly name = 'TriggerFailedError';
   constructor(message: string) {
     super(redactSecrets(message));
@@ -121,7 +121,7 @@ async function move(
 }
 
 /** Runs a checked trigger against the reference. Throws {@link TriggerFailedError} when it did not happen. */
-async function runTrigger(config: TriggerConfig): Promise<TriggerResult> {
+export async function runTrigger(config: TriggerConfig): Promise<TriggerResult> {
   await checkAdminToken(config);
   // No retries: a trigger is run by hand against a local reference, and a refusal is the answer to show. No log
   // either: the refusal is printed once, as the command's own line, not after a client's dump of it.

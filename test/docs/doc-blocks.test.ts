@@ -51,6 +51,7 @@ const tsconfig = {
       'psp-sdk/conformance': ['../../src/conformance/index.ts'],
       'psp-sdk/reference': ['../../src/reference/index.ts'],
       'psp-sdk/reference/msw': ['../../src/reference/msw.ts'],
+      'psp-sdk/mcp': ['../../src/mcp/index.ts'],
     },
   },
   include: ['*.ts'],

@@ -33,6 +33,7 @@ const OPT_IN = [
   'docs/reference.md',
   'docs/observability.md',
   'docs/replicas.md',
+  'docs/mcp.md',
 ];
 
 // Blocks that talk to Redis (docs/replicas.md) get a redis-server started here, as REDIS_URL.

@@ -62,6 +62,7 @@ export const DOC_ENTRIES: Record<string, string> = {
   'psp-sdk/conformance': 'src/conformance/index.ts',
   'psp-sdk/reference': 'src/reference/index.ts',
   'psp-sdk/reference/msw': 'src/reference/msw.ts',
+  'psp-sdk/mcp': 'src/mcp/index.ts',
 };
 
 /**

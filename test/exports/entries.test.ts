@@ -245,6 +245,10 @@ const DOCUMENTED: Record<string, { values: string[]; types: string[] }> = {
     values: ['createReferenceHandlers'],
     types: ['ReferenceHandlersOptions'],
   },
+  'src/mcp/index.ts': {
+    values: ['LiveKeyRefused', 'createPspMcp'],
+    types: ['PspMcp', 'PspMcpOptions'],
+  },
 };
 
 const ENTRIES = Object.keys(DOCUMENTED);

@@ -13,6 +13,7 @@ const entries = [
   'conformance/index',
   'reference/index',
   'reference/msw',
+  'mcp/index',
 ];
 
 describe('the tarball npm pack makes', () => {
@@ -23,6 +24,8 @@ describe('the tarball npm pack makes', () => {
       'LICENSE',
       'dist/reference/bin.js',
       'dist/reference/cli.js',
+      'dist/mcp/bin.js',
+      'dist/mcp/cli.js',
     ];
     for (const e of entries)
       expected.push(`dist/${e}.js`, `dist/${e}.cjs`, `dist/${e}.d.ts`, `dist/${e}.d.cts`);

@@ -20,6 +20,7 @@ const root = join(import.meta.dirname, '..', '..');
 /** Entry name -> source file, relative to the repository's root. */
 export const BUNDLE_ENTRIES = {
   cli: 'src/reference/cli.ts',
+  mcp: 'src/mcp/cli.ts',
   'stream-child': 'test/replicas/fixtures/stream-child.ts',
   'webhook-receiver': 'test/replicas/fixtures/webhook-receiver.ts',
   'refund-memory-run': 'test/reference/refund-memory-run.ts',

@@ -1,0 +1,110 @@
+/**
+ * `psp-mcp`: the MCP server over stdio (or Streamable HTTP on loopback with --http). Usage in docs/mcp.md. stdout
+ * is the protocol's alone: everything else, this CLI's lines included, goes to stderr, and never a key. A live key
+ * without --allow-live and a bad flag exit 2; SIGINT, SIGTERM or the client closing stdin stop it with 0.
+ */
+import process from 'node:process';
+import { parseArgs } from 'node:util';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { PspValidationError } from '../client/base-errors.js';
+import { VERSION } from '../internal/version.js';
+import { refusalOf } from './errors.js';
+import { serveHttp } from './http.js';
+import { createPspMcp, LiveKeyRefused } from './index.js';
+
+const USAGE = `Usage: psp-mcp [options]
+
+With no options psp-mcp starts an in-process reference Payment Service (manual clock) and drives it.
+
+  --base-url <url>   drive the service at this URL instead (or PSP_BASE_URL)
+  --api-key <key>    with this sk_test_ key (or PSP_API_KEY, which stays out of the process list)
+  --allow-live       accept an sk_live_ key (money-moving tools still ask for confirmation)
+  --clock <mode>     the reference's clock: manual (default; clock_advance moves it) or real
+  --http <port>      serve Streamable HTTP on http://127.0.0.1:<port>/mcp instead of stdio (0: a free port)
+  -h, --help         this text
+  -v, --version      the version`;
+
+class UsageError extends Error {}
+
+function parse(argv: string[]) {
+  let values: ReturnType<typeof read>['values'];
+  const read = (args: string[]) =>
+    parseArgs({
+      args,
+      strict: true,
+      options: {
+        'base-url': { type: 'string' },
+        'api-key': { type: 'string' },
+        'allow-live': { type: 'boolean' },
+        clock: { type: 'string' },
+        http: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean', short: 'v' },
+      },
+    });
+  try {
+    values = read(argv).values;
+  } catch (error) {
+    throw new UsageError(refusalOf(error).message.replace(/^psp-mcp failed: /, ''));
+  }
+  const clock = values.clock ?? 'manual';
+  if (clock !== 'manual' && clock !== 'real') throw new UsageError('--clock must be manual or real');
+  const http = values.http === undefined ? undefined : Number(values.http);
+  if (http !== undefined && !(Number.isInteger(http) && http >= 0 && http <= 65535))
+    throw new UsageError('--http must be a port from 0 to 65535');
+  return { ...values, clock: clock as 'manual' | 'real', http };
+}
+
+async function main(argv: string[]): Promise<void> {
+  const args = parse(argv);
+  if (args.help) return void process.stdout.write(`${USAGE}\n`);
+  if (args.version) return void process.stdout.write(`${VERSION}\n`);
+  // Its own words only (what it drives, why it stops): no value of a flag or variable.
+  const log = (line: string) => process.stderr.write(`psp-mcp: ${line}\n`);
+  // A dependency's console.log would corrupt the protocol on stdout.
+  for (const method of ['log', 'info', 'debug'] as const) console[method] = console.error;
+
+  const mcp = await createPspMcp({
+    baseUrl: args['base-url'],
+    apiKey: args['api-key'],
+    allowLive: args['allow-live'] ?? false,
+    clock: args.clock,
+  });
+  const http = args.http === undefined ? undefined : await serveHttp(mcp, args.http);
+  let stopping = false;
+  const stop = (why: string) => {
+    if (stopping) return;
+    stopping = true;
+    log(`${why}, stopping`);
+    const guard = setTimeout(() => process.exit(0), 5000);
+    guard.unref();
+    Promise.all([http?.close(), mcp.close()]).then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT received'));
+  process.on('SIGTERM', () => stop('SIGTERM received'));
+  const what =
+    mcp.kind === 'reference'
+      ? `the in-process reference (${args.clock} clock)`
+      : `a service in ${mcp.kind} mode`;
+  if (http) {
+    log(`driving ${what}; serving ${http.url}`);
+    return;
+  }
+  const transport = new StdioServerTransport();
+  // The client went away: nothing else will ever ask (the reference would keep the process alive).
+  process.stdin.once('end', () => stop('stdin closed'));
+  await mcp.connect(transport);
+  log(`driving ${what} over stdio`);
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  const known =
+    error instanceof UsageError || error instanceof LiveKeyRefused || error instanceof PspValidationError;
+  process.stderr.write(
+    `psp-mcp: ${refusalOf(error).message.replace(/^psp-mcp failed: /, '')}${error instanceof UsageError ? `\n\n${USAGE}` : ''}\n`,
+  );
+  process.exit(known ? 2 : 1);
+});

@@ -1,0 +1,77 @@
+// Streamable HTTP on loopback only: a local agent that prefers HTTP to stdio. Bound to 127.0.0.1 (never another
+// address: the server holds a reference and, with a key, a merchant's API), and only requests whose Host and Origin
+// name that address are served, so a web page cannot reach it by DNS rebinding.
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { PspMcp } from './index.js';
+
+/** At most this many sessions at once; a client past it is told to close one. */
+export const MAX_SESSIONS = 16;
+export const MCP_PATH = '/mcp';
+
+/** A running HTTP endpoint. */
+export interface HttpEndpoint {
+  url: string;
+  close(): Promise<void>;
+}
+
+function refuse(res: ServerResponse, status: number, message: string): void {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+}
+
+/** Serves `mcp` at `http://127.0.0.1:<port>/mcp` (port 0: a free one). */
+export async function serveHttp(mcp: PspMcp, port: number): Promise<HttpEndpoint> {
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  let origins: Set<string> = new Set();
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const origin = req.headers.origin;
+    if (!origins.has(`http://${req.headers.host ?? ''}`) || (origin !== undefined && !origins.has(origin))) {
+      return refuse(res, 403, 'psp-mcp serves requests addressed to its loopback address only.');
+    }
+    if (new URL(req.url ?? '/', 'http://x').pathname !== MCP_PATH)
+      return refuse(res, 404, `POST ${MCP_PATH}.`);
+    const id = req.headers['mcp-session-id'];
+    const known = typeof id === 'string' ? sessions.get(id) : undefined;
+    if (known) return known.handleRequest(req, res);
+    if (id !== undefined) return refuse(res, 404, 'Unknown session: initialize again.');
+    if (sessions.size >= MAX_SESSIONS)
+      return refuse(res, 503, `At most ${MAX_SESSIONS} sessions: close one.`);
+    // A new session: the transport answers anything but an initialize request with an error itself.
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (sid) => {
+        sessions.set(sid, transport);
+      },
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) sessions.delete(transport.sessionId);
+    };
+    await mcp.connect(transport);
+    await transport.handleRequest(req, res);
+    if (!transport.sessionId) await transport.close();
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch(() => {
+      if (!res.headersSent) refuse(res, 500, 'psp-mcp failed to serve the request.');
+      else res.end();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve());
+  });
+  const { port: bound } = server.address() as { port: number };
+  origins = new Set([`http://127.0.0.1:${bound}`, `http://localhost:${bound}`]);
+  return {
+    url: `http://127.0.0.1:${bound}${MCP_PATH}`,
+    async close() {
+      await Promise.all([...sessions.values()].map((t) => t.close()));
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,18 @@
+/**
+ * Options of `createPspMcp`: what psp-mcp drives. Every field is optional; with none it drives an in-process
+ * reference.
+ *
+ * @example createPspMcp({ baseUrl: 'http://127.0.0.1:4010', apiKey: process.env.PSP_API_KEY })
+ */
+export interface PspMcpOptions {
+  /** The service's address; with `apiKey`, psp-mcp drives it instead of a reference. Default `PSP_BASE_URL`. */
+  baseUrl?: string | undefined;
+  /** An `sk_test_` key (`sk_live_` only with `allowLive`). Default `PSP_API_KEY`. */
+  apiKey?: string | undefined;
+  /** Accept an `sk_live_` key. Default false: a live key is refused at start. */
+  allowLive?: boolean | undefined;
+  /** The reference's clock: `'manual'` (default: time moves only with `clock_advance`) or `'real'`. */
+  clock?: 'manual' | 'real' | undefined;
+  /** Where the variables come from. Default `process.env` where there is one. */
+  env?: Record<string, string | undefined> | undefined;
+}

@@ -1,0 +1,120 @@
+// What the server drives: the in-process reference (the default, no key needed) or a service by its URL and key.
+import { PspClient } from '../client/client.js';
+import { type RunningReference, startReference } from '../reference/start.js';
+import { EventBuffer } from './events.js';
+import { INBOX_URL, Inbox } from './inbox.js';
+import { ToolRefusal } from './errors.js';
+import type { PspMcpOptions as TargetOptions } from './options.js';
+
+/** The in-process reference and what psp-mcp keeps beside it. */
+export interface ReferenceSide {
+  ref: RunningReference;
+  inbox: Inbox;
+  /** The inbox's webhook endpoint. */
+  inboxEndpointId: string;
+  /** The secrets of the endpoints psp-mcp created, by endpoint id: never shown, used by `webhooks_verify`. */
+  secrets: Map<string, string>;
+  /** Snapshots taken by `state_snapshot`, by name (they hold keys and secrets, so they stay here). */
+  snapshots: Map<string, unknown>;
+}
+
+/** A driven service. */
+export interface Target {
+  client: PspClient;
+  /** `reference` for the in-process reference, else the key's mode. */
+  kind: 'reference' | 'test' | 'live';
+  /** Present in reference mode only. */
+  reference: ReferenceSide | undefined;
+  events: EventBuffer;
+  /** The webhook secrets `webhooks_verify` checks against (`PSP_WEBHOOK_SECRET` for a service; comma-separated). */
+  webhookSecrets(endpointId?: string): string[];
+  close(): Promise<void>;
+}
+
+/** The refusal of a start with a live key and no `allowLive`: the key itself is never part of it. */
+export class LiveKeyRefused extends Error {
+  override readonly name = 'LiveKeyRefused';
+  constructor() {
+    super(
+      'a live key (sk_live_...) moves real money: psp-mcp refuses it unless started with --allow-live; use an sk_test_ key, or no key at all to drive the in-process reference',
+    );
+  }
+}
+
+const envOf = (options: TargetOptions) =>
+  options.env ?? (globalThis as { process?: { env: Record<string, string | undefined> } }).process?.env ?? {};
+
+/** Starts the reference or connects to the service. @throws LiveKeyRefused, PspValidationError (bad URL or key). */
+export async function openTarget(options: TargetOptions = {}): Promise<Target> {
+  const env = envOf(options);
+  const baseUrl = options.baseUrl ?? env.PSP_BASE_URL;
+  const apiKey = options.apiKey ?? env.PSP_API_KEY;
+  if (baseUrl !== undefined || apiKey !== undefined) return openService(baseUrl, apiKey, options, env);
+  return openReference(options.clock ?? 'manual');
+}
+
+async function openService(
+  baseUrl: string | undefined,
+  apiKey: string | undefined,
+  options: TargetOptions,
+  env: Record<string, string | undefined>,
+): Promise<Target> {
+  if (apiKey?.startsWith('sk_live_') && !options.allowLive) throw new LiveKeyRefused();
+  // No log: stdout is the protocol's, and a refusal is reported to the agent instead.
+  const client = new PspClient({
+    ...(apiKey === undefined ? {} : { apiKey }),
+    ...(baseUrl === undefined ? {} : { baseUrl }),
+    logLevel: 'off',
+  });
+  const secrets = (env.PSP_WEBHOOK_SECRET ?? '').split(',').filter(Boolean);
+  const events = new EventBuffer();
+  return {
+    client,
+    kind: client.mode,
+    reference: undefined,
+    events,
+    webhookSecrets: () => secrets,
+    close: async () => events.close(),
+  };
+}
+
+async function openReference(clock: 'manual' | 'real'): Promise<Target> {
+  const inbox = new Inbox();
+  const ref = await startReference({
+    port: 0,
+    clock,
+    webhookFetch: inbox.fetch((input, init) => globalThis.fetch(input, init)),
+  });
+  const created = await ref.control.createWebhookEndpoint(ref.shop_id, { url: INBOX_URL });
+  const secrets = new Map([[created.id, created.secret]]);
+  const client = new PspClient({
+    apiKey: ref.api_key,
+    baseUrl: ref.base_url,
+    signingSecret: ref.signing_secret,
+    logLevel: 'off',
+  });
+  const events = new EventBuffer();
+  // Ours alone: opened at once. A manual clock sends no `: ping`, so silence is no sign of a dead connection.
+  events.open(client, clock === 'manual' ? 2 ** 31 - 1 : undefined);
+  return {
+    client,
+    kind: 'reference',
+    reference: { ref, inbox, inboxEndpointId: created.id, secrets, snapshots: new Map() },
+    events,
+    webhookSecrets(endpointId) {
+      if (endpointId === undefined) return [...secrets.values()];
+      const secret = secrets.get(endpointId);
+      if (!secret)
+        throw new ToolRefusal(
+          'not_found',
+          404,
+          `psp-mcp holds no secret of webhook endpoint ${JSON.stringify(endpointId.slice(0, 64))}.`,
+        );
+      return [secret];
+    },
+    async close() {
+      events.close();
+      await ref.close();
+    },
+  };
+}
