@@ -22,7 +22,7 @@ export interface CallState {
 }
 
 /** Stamps the call's attempt count and Idempotency-Key on an error. @example markCall(new PspAbortError('x'), state) */
-export function markCall<E extends PspError & { attempts: number; idempotencyKey?: string }>(
+export function markCall<E extends PspError & { attempts: number; idempotencyKey?: string | undefined }>(
   err: E,
   state: CallState,
 ): E {

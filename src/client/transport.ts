@@ -26,11 +26,11 @@ export interface TransportRequest {
   /** Path below `/api/v1/public`, starting with `/`. */
   path: string;
   /** The exact JSON text to send; signed byte for byte. */
-  body?: string;
-  idempotencyKey?: string;
+  body?: string | undefined;
+  idempotencyKey?: string | undefined;
   /** Whether repeating the request cannot duplicate an effect: GETs, keyed POSTs, cancel. Only these retry. */
   safe: boolean;
-  options?: RequestOptions;
+  options?: RequestOptions | undefined;
 }
 
 const FINAL = { failure: 'final' } as const;

@@ -23,17 +23,17 @@ export type { RequestInfo, StartupFacts };
  */
 export interface ReferenceOptions {
   /** The service clock. Default `'real'`; `'manual'` starts at `Date.now()` and stands still until advanced. */
-  clock?: Clock | 'real' | 'manual';
+  clock?: Clock | 'real' | 'manual' | undefined;
   /** Origin of `payment_url` (`${publicUrl}/pay/${id}`). Default: the origin of the creating request. */
-  publicUrl?: string;
+  publicUrl?: string | undefined;
   /** Judge the IP allow-list by the last `X-Forwarded-For` hop instead of the socket address. Default false. */
-  trustProxy?: boolean;
+  trustProxy?: boolean | undefined;
   /** What delivers webhooks. Default `globalThis.fetch`. */
-  webhookFetch?: typeof fetch;
+  webhookFetch?: typeof fetch | undefined;
   /** One line per request and per internal error; never a secret. Default: silent. */
-  logger?: (line: string) => void;
+  logger?: ((line: string) => void) | undefined;
   /** The bank live keys talk to. Default: a deterministic fake bank that fills `bank` and `bank_ref`. */
-  bank?: BankAdapter;
+  bank?: BankAdapter | undefined;
   /**
    * Start from a snapshot (`GET /_simulator/snapshot`'s document) instead of one new merchant: the facts and the
    * admin token are the document's, and a manual clock starts at its time. Default: a fresh state. A document that
@@ -48,9 +48,9 @@ export interface ReferenceOptions {
    *
    * @example createReference({ seed: 7, faults: [{ kind: 'reset', phase: 'after', probability: 0.3 }] })
    */
-  faults?: FaultRuleInput[];
+  faults?: FaultRuleInput[] | undefined;
   /** Makes the fault rules' `probability` draws repeatable (a safe integer). Default: a random seed. */
-  seed?: number;
+  seed?: number | undefined;
   /**
    * Called after anything that may have changed the state: a request other than GET/HEAD/OPTIONS was answered, or
    * the domain published an event (a payment expired on the clock, a payout settled). Many calls come per second
@@ -58,7 +58,7 @@ export interface ReferenceOptions {
    *
    * @example createReference({ onChange: () => (dirty = true) })
    */
-  onChange?: () => void;
+  onChange?: (() => void) | undefined;
 }
 
 /**

@@ -8,11 +8,11 @@ import type { WebhookEvent } from './types.js';
 /** Options of {@link verifyWebhook}. */
 export interface VerifyWebhookOptions {
   /** Largest accepted distance, in seconds, between `t=` and now, in either direction. Default 300 (spec 6.1). */
-  tolerance?: number;
+  tolerance?: number | undefined;
   /** The receiver's current time: a `Date`, or epoch milliseconds as `Date.now()` returns. Default: now. */
-  now?: Date | number;
+  now?: Date | number | undefined;
   /** Refuse legacy `sha256=` signatures (`v1_not_allowed`). Default false: v1 passes, for migration. */
-  requireV2?: boolean;
+  requireV2?: boolean | undefined;
 }
 
 /** One secret, or several during a rotation: any one of them verifies. */

@@ -57,7 +57,7 @@ export class RealClock implements Clock {
         },
         Math.min(Math.max(0, remaining), MAX),
       );
-      (handle as { unref?: () => void }).unref?.();
+      (handle as { unref?: (() => void) | undefined }).unref?.();
       this.#timers.add(handle);
     };
     arm(delayMs);
@@ -111,7 +111,7 @@ interface Pending {
   fn: TimerCallback;
   cancelled: boolean;
   /** The period of a repeating timer ({@link Clock.every}). */
-  every?: number;
+  every?: number | undefined;
 }
 
 /**

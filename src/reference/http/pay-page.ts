@@ -42,7 +42,7 @@ export interface PayPageOptions {
    * The public origin the buyer's browser sees (`createReference({ publicUrl })`), accepted as the page's own in
    * `Origin` beside the request's. Default: the request's origin only.
    */
-  publicUrl?: string;
+  publicUrl?: string | undefined;
 }
 
 function html(c: Context<Env>, status: 200 | 404 | 409 | 400 | 403 | 422, body: string): Response {
