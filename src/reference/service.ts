@@ -86,6 +86,10 @@ export interface ReferenceStats {
 export interface Reference extends StartupFacts, ReferenceControl {
   /** The whole service: public API, `/_cabinet`, `/_simulator` and the buyer's page at `/pay`. */
   fetch(request: Request, info?: RequestInfo): Promise<Response>;
+  /**
+   * The service clock. Its `now` is bound, so a webhook receiver under test verifies on the service's time:
+   * `createWebhookHandler({ secret, now: ref.clock.now })` keeps verifying after `advanceClock`.
+   */
   readonly clock: Clock;
   /** Counts of stored objects (not part of the contract; for tests and benchmarks). */
   stats(): ReferenceStats;
