@@ -37,7 +37,7 @@ async function receiverOnTestClock(now: 'service clock' | 'wall clock') {
   const client = new PspClient({
     apiKey: r.api_key,
     baseUrl: 'http://ref.test',
-    fetch: r.fetch,
+    fetch: (input, init) => r.fetch(new Request(input, init)),
     maxRetries: 0,
   });
   return { r, client, answers, received };
