@@ -1,13 +1,12 @@
 import { execFile } from 'node:child_process';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { Server } from 'node:http';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type RunningReference, startReference } from '../../src/reference/index.js';
 import { haveRedis, type RedisServer, startRedisServer } from '../support/redis-server.js';
 import { type DocBlock, extractTsBlocks, localise } from './extract.js';
+import { importBlock } from './import-block.js';
 
 /**
  * Executes the docs' code blocks, so that what they print in comments (`// succeeded`) is what happens. The
@@ -101,25 +100,13 @@ describe('code blocks of README.md and docs/ run', () => {
     const file = join(outDir, `${name(block)}.ts`);
     await writeFile(file, `${localise(block.code, root)}\nexport {};\n`);
     const log = vi.spyOn(console, 'log').mockImplementation(() => {});
-    // A block may leave a server listening, as the app it shows would (a webhook receiver): copied as is, it has
-    // to keep serving, so the block does not close it; the test does, once the block has run.
-    const opened: Server[] = [];
-    const listen = Server.prototype.listen;
-    const spy = vi.spyOn(Server.prototype, 'listen').mockImplementation(function (this: Server, ...args) {
-      opened.push(this);
-      return listen.apply(this, args as Parameters<typeof listen>);
-    });
+    // A block may leave a server listening, or a Redis client connected, as the app it shows would (a webhook
+    // receiver): copied as is, it has to keep serving, so the block does not close them; the test shuts it down
+    // once it has run, through the block's own SIGTERM wiring, so nothing of it logs or connects after the file.
     try {
-      await import(pathToFileURL(file).href);
+      await (await importBlock(file)).stop();
     } finally {
-      spy.mockRestore();
       log.mockRestore();
-      await Promise.all(
-        opened.map(
-          (server) =>
-            new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve())),
-        ),
-      );
     }
   });
 
