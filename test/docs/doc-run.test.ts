@@ -110,6 +110,28 @@ describe('code blocks of README.md and docs/ run', () => {
     }
   });
 
+  it('the README quick start prints the output the README shows', async () => {
+    const readme = await readFile(join(root, 'README.md'), 'utf8');
+    const section = readme.slice(
+      readme.indexOf('## Quick start'),
+      readme.indexOf('\n## ', readme.indexOf('## Quick start') + 1),
+    );
+    const [block] = extractTsBlocks('README.md', section);
+    const shown = /It prints:\s*```text\n([\s\S]*?)```/.exec(section)?.[1]?.trim().split('\n');
+    expect(block?.code).toContain('startReference');
+    expect(shown).toBeDefined();
+    const file = join(outDir, 'readme-quick-start.ts');
+    await writeFile(file, `${localise(block!.code, root)}\nexport {};\n`);
+    const printed: string[] = [];
+    const log = vi.spyOn(console, 'log').mockImplementation((...args) => void printed.push(args.join(' ')));
+    try {
+      await (await importBlock(file)).stop();
+    } finally {
+      log.mockRestore();
+    }
+    expect(printed).toEqual(shown);
+  });
+
   it('blocks that are vitest tests pass in their own files', { timeout: 120_000 }, async () => {
     await Promise.all(
       tests.map((b) => writeFile(join(outDir, 'tests', `${name(b)}.test.ts`), `${localise(b.code, root)}\n`)),
