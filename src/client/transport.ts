@@ -60,9 +60,12 @@ export class Transport {
   /** The client's open event streams, which its `waitFor` calls listen to. */
   readonly tap: StreamTap = { live: 0, listeners: new Set() };
   readonly #tel: ReturnType<typeof telemetry>;
+  /** Where calls go, for the message of a connection failure (no path, no credentials: an origin has neither). */
+  readonly #origin: string;
 
   constructor(options: ResolvedOptions) {
     this.#options = options;
+    this.#origin = new URL(options.baseUrl).origin;
     this.strict = options.strict;
     this.middleware = options.middleware;
     this.#tel = telemetry(options.telemetry, options.baseUrl);
@@ -275,7 +278,7 @@ export class Transport {
   }
 
   async #fail(err: unknown, state: CallState, req: TransportRequest): Promise<PspError> {
-    const out = await toPspError(err, state, `${req.method} ${req.path}`);
+    const out = await toPspError(err, state, `${req.method} ${req.path}`, this.#origin);
     logFailure(this.#options.logger, out, `${req.method} ${req.path}`);
     return out;
   }
