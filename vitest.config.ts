@@ -7,7 +7,11 @@ const exclude = ['**/node_modules/**', 'test/package/**', 'test/support/runtimes
 
 // These files import the guides' code blocks into the test's process, and a block leaves running what the app it
 // shows would (a Redis client that reconnects forever, a listening server): each gets a process of its own.
-const ownProcess = ['test/docs/doc-run.test.ts', 'test/docs/replicas-node-recipe.test.ts'];
+const ownProcess = [
+  'test/docs/doc-run.test.ts',
+  'test/docs/replicas-node-recipe.test.ts',
+  'test/docs/replicas-express-recipe.test.ts',
+];
 
 export default defineConfig({
   test: {

@@ -3,6 +3,7 @@
 // - `prepack` (npm pack, npm publish): a fresh clone has no dist/, so packing it builds. `npm test` builds first
 //   and then packs twice more (the package smoke tests, attw): those packs must not rebuild the dist/ that steps
 //   running beside them are reading.
+//   Last, it takes `prepare` out of package.json for the tarball (postpack puts it back; see pack-manifest.mjs).
 // - `prepare` with --as-dependency: npm packs a git (or --install-links directory) dependency after running its
 //   `prepare`, not its `prepack`, so `npm install <git url>` builds here. In this repository's own `npm install`
 //   (INIT_CWD, where npm was invoked, is this package) it does nothing: `npm start` runs from the sources and
@@ -13,6 +14,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { binOf, buildDist, run } from './build-dist.mjs';
+import { stripPrepare } from './pack-manifest.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const built = join(root, 'dist', 'index.js');
@@ -63,3 +65,4 @@ if (fresh) {
   console.error('prepack: building dist/ (scripts/build-dist.mjs)');
   buildDist();
 }
+if (!asDependency) stripPrepare();

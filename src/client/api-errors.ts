@@ -9,10 +9,10 @@ export interface ApiErrorArgs {
   /** The parsed JSON body, or its text when it was not JSON, or undefined. */
   body: unknown;
   headers: Headers;
-  idempotencyKey?: string;
+  idempotencyKey?: string | undefined;
   attempts: number;
   /** @internal The SDK's own message, for a refusal it made itself (status 0: nothing was sent). */
-  message?: string;
+  message?: string | undefined;
 }
 
 /**
@@ -69,7 +69,7 @@ function readBody(
       code: SDK_CODES.unexpected_redirect,
       message: own ?? redirectMessage(status, headers.get('location')),
     };
-  const err = (body as { error?: { code?: unknown; message?: unknown } } | null)?.error;
+  const err = (body as { error?: { code?: unknown; message?: unknown } | undefined } | null)?.error;
   const text = typeof body === 'string' ? body.trim().slice(0, 200) : '';
   return {
     code:
@@ -179,7 +179,7 @@ export class RateLimitError extends PspApiError {
   }
 
   declare readonly retryAfter?: number;
-  constructor(args: ApiErrorArgs & { retryAfter?: number }) {
+  constructor(args: ApiErrorArgs & { retryAfter?: number | undefined }) {
     super(args);
     const ra = args.retryAfter ?? parseRetryAfter(args.headers.get('retry-after'));
     if (ra !== undefined) this.retryAfter = Math.max(0, ra / 1000);
@@ -278,7 +278,7 @@ for (const [code, row] of Object.entries(CLIENT_CODES)) {
  * err instanceof NotPendingError; // true
  */
 export function createApiError(args: ApiErrorArgs): PspApiError {
-  const code = (args.body as { error?: { code?: unknown } } | null)?.error?.code;
+  const code = (args.body as { error?: { code?: unknown } | undefined } | null)?.error?.code;
   const byCode = typeof code === 'string' ? BY_CODE[code] : undefined;
   const Cls =
     byCode ?? CLASS_OF_STATUS[args.status] ?? (args.status >= 500 ? InternalServerError : PspApiError);
@@ -294,7 +294,7 @@ export function createApiError(args: ApiErrorArgs): PspApiError {
  */
 export async function apiErrorOf(
   res: Response,
-  call: { idempotencyKey?: string | undefined; attempts: number; timeout?: number },
+  call: { idempotencyKey?: string | undefined; attempts: number; timeout?: number | undefined },
 ): Promise<PspApiError> {
   let body: unknown;
   try {

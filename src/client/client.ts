@@ -23,7 +23,7 @@ export interface RawRequestOptions extends RequestOptions {
    * API's own paths (`payments`, `refund`, `banks`, ...) replaced by `{id}`, so that no id or personal detail
    * becomes a span name or a label.
    */
-  template?: string;
+  template?: string | undefined;
 }
 
 /**

@@ -21,7 +21,7 @@ export interface EventStreamTransport extends SendOptions {
   userAgent?: string | undefined;
   logger?: Logger | undefined;
   /** Where the client's `waitFor` calls listen to this stream (they never open one of their own). */
-  tap?: StreamTap;
+  tap?: StreamTap | undefined;
 }
 
 /**
@@ -64,31 +64,31 @@ export type DisconnectReason =
 /** Options of `client.events.stream()`. */
 export interface StreamEventsOptions {
   /** Ends the stream: the iteration finishes cleanly, without an error. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /**
    * Called after the stream connected again following a break, before any event of the new connection is
    * yielded. Events sent while it was away are lost (best-effort channel): reconcile with a GET, or rely on
    * webhooks. `attempt` is how many tries the reconnection took; `reason` why the previous connection ended.
    */
-  onReconnect?: (info: { attempt: number; reason: string }) => void;
+  onReconnect?: ((info: { attempt: number; reason: string }) => void) | undefined;
   /** Called when a connection is lost and a reconnection is scheduled in `delayMs`. */
-  onDisconnect?: (info: { attempt: number; reason: DisconnectReason; delayMs: number }) => void;
+  onDisconnect?: ((info: { attempt: number; reason: DisconnectReason; delayMs: number }) => void) | undefined;
   /**
    * Called once when the stream ends for good: `replaced` (another connection with the same key took over;
    * spec: one connection per key, so it does not reconnect), `closed` (`close()`), or `aborted` (the signal).
    */
-  onEnd?: (info: { reason: 'replaced' | 'closed' | 'aborted' }) => void;
+  onEnd?: ((info: { reason: 'replaced' | 'closed' | 'aborted' }) => void) | undefined;
   /**
    * Silence, in ms, after which the connection counts as dead and is replaced: no byte (not even the 25 s
    * `: ping`) for this long. Default 62 500 (2.5 heartbeats).
    */
-  heartbeatTimeoutMs?: number;
+  heartbeatTimeoutMs?: number | undefined;
   /** Reconnection delays: exponential from `initialDelayMs` (default 1000) to `maxDelayMs` (default 30 000), jittered. */
-  backoff?: BackoffOptions;
+  backoff?: BackoffOptions | undefined;
   /** Consecutive failed attempts before the stream gives up with a `PspConnectionError`. Default: never. */
-  maxRetries?: number;
+  maxRetries?: number | undefined;
   /** Source of jitter in [0, 1); for tests. Default `Math.random`. */
-  random?: () => number;
+  random?: (() => number) | undefined;
   /**
    * One stream among many replicas: only the holder of `lease` connects. Until it holds it the iterator yields
    * nothing (it waits, trying again about every third of the lease's time, until `close()` or the signal); while
@@ -96,12 +96,12 @@ export interface StreamEventsOptions {
    * lease can run out elsewhere, then waits again; `close()`, the signal or an error release it at once.
    * Default: none (the stream connects at once).
    */
-  lease?: Lease;
+  lease?: Lease | undefined;
   /**
    * Called when the stream starts (`true`) or stops (`false`) holding its `lease`. Events sent while no replica
    * held it are lost: on `true`, catch up with a list call.
    */
-  onLeaseChange?: (info: { holding: boolean }) => void;
+  onLeaseChange?: ((info: { holding: boolean }) => void) | undefined;
 }
 
 const WATCHDOG = 'heartbeat_timeout';

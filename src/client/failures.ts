@@ -22,7 +22,7 @@ export interface CallState {
 }
 
 /** Stamps the call's attempt count and Idempotency-Key on an error. @example markCall(new PspAbortError('x'), state) */
-export function markCall<E extends PspError & { attempts: number; idempotencyKey?: string }>(
+export function markCall<E extends PspError & { attempts: number; idempotencyKey?: string | undefined }>(
   err: E,
   state: CallState,
 ): E {
@@ -38,7 +38,12 @@ export function markCall<E extends PspError & { attempts: number; idempotencyKey
  * @example
  * catch (err) { throw await toPspError(err, state, 'payments.get'); }
  */
-export async function toPspError(err: unknown, state: CallState, what: string): Promise<PspError> {
+export async function toPspError(
+  err: unknown,
+  state: CallState,
+  what: string,
+  origin?: string,
+): Promise<PspError> {
   if (err instanceof PspError) return err;
   if (state.signal?.aborted) return markCall(new PspAbortError(`${what} was aborted by the caller`), state);
   if (err instanceof HTTPError) return apiErrorOf(err.response, state);
@@ -50,6 +55,32 @@ export async function toPspError(err: unknown, state: CallState, what: string): 
       state,
     );
   }
-  const detail = err instanceof Error ? `: ${redactSecrets(err.message)}` : '';
-  return markCall(new PspConnectionError(`${what} got no answer${detail}`, { cause: err }), state);
+  // fetch says only "fetch failed"; what went wrong is at the end of its cause chain (undici:
+  // `connect ECONNREFUSED 127.0.0.1:4999`, `getaddrinfo ENOTFOUND host`): the message names that, and where.
+  const reason = rootReason(err);
+  const from = origin ? ` from ${origin}` : '';
+  return markCall(
+    new PspConnectionError(`${what} got no answer${from}${reason ? `: ${redactSecrets(reason)}` : ''}`, {
+      cause: err,
+    }),
+    state,
+  );
+}
+
+/** The message of the deepest error in a cause chain (an AggregateError's: its errors'), or undefined. */
+function rootReason(err: unknown): string | undefined {
+  let reason: string | undefined;
+  for (let e = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
+    const own =
+      e.message ||
+      (e instanceof AggregateError
+        ? e.errors
+            .map((x: unknown) => (x instanceof Error ? x.message : ''))
+            .filter(Boolean)
+            .join('; ')
+        : '') ||
+      (e as { code?: unknown }).code;
+    if (typeof own === 'string' && own) reason = own;
+  }
+  return reason?.slice(0, 300);
 }

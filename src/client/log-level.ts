@@ -35,9 +35,9 @@ export function parseLogLevel(value: unknown): LogLevel | undefined {
  * log?.debug; // undefined: below the level
  */
 export function leveledLogger(logger: Logger | undefined, level: LogLevel): Logger | undefined {
-  const target = logger ?? (globalThis as { console?: Logger }).console;
+  const target = logger ?? (globalThis as { console?: Logger | undefined }).console;
   if (!target || level === 'off') return undefined;
-  const p = target as { bindings?: unknown; levels?: { values?: unknown } };
+  const p = target as { bindings?: unknown; levels?: { values?: unknown } | undefined };
   const pino = typeof p.bindings === 'function' && typeof p.levels?.values === 'object';
   const out: Logger = {};
   for (const name of LEVELS.slice(LEVELS.indexOf(level))) {

@@ -24,8 +24,8 @@ type AnswerOf<N extends MethodName> = Rows[N] extends { answer: infer A extends 
 
 /** What a call of a defined method takes: the path id, the body, the per-call options. */
 export interface MethodArgs<I> {
-  id?: string;
-  input?: I;
+  id?: string | undefined;
+  input?: I | undefined;
   options?: RequestOptions | undefined;
 }
 

@@ -18,62 +18,62 @@ export interface ClientOptions {
    * The terminal's API key, `sk_test_<6>_<secret>` or `sk_live_<6>_<secret>`.
    * Default: the `PSP_API_KEY` environment variable (where the runtime has `process.env`).
    */
-  apiKey?: string;
+  apiKey?: string | undefined;
   /**
    * Origin (and optional path prefix) of the service; the SDK appends `/api/v1/public/...`. The spec names no
    * public address, so there is no built-in default: the `PSP_BASE_URL` environment variable, else required.
    */
-  baseUrl?: string;
+  baseUrl?: string | undefined;
   /**
    * The terminal's signing secret `thm_<secret>`: when set, every request carries `X-PSP-Signature`.
    * Default: the `PSP_SIGNING_SECRET` environment variable, else no signature.
    */
-  signingSecret?: string;
+  signingSecret?: string | undefined;
   /** Retries after the first attempt (0 to 10), for requests safe to repeat. Default 2. */
-  maxRetries?: number;
+  maxRetries?: number | undefined;
   /**
    * Milliseconds each attempt may wait for the answer's headers, and again for its body (so up to twice this
    * against a server that stalls mid-body; pass a `signal` for a hard deadline). Also the longest wait for a `Retry-After` this client accepts: a 429
    * asking for a longer wait fails at once with `RateLimitError`. Default 60 000.
    */
-  timeout?: number;
+  timeout?: number | undefined;
   /** Upper bound in milliseconds of any wait between attempts (backoff or `Retry-After`). Default 60 000. */
-  maxRetryDelay?: number;
+  maxRetryDelay?: number | undefined;
   /** The fetch to use. Default `globalThis.fetch`. */
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
   /**
    * Where log lines go (`console`, pino, winston or any object with `debug`/`info`/`warn`/`error`): one debug line
    * per attempt, one info line per retry and per failed call, a warn line only for what no result or error shows
    * (the event stream's disconnections, a bad `PSP_LOG`). Secrets never reach it. Default `console`.
    */
-  logger?: Logger;
+  logger?: Logger | undefined;
   /**
    * The least severe lines written; the `PSP_LOG` environment variable overrides it (where the runtime has one),
    * so ops can turn logging up without a deploy (a value that is not a level is reported once, at warn). Default
    * `'warn'`: a failed call prints nothing, the error it throws is the report.
    */
-  logLevel?: LogLevel;
+  logLevel?: LogLevel | undefined;
   /** Functions around every HTTP attempt, in order (see {@link Middleware}). Default none. */
-  middleware?: Middleware[];
+  middleware?: Middleware[] | undefined;
   /**
    * OpenTelemetry: by default the client records to the providers registered globally with `@opentelemetry/api`
    * (nothing when none is); pass providers to use those instead, or `false` to record nothing.
    */
-  telemetry?: TelemetryOptions | false;
+  telemetry?: TelemetryOptions | false | undefined;
   /**
    * Your integration's name, version and URL, appended to the `User-Agent` (`psp-sdk/1.2.0 shop/4.1 (https://...)`)
    * so the service's logs tell integrations apart. Printable ASCII only. Default none.
    */
-  appInfo?: AppInfo;
+  appInfo?: AppInfo | undefined;
   /** Parse responses strictly: any field or enum value the spec does not list fails. Default false (tolerant). */
-  strict?: boolean;
+  strict?: boolean | undefined;
   /** How long `banks.list()` serves the directory from memory, in milliseconds; 0 disables. Default 3 600 000. */
-  banksCacheTtl?: number;
+  banksCacheTtl?: number | undefined;
   /**
    * Allow construction in a browser. A secret key in a web page is readable by every buyer: leave this off
    * unless the page is an internal tool. Default false.
    */
-  dangerouslyAllowBrowser?: boolean;
+  dangerouslyAllowBrowser?: boolean | undefined;
 }
 
 /**
@@ -84,8 +84,8 @@ export interface ClientOptions {
  */
 export interface AppInfo {
   name: string;
-  version?: string;
-  url?: string;
+  version?: string | undefined;
+  url?: string | undefined;
 }
 
 /**
@@ -96,13 +96,13 @@ export interface AppInfo {
  */
 export interface RequestOptions {
   /** For the three create calls: the `Idempotency-Key` (1 to 64 visible ASCII). Default: a fresh UUIDv4. */
-  idempotencyKey?: string;
+  idempotencyKey?: string | undefined;
   /** Aborts the call, including a wait between attempts; the call then throws `PspAbortError`. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Overrides the client's `timeout` for this call. */
-  timeout?: number;
+  timeout?: number | undefined;
   /** Overrides the client's `maxRetries` for this call. */
-  maxRetries?: number;
+  maxRetries?: number | undefined;
 }
 
 /** The validated, defaulted form of {@link ClientOptions}. */
@@ -141,8 +141,8 @@ function env(name: string, denied: Record<string, string>): string | undefined {
   try {
     // An empty variable counts as unset.
     return (
-      (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[name] ||
-      undefined
+      (globalThis as { process?: { env?: Record<string, string | undefined> | undefined } | undefined })
+        .process?.env?.[name] || undefined
     );
   } catch (err) {
     denied[name] = err instanceof Error ? `${err.name}: ${err.message}`.slice(0, 200) : 'refused';

@@ -25,7 +25,7 @@ export interface RetryInput {
   /** Ceiling of any wait, the server's included (the client's `maxRetryDelay`). */
   readonly maxRetryDelay: number;
   /** Source of jitter in [0, 1); default `Math.random`. */
-  readonly random?: () => number;
+  readonly random?: (() => number) | undefined;
 }
 
 export type RetryDecision = { readonly retry: false } | { readonly retry: true; readonly delayMs: number };

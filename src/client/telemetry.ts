@@ -45,6 +45,7 @@ export interface OtelSpan {
  * const tracerProvider: OtelTracerProvider = new BasicTracerProvider();
  */
 export interface OtelTracerProvider {
+  // startSpan's options are what the client passes to OpenTelemetry: exact, as @opentelemetry/api declares them.
   getTracer(
     name: string,
     version?: string,
@@ -77,8 +78,8 @@ export interface OtelMeterProvider {
  * new PspClient({ apiKey, baseUrl, telemetry: { tracerProvider, meterProvider } });
  */
 export interface TelemetryOptions {
-  tracerProvider?: OtelTracerProvider;
-  meterProvider?: OtelMeterProvider;
+  tracerProvider?: OtelTracerProvider | undefined;
+  meterProvider?: OtelMeterProvider | undefined;
 }
 
 /** Where @opentelemetry/api 1.x registers its globals (`internal/global-utils.js`). */
@@ -92,10 +93,10 @@ const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 
 
 type Api = {
   version?: unknown;
-  trace?: OtelTracerProvider;
-  metrics?: OtelMeterProvider;
-  context?: { active(): Ctx };
-  propagation?: Propagator;
+  trace?: OtelTracerProvider | undefined;
+  metrics?: OtelMeterProvider | undefined;
+  context?: { active(): Ctx } | undefined;
+  propagation?: Propagator | undefined;
 };
 
 /** The registered API, if it is a 1.x (the same test as the API's own `isCompatible` across one major). */
@@ -116,7 +117,7 @@ function ctx(get: (key: symbol) => unknown): Ctx {
 /** One attempt being recorded: `end` with the status received, or without one and the error's type. */
 export type AttemptRecorder = ((status: number | undefined, errorType?: string) => void) & {
   /** Writes the attempt's trace context (`traceparent`, ...) with the app's registered propagator, if any. */
-  inject?: (headers: Headers) => void;
+  inject?: ((headers: Headers) => void) | undefined;
 };
 type Propagator = {
   inject(context: Ctx, carrier: Headers, setter: { set(c: Headers, k: string, v: string): void }): void;

@@ -26,11 +26,11 @@ export interface TransportRequest {
   /** Path below `/api/v1/public`, starting with `/`. */
   path: string;
   /** The exact JSON text to send; signed byte for byte. */
-  body?: string;
-  idempotencyKey?: string;
+  body?: string | undefined;
+  idempotencyKey?: string | undefined;
   /** Whether repeating the request cannot duplicate an effect: GETs, keyed POSTs, cancel. Only these retry. */
   safe: boolean;
-  options?: RequestOptions;
+  options?: RequestOptions | undefined;
 }
 
 const FINAL = { failure: 'final' } as const;
@@ -60,9 +60,12 @@ export class Transport {
   /** The client's open event streams, which its `waitFor` calls listen to. */
   readonly tap: StreamTap = { live: 0, listeners: new Set() };
   readonly #tel: ReturnType<typeof telemetry>;
+  /** Where calls go, for the message of a connection failure (no path, no credentials: an origin has neither). */
+  readonly #origin: string;
 
   constructor(options: ResolvedOptions) {
     this.#options = options;
+    this.#origin = new URL(options.baseUrl).origin;
     this.strict = options.strict;
     this.middleware = options.middleware;
     this.#tel = telemetry(options.telemetry, options.baseUrl);
@@ -281,7 +284,7 @@ export class Transport {
   }
 
   async #fail(err: unknown, state: CallState, req: TransportRequest): Promise<PspError> {
-    const out = await toPspError(err, state, `${req.method} ${req.path}`);
+    const out = await toPspError(err, state, `${req.method} ${req.path}`, this.#origin);
     logFailure(this.#options.logger, out, `${req.method} ${req.path}`);
     return out;
   }

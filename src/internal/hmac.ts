@@ -27,7 +27,7 @@ export function hmacBackend(): HmacBackend {
     // in Node >= 20.16, Deno and Bun without a static import that would break browsers and edge bundlers.
     try {
       nodeCrypto = (
-        globalThis as { process?: { getBuiltinModule?(id: string): any } }
+        globalThis as { process?: { getBuiltinModule?(id: string): any } | undefined }
       ).process?.getBuiltinModule?.('node:crypto');
     } catch {}
     if (typeof nodeCrypto?.createHmac !== 'function') nodeCrypto = undefined;

@@ -11,9 +11,9 @@ export interface SignatureHeaderInput {
   /** The exact body that will be sent. */
   body: string | Uint8Array;
   /** Default `v2`. */
-  version?: SignatureVersion;
+  version?: SignatureVersion | undefined;
   /** Unix seconds (an integer) that `t=` carries; required for v2, ignored for v1. */
-  timestamp?: number;
+  timestamp?: number | undefined;
 }
 
 /**

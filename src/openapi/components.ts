@@ -37,7 +37,7 @@ function wireSchemas(): Record<string, z.ZodMiniType> {
  * and `Array.isArray` checks that accept exactly one JSON type, so one sample of each type finds it.
  */
 function probeType(schema: z.ZodMiniType): string {
-  const fn = (schema._zod.def as { fn?: (v: unknown) => unknown }).fn;
+  const fn = (schema._zod.def as { fn?: ((v: unknown) => unknown) | undefined }).fn;
   if (typeof fn !== 'function') throw new Error('openapi: a custom zod type without a predicate');
   const samples: Array<[string, unknown]> = [
     ['string', 'x'],

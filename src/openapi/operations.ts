@@ -16,11 +16,11 @@ const NO_PAYMENT = 'no payment of this merchant has this id';
 export interface Answer {
   description: string;
   /** The component of the JSON body; absent for an error (the Error component) or the stream. */
-  schema?: string;
+  schema?: string | undefined;
   /** `text/event-stream` instead of JSON. */
-  stream?: true;
+  stream?: true | undefined;
   /** A 200 that replays an earlier creation carries `Idempotent-Replayed: true`. */
-  replay?: true;
+  replay?: true | undefined;
 }
 
 /**

@@ -75,7 +75,9 @@ async function control(config: TriggerConfig, method: 'GET' | 'POST', path: stri
       redirectMessage(res.status, res.headers.get('location')),
     );
   }
-  const body = (await res.json().catch(() => undefined)) as { error?: { code?: unknown; message?: unknown } };
+  const body = (await res.json().catch(() => undefined)) as {
+    error?: { code?: unknown; message?: unknown } | undefined;
+  };
   if (!res.ok) {
     const code = typeof body?.error?.code === 'string' ? body.error.code : SDK_CODES.http_error;
     const message = typeof body?.error?.message === 'string' ? body.error.message : `status ${res.status}`;
@@ -238,7 +240,7 @@ export async function triggerCommand(
       return 1;
     }
     // The service could not be reached (or answered what is not the API): name the URL, never a secret.
-    const cause = (error as Error & { cause?: { code?: string } }).cause?.code;
+    const cause = (error as Error & { cause?: { code?: string | undefined } | undefined }).cause?.code;
     const why = redactSecrets(`${(error as Error).message}${cause ? ` (${cause})` : ''}`);
     io.stderr(`psp-reference trigger: cannot reach the reference at ${config.baseUrl}: ${why}\n`);
     return 1;

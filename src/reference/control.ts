@@ -237,7 +237,9 @@ export function createSimulator(domain: Domain): SimulatorApi {
     paymentToWire(domain.payments.move(domain.payments.get(id), to));
   const out = (id: string, to: 'succeeded' | 'failed') =>
     payoutToWire(domain.payouts.move(domain.payouts.get(id), to));
-  const clock = domain.clock as typeof domain.clock & { advance?: (ms: number) => Promise<number> };
+  const clock = domain.clock as typeof domain.clock & {
+    advance?: ((ms: number) => Promise<number>) | undefined;
+  };
   return {
     succeedPayment: (id) => pay(id, 'succeeded'),
     failPayment: (id) => pay(id, 'failed'),

@@ -19,7 +19,7 @@ export interface ReferenceHandlersOptions {
    * The client address the reference sees, for the IP allow-list (no socket exists under msw). A string, or a
    * function of the request. Default `127.0.0.1`.
    */
-  remoteAddress?: string | ((request: Request) => string | undefined);
+  remoteAddress?: string | ((request: Request) => string | undefined) | undefined;
 }
 
 function escapeRegExp(text: string): string {
@@ -80,7 +80,10 @@ export function createReferenceHandlers(
       // The reference serves from its root: drop the base path the client prepends.
       const url = new URL(request.url);
       url.pathname = url.pathname.slice(strip) || '/';
-      const init: RequestInit & { duplex?: 'half' } = { method: request.method, headers: request.headers };
+      const init: RequestInit & { duplex?: 'half' | undefined } = {
+        method: request.method,
+        headers: request.headers,
+      };
       if (request.body) {
         init.body = request.body;
         init.duplex = 'half';

@@ -55,9 +55,9 @@ export interface ReferenceOptions {
    */
   webhookSecret?: string | undefined;
   /** The service clock. Default `'real'`; `'manual'` starts at `Date.now()` and stands still until advanced. */
-  clock?: Clock | 'real' | 'manual';
+  clock?: Clock | 'real' | 'manual' | undefined;
   /** Origin of `payment_url` (`${publicUrl}/pay/${id}`). Default: the origin of the creating request. */
-  publicUrl?: string;
+  publicUrl?: string | undefined;
   /**
    * Host names the buyer's page is served under, beside IP addresses, `localhost` and `publicUrl`'s host (a
    * container's service name, say). Given (an empty list too), the page refuses a request for any other `Host` with
@@ -68,15 +68,15 @@ export interface ReferenceOptions {
    *
    * @example createReference({ publicHost: ['psp', 'pay.internal.test'] })
    */
-  publicHost?: string | readonly string[];
+  publicHost?: string | readonly string[] | undefined;
   /** Judge the IP allow-list by the last `X-Forwarded-For` hop instead of the socket address. Default false. */
-  trustProxy?: boolean;
+  trustProxy?: boolean | undefined;
   /** What delivers webhooks. Default `globalThis.fetch`. */
-  webhookFetch?: typeof fetch;
+  webhookFetch?: typeof fetch | undefined;
   /** One line per request and per internal error; never a secret. Default: silent. */
-  logger?: (line: string) => void;
+  logger?: ((line: string) => void) | undefined;
   /** The bank live keys talk to. Default: a deterministic fake bank that fills `bank` and `bank_ref`. */
-  bank?: BankAdapter;
+  bank?: BankAdapter | undefined;
   /**
    * Start from a snapshot (`GET /_simulator/snapshot`'s document) instead of one new merchant: the facts and the
    * admin token are the document's, and a manual clock starts at its time. Default: a fresh state. A document that
@@ -91,9 +91,9 @@ export interface ReferenceOptions {
    *
    * @example createReference({ seed: 7, faults: [{ kind: 'reset', phase: 'after', probability: 0.3 }] })
    */
-  faults?: FaultRuleInput[];
+  faults?: FaultRuleInput[] | undefined;
   /** Makes the fault rules' `probability` draws repeatable (a safe integer). Default: a random seed. */
-  seed?: number;
+  seed?: number | undefined;
   /**
    * Called after anything that may have changed the state: a request other than GET/HEAD/OPTIONS was answered, or
    * the domain published an event (a payment expired on the clock, a payout settled). Many calls come per second
@@ -101,21 +101,21 @@ export interface ReferenceOptions {
    *
    * @example createReference({ onChange: () => (dirty = true) })
    */
-  onChange?: () => void;
+  onChange?: (() => void) | undefined;
   /**
    * The request journal's bounds, and whether it keeps bodies (redacted). It is always on: `ref.requests()` and
    * `GET /_simulator/requests` read it. Default `{ bodies: false, maxEntries: 1000, maxBytes: 4 MiB }`.
    *
    * @example createReference({ journal: { bodies: true } })
    */
-  journal?: JournalOptions;
+  journal?: JournalOptions | undefined;
   /**
    * Whether the state is saved, for `GET /_simulator/health` (the CLI's `--state` passes its writer's). Default:
    * none, and the route answers `state: null` (the state lives in memory only).
    *
    * @example createReference({ stateSaving: () => saver.status() })
    */
-  stateSaving?: () => StateSaving;
+  stateSaving?: (() => StateSaving) | undefined;
 }
 
 /**
@@ -143,6 +143,10 @@ export interface ReferenceStats {
 export interface Reference extends StartupFacts, ReferenceControl {
   /** The whole service: public API, `/_cabinet`, `/_simulator` and the buyer's page at `/pay`. */
   fetch(request: Request, info?: RequestInfo): Promise<Response>;
+  /**
+   * The service clock. Its `now` is bound, so a webhook receiver under test verifies on the service's time:
+   * `createWebhookHandler({ secret, now: ref.clock.now })` keeps verifying after `advanceClock`.
+   */
   readonly clock: Clock;
   /** Counts of stored objects (not part of the contract; for tests and benchmarks). */
   stats(): ReferenceStats;

@@ -3,21 +3,21 @@ import { createReference, type Reference, type ReferenceOptions } from './servic
 /** Options of {@link startReference}: the reference's own options plus where to listen. */
 export interface StartReferenceOptions extends ReferenceOptions {
   /** Address to bind. Default `127.0.0.1` (use `0.0.0.0` or `::` to accept other machines). */
-  host?: string;
+  host?: string | undefined;
   /** Port to bind; 0 takes a free port. Default `4010`. */
-  port?: number;
+  port?: number | undefined;
   /**
    * Let @hono/node-server swap the global `Request`/`Response` for its lighter ones, which it writes without
    * reading a stream back. It changes globals for the whole process: leave it off inside a test runner or an
    * application. Default: false.
    */
-  overrideGlobalObjects?: boolean;
+  overrideGlobalObjects?: boolean | undefined;
   /** As `ListenOptions.bodyTimeoutMs`: a request body must arrive within this many ms. Default 10,000. */
-  bodyTimeoutMs?: number;
+  bodyTimeoutMs?: number | undefined;
   /** As `ListenOptions.maxBodyBytesInFlight`: most bytes of bodies read at once. Default 64 MiB. */
-  maxBodyBytesInFlight?: number;
+  maxBodyBytesInFlight?: number | undefined;
   /** As `ListenOptions.maxConnections`: most connections open at once; past it new ones are closed. Default 4,096. */
-  maxConnections?: number;
+  maxConnections?: number | undefined;
   /**
    * Let webhooks go to private, loopback and link-local addresses (a test double on this machine or this network).
    * Anyone with an API key sets a payment's `webhook_url`, so a reference that listens beyond loopback would
@@ -26,7 +26,7 @@ export interface StartReferenceOptions extends ReferenceOptions {
    *
    * @example startReference({ host: '0.0.0.0', allowPrivateWebhookTargets: true }) // receivers on the LAN
    */
-  allowPrivateWebhookTargets?: boolean;
+  allowPrivateWebhookTargets?: boolean | undefined;
 }
 
 /**

@@ -19,13 +19,13 @@ export interface DedupeOptions {
    * (a handler still running when its lease ends may overlap with a redelivery). Default 60 000 (the service
    * waits 15 s for an answer and retries 10 s later, which then meets the lease and answers 409).
    */
-  leaseMs?: number;
+  leaseMs?: number | undefined;
   /**
    * How long a handled event is remembered, in milliseconds: deliveries of its id within it answer 2xx without
    * running the handler. Default 7 days: longer than the service's whole retry schedule (spec 6.1: eight
    * attempts over about 3.4 days) with room for a resend from the cabinet in the same week.
    */
-  keepMs?: number;
+  keepMs?: number | undefined;
 }
 
 /** Default lease: 60 s. */
@@ -54,9 +54,9 @@ export interface MemoryDedupeOptions extends DedupeOptions {
    * forgotten (a redelivery of one of those runs its handler again), and when every entry is a running lease,
    * `begin` throws, so the handler answers 503 and the service retries later. Default 100 000 (about 15 MB).
    */
-  maxEntries?: number;
+  maxEntries?: number | undefined;
   /** The clock, in epoch milliseconds. Default `Date.now`; tests pass a fake one. */
-  now?: () => number;
+  now?: (() => number) | undefined;
 }
 
 interface Entry {
@@ -134,7 +134,7 @@ export function memoryDedupe(options: MemoryDedupeOptions = {}): WebhookDedupe {
 /** Options of {@link redisDedupe}. */
 export interface RedisDedupeOptions extends DedupeOptions {
   /** Prefix of the keys, one key per event id. Default `'psp:webhook:'`. */
-  prefix?: string;
+  prefix?: string | undefined;
 }
 
 // One key per event: `r:<token>` while a replica runs it (PX leaseMs), `done` after (PX keepMs). Each script is

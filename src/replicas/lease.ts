@@ -17,15 +17,15 @@ export interface LeaseOptions {
    * What is held: one name per API key whose stream the replicas share (the Redis key is
    * `psp-sdk:lease:<name>`). Default `'events'`.
    */
-  name?: string;
+  name?: string | undefined;
   /**
    * The lease time, in ms (an integer of at least 100): a dead holder is replaced within about this long. The
    * holder renews every third of it, and closes its stream once four fifths have passed without a confirmed
    * renewal. Default 10 000.
    */
-  ttlMs?: number;
+  ttlMs?: number | undefined;
   /** Called with each error of the store (unreachable, refused): the lease is then lost, or not taken. Default none. */
-  onError?: (error: unknown) => void;
+  onError?: ((error: unknown) => void) | undefined;
 }
 
 /** Options of {@link memoryLease}. */
@@ -35,7 +35,7 @@ export interface MemoryLeaseOptions extends LeaseOptions {
    * the reference's `ManualClock` (or `ref.clock` of a reference on the manual clock) fits, so the lease moves
    * only when the test advances it.
    */
-  clock?: LeaseClock;
+  clock?: LeaseClock | undefined;
 }
 
 function settings(options: LeaseOptions) {

@@ -14,7 +14,7 @@ const listBanks = defineMethod('banks.list');
  */
 export interface BankListOptions extends RequestOptions {
   /** Skip the cache and fetch the directory now (the answer then refills the cache). Default false. */
-  refresh?: boolean;
+  refresh?: boolean | undefined;
 }
 
 /**

@@ -19,13 +19,13 @@ import type { SseEvent } from '../schemas/events.js';
  */
 export interface WaitForOptions<S extends string = string> {
   /** The statuses to wait for. Default: every final status (spec 3: payments `succeeded`, `failed`, `expired`, `cancelled`, `refunded`; payouts `succeeded`, `failed`). */
-  until?: readonly S[];
+  until?: readonly S[] | undefined;
   /** How long to wait in all, in milliseconds, before rejecting with {@link WaitTimeoutError}. Default 600 000. */
-  timeout?: number;
+  timeout?: number | undefined;
   /** Ends the wait: the call rejects with the signal's reason. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** The first delay between two reads when polling, in milliseconds; it doubles up to 30 s. Default 1000. */
-  pollInterval?: number;
+  pollInterval?: number | undefined;
 }
 
 /**

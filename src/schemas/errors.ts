@@ -25,12 +25,12 @@ export interface ErrorCodeInfo {
   /** The HTTP status an answer with this code has. */
   readonly status: number;
   /** The client's class for this code; without one, the client picks the class by status. */
-  readonly class?: ErrorClassName;
+  readonly class?: ErrorClassName | undefined;
   /**
    * The code the client gives an answer of this status that carries none (one per status). `forbidden`, `conflict`
    * and `unprocessable_entity` are the client's only: the reference always names a more specific code.
    */
-  readonly ofStatus?: true;
+  readonly ofStatus?: true | undefined;
 }
 
 // The rows are in two parts, one table: the codes the client reads (a class of their own, or the code of a status

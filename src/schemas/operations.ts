@@ -16,17 +16,17 @@ export interface OperationRow {
   /** Path template below {@link PUBLIC_PREFIX}, OpenAPI style: `{id}` is the one varying segment. */
   readonly path: string;
   /** What `{id}` names. */
-  readonly id?: 'payment' | 'payout';
+  readonly id?: 'payment' | 'payout' | undefined;
   /** The request body's schema in `inputSchemas()`; no body when absent. */
-  readonly input?: keyof ReturnType<typeof inputSchemas>;
+  readonly input?: keyof ReturnType<typeof inputSchemas> | undefined;
   /** The body may be left out (the reference then reads `{}`). */
-  readonly inputOptional?: true;
+  readonly inputOptional?: true | undefined;
   /** The JSON answer's schema in `responseSchemas()`; absent for the event stream. */
-  readonly answer?: keyof ReturnType<typeof responseSchemas>;
+  readonly answer?: keyof ReturnType<typeof responseSchemas> | undefined;
   /** What the answer is called in a `PspResponseError` message. */
-  readonly what?: string;
+  readonly what?: string | undefined;
   /** Sends an `Idempotency-Key` (spec 5.6): the caller's, else a fresh UUIDv4, the same on every retry. */
-  readonly idempotent?: true;
+  readonly idempotent?: true | undefined;
   /** Repeating it cannot duplicate an effect (GETs, keyed POSTs, cancel): only these are retried. */
   readonly safe: boolean;
 }

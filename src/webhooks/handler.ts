@@ -17,31 +17,31 @@ export interface WebhookHandlerOptions
   /** The endpoint's `whs_...` secret, or several while rotating. */
   secret: WebhookSecret;
   /** Handlers by event name; may return a promise, which is awaited before the 2xx. */
-  on?: WebhookHandlers;
+  on?: WebhookHandlers | undefined;
   /** Runs for verified events without an entry in `on`, including names newer than this SDK. */
-  fallback?: (event: WebhookEvent) => unknown;
+  fallback?: ((event: WebhookEvent) => unknown) | undefined;
   /**
    * Told when a handler throws (the answer is then 500, so the service retries), and about dedupe store errors.
    * Default: `console.error`.
    */
-  onError?: (error: unknown, event: WebhookEvent) => void;
+  onError?: ((error: unknown, event: WebhookEvent) => void) | undefined;
   /**
    * A shared store that makes each event's handler run once across replicas: `redisDedupe(client)` or
    * `memoryDedupe()` from `psp-sdk/replicas`. Answers then also include 409 (running on another replica) and 503
    * (store unreachable); see `onceWebhook`. Default: none, every delivery runs its handler.
    */
-  dedupe?: WebhookDedupe;
+  dedupe?: WebhookDedupe | undefined;
   /**
    * Largest body read, in bytes; a larger one is answered 413 `payload_too_large` without being read whole.
    * Default 1 MiB, far above any real event.
    */
-  maxBodyBytes?: number;
+  maxBodyBytes?: number | undefined;
   /**
    * Most milliseconds the body may take to arrive whole, from the first read; a slower one is answered 408
    * `request_timeout` and cancelled, so stalled uploads cannot hold the receiver's memory until the server's own
    * timeout (node: 300 s). The service sends an event at once. Default 10 000.
    */
-  bodyTimeoutMs?: number;
+  bodyTimeoutMs?: number | undefined;
 }
 
 // The header's shape, checked without the body: a missing or malformed X-PSP-Signature can never verify.

@@ -38,11 +38,11 @@ export interface OnceWebhookOptions {
    * retries later; `'run'` runs it unguarded, which keeps webhooks flowing through a store outage at the risk of
    * running an event twice (on two replicas, or again after an earlier success).
    */
-  onStoreError?: 'fail' | 'run';
+  onStoreError?: 'fail' | 'run' | undefined;
   /** Told about a failed work function and store errors. Default: `console.error`. */
-  onError?: (error: unknown, event: WebhookEvent) => void;
+  onError?: ((error: unknown, event: WebhookEvent) => void) | undefined;
   /** Seconds in the `Retry-After` of a 409 for an event running elsewhere. Default 60. */
-  retryAfter?: number;
+  retryAfter?: number | undefined;
 }
 
 /** The answer to give the service, as {@link onceWebhook} decided it. */
@@ -51,7 +51,7 @@ export interface OnceWebhookResult {
   status: 200 | 409 | 500 | 503;
   /** The JSON body to answer with: `{ received: true }` (with `duplicate: true` when done before) or `{ error }`. */
   body:
-    | { received: true; duplicate?: true }
+    | { received: true; duplicate?: true | undefined }
     | { error: 'in_progress' | 'handler_failed' | 'dedupe_unavailable' };
   /** Headers to send: `Retry-After` with the 409 and the 503. */
   headers: Record<string, string>;

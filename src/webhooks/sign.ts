@@ -6,9 +6,9 @@ export { computeSignatureHeader, type SignatureHeaderInput } from '../internal/w
 /** Options of {@link signWebhook}. */
 export interface SignWebhookOptions {
   /** Time to sign: a `Date`, or Unix seconds (what `t=` carries). Default: now. */
-  timestamp?: Date | number;
+  timestamp?: Date | number | undefined;
   /** Default `v2`. */
-  version?: SignatureVersion;
+  version?: SignatureVersion | undefined;
 }
 
 /** A webhook request ready to send: the exact body and the headers the service would attach (lowercase names). */

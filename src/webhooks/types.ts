@@ -17,7 +17,7 @@ export type UnknownWebhookEventName = `<unknown event> ${string}`;
 export interface UnknownWebhookEvent {
   id: string;
   event: UnknownWebhookEventName;
-  created_at?: string | null;
+  created_at?: string | null | undefined;
   data: Record<string, unknown>;
 }
 

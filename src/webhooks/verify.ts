@@ -8,11 +8,15 @@ import type { WebhookEvent } from './types.js';
 /** Options of {@link verifyWebhook}. */
 export interface VerifyWebhookOptions {
   /** Largest accepted distance, in seconds, between `t=` and now, in either direction. Default 300 (spec 6.1). */
-  tolerance?: number;
-  /** The receiver's current time: a `Date`, or epoch milliseconds as `Date.now()` returns. Default: now. */
-  now?: Date | number;
+  tolerance?: number | undefined;
+  /**
+   * The receiver's current time: a `Date`, epoch milliseconds as `Date.now()` returns, or a function answering
+   * either, asked at each verification (a test clock: `now: ref.clock.now` follows the reference's manual clock
+   * through `advanceClock`). Default: `Date.now()`.
+   */
+  now?: Date | number | (() => Date | number) | undefined;
   /** Refuse legacy `sha256=` signatures (`v1_not_allowed`). Default false: v1 passes, for migration. */
-  requireV2?: boolean;
+  requireV2?: boolean | undefined;
 }
 
 /** One secret, or several during a rotation: any one of them verifies. */
@@ -97,11 +101,12 @@ function checkSecrets(secret: unknown): readonly string[] {
   return list;
 }
 
-function nowMillis(now: unknown): number {
-  const ms = now === undefined ? Date.now() : now instanceof Date ? now.getTime() : now;
+function nowMillis(option: unknown): number {
+  const now = option === undefined ? Date.now() : typeof option === 'function' ? option() : option;
+  const ms = now instanceof Date ? now.getTime() : now;
   // Below 1e11 (March 1973 in ms) the number is Unix seconds passed by mistake.
   if (!(typeof ms === 'number' && ms >= 1e11 && ms < Infinity))
-    fail('invalid_options', 'now must be a Date or epoch ms, not seconds.');
+    fail('invalid_options', 'now must be a Date or epoch ms (or a function answering one), not seconds.');
   return ms;
 }
 

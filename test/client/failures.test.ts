@@ -1,6 +1,9 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { inspect } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { PspAbortError, PspConnectionError, PspTimeoutError } from '../../src/index.js';
-import { client, connectionRefused, json, PAYMENT_ID, payment, stubFetch } from './helpers.js';
+import { PspAbortError, PspClient, PspConnectionError, PspTimeoutError } from '../../src/index.js';
+import { BASE_URL, client, connectionRefused, json, PAYMENT_ID, payment, stubFetch } from './helpers.js';
 
 beforeEach(() => vi.useFakeTimers());
 afterEach(() => vi.useRealTimers());
@@ -116,6 +119,26 @@ describe('timeout, abort and connection failure are distinct', () => {
     // A redacted copy of the chain: name, message and code survive.
     expect((e.cause as Error).name).toBe('TypeError');
     expect(((e.cause as Error).cause as { code?: string }).code).toBe('ECONNREFUSED');
-    expect(e.message).toContain('fetch failed');
+    // The message says where and why, not fetch's own "fetch failed".
+    expect(e.message).toBe(
+      `GET /payments/${PAYMENT_ID} got no answer from ${new URL(BASE_URL).origin}: connect ECONNREFUSED 127.0.0.1:4999`,
+    );
+  });
+
+  it('a refused connection on a real socket names the origin and the cause, and no secret', async () => {
+    vi.useRealTimers();
+    // A port nothing listens on: bind one, close it, connect there.
+    const server = createServer();
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const { port } = server.address() as AddressInfo;
+    await new Promise((r) => server.close(r));
+    const apiKey = 'sk_test_ab12cd_connectionsecret';
+    const c = new PspClient({ apiKey, baseUrl: `http://127.0.0.1:${port}/prefix`, maxRetries: 0 });
+    const e = (await outcome(c.payments.get(PAYMENT_ID))) as unknown as PspConnectionError;
+    expect(e).toBeInstanceOf(PspConnectionError);
+    expect(e.message).toBe(
+      `GET /payments/${PAYMENT_ID} got no answer from http://127.0.0.1:${port}: connect ECONNREFUSED 127.0.0.1:${port}`,
+    );
+    expect(`${e.message}${JSON.stringify(e)}${inspect(e)}`).not.toContain('connectionsecret');
   });
 });

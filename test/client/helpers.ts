@@ -132,7 +132,7 @@ export const BANKS = {
 /** Rejects like undici does when the connection fails. */
 export function connectionRefused(): never {
   throw new TypeError('fetch failed', {
-    cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }),
+    cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:4999'), { code: 'ECONNREFUSED' }),
   });
 }
 

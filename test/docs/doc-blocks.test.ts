@@ -28,8 +28,24 @@ async function allBlocks(): Promise<DocBlock[]> {
 
 // A block becomes its own module (the trailing export makes it one), so blocks may reuse names and use
 // top-level await, and the package's public entry points resolve to the sources through `paths`.
-const tsconfig = {
-  compilerOptions: {
+const paths = {
+  'psp-sdk': ['../../src/index.ts'],
+  'psp-sdk/webhooks': ['../../src/webhooks/index.ts'],
+  'psp-sdk/replicas': ['../../src/replicas/index.ts'],
+  'psp-sdk/conformance': ['../../src/conformance/index.ts'],
+  'psp-sdk/reference': ['../../src/reference/index.ts'],
+  'psp-sdk/reference/msw': ['../../src/reference/msw.ts'],
+  'psp-sdk/mcp': ['../../src/mcp/index.ts'],
+};
+
+/**
+ * Each block is checked twice: under the project's own options, and under what `tsc --init` writes today
+ * (TypeScript 7.0.2: nodenext, esnext, exactOptionalPropertyTypes, noUncheckedIndexedAccess, verbatimModuleSyntax,
+ * noUncheckedSideEffectImports, moduleDetection force), which is what a new project copying a block compiles it
+ * with. `types: ['node']` is the line `tsc --init` suggests for Node; `noEmit` replaces its outputs.
+ */
+const configs = {
+  project: {
     target: 'ES2022',
     lib: ['ES2023'],
     module: 'ESNext',
@@ -42,20 +58,33 @@ const tsconfig = {
     resolveJsonModule: true,
     esModuleInterop: true,
     skipLibCheck: true,
-    noEmit: true,
-    typeRoots: ['../../node_modules/@types'],
-    paths: {
-      'psp-sdk': ['../../src/index.ts'],
-      'psp-sdk/webhooks': ['../../src/webhooks/index.ts'],
-      'psp-sdk/replicas': ['../../src/replicas/index.ts'],
-      'psp-sdk/conformance': ['../../src/conformance/index.ts'],
-      'psp-sdk/reference': ['../../src/reference/index.ts'],
-      'psp-sdk/reference/msw': ['../../src/reference/msw.ts'],
-      'psp-sdk/mcp': ['../../src/mcp/index.ts'],
-    },
   },
-  include: ['*.ts'],
-};
+  'tsc --init': {
+    module: 'nodenext',
+    target: 'esnext',
+    types: ['node'],
+    sourceMap: true,
+    declaration: true,
+    declarationMap: true,
+    noUncheckedIndexedAccess: true,
+    exactOptionalPropertyTypes: true,
+    strict: true,
+    jsx: 'react-jsx',
+    verbatimModuleSyntax: true,
+    isolatedModules: true,
+    noUncheckedSideEffectImports: true,
+    moduleDetection: 'force',
+    skipLibCheck: true,
+  },
+} as const;
+
+function tsconfigOf(options: (typeof configs)[keyof typeof configs]) {
+  return {
+    compilerOptions: { ...options, noEmit: true, typeRoots: ['../../node_modules/@types'], paths },
+    // The examples are copied into projects too: they are checked with the blocks.
+    include: ['*.ts', '../../examples/*.ts', '../../examples/support/*.ts'],
+  };
+}
 
 function blockFileName(block: DocBlock, index: number): string {
   return `${block.file.replace(/\.md$/, '').replace(/[^\w]+/g, '-')}-${index + 1}.ts`;
@@ -95,7 +124,7 @@ describe('extractTsBlocks', () => {
   });
 });
 
-describe('code blocks of README.md and docs/*.md', () => {
+describe('code blocks of README.md and docs/*.md, and examples/', () => {
   // tsc over the blocks and the sources they import takes seconds, more on a loaded machine.
   it('type-check against the package sources', { timeout: 120_000 }, async () => {
     const blocks = await allBlocks();
@@ -111,33 +140,37 @@ describe('code blocks of README.md and docs/*.md', () => {
         return writeFile(join(outDir, name), `${block.code}\nexport {};\n`);
       }),
     );
-    await writeFile(join(outDir, 'tsconfig.json'), JSON.stringify(tsconfig, null, 2));
     // Kept as .txt so that its ambient declarations (a global Deno) stay out of the project's own typecheck.
     await copyFile(
       join(import.meta.dirname, 'shims', 'frameworks.d.ts.txt'),
       join(outDir, 'frameworks.d.ts'),
     );
-
-    const result = await run(
-      process.execPath,
-      [tsc, '-p', join(outDir, 'tsconfig.json'), '--pretty', 'false'],
-      {
-        cwd: root,
-        maxBuffer: 16 * 1024 * 1024,
-      },
-    ).then(
-      () => ({ out: '' }),
-      (err: { stdout?: string; stderr?: string }) => ({ out: `${err.stdout ?? ''}${err.stderr ?? ''}` }),
-    );
-    // Point each diagnostic at the Markdown line it came from, so a failing doc is fixed where it is written.
-    // Diagnostics inside src/ are the project typecheck's business (npm run typecheck), not the docs'.
-    const located = result.out
-      .split('\n')
-      .map((l) => /^(?:.*[\\/])?([^\\/()]+\.ts)\((\d+),(\d+)\): (.*)$/.exec(l))
-      .flatMap((m) => {
-        const block = m ? byFile.get(m[1]!) : undefined;
-        return m && block ? [`${block.file}:${block.line + Number(m[2]) - 1}:${m[3]} ${m[4]}`] : [];
-      });
+    const located: string[] = [];
+    for (const [name, options] of Object.entries(configs)) {
+      await writeFile(join(outDir, 'tsconfig.json'), JSON.stringify(tsconfigOf(options), null, 2));
+      const result = await run(
+        process.execPath,
+        [tsc, '-p', join(outDir, 'tsconfig.json'), '--pretty', 'false'],
+        { cwd: root, maxBuffer: 16 * 1024 * 1024 },
+      ).then(
+        () => ({ out: '' }),
+        (err: { stdout?: string; stderr?: string }) => ({ out: `${err.stdout ?? ''}${err.stderr ?? ''}` }),
+      );
+      // Point each diagnostic at the Markdown line it came from, so a failing doc is fixed where it is written.
+      // Diagnostics inside src/ are the project typecheck's business (npm run typecheck), not the docs'.
+      located.push(
+        ...result.out
+          .split('\n')
+          .map((l) => /^(?:.*[\\/])?([^\\/()]+\.ts)\((\d+),(\d+)\): (.*)$/.exec(l))
+          .flatMap((m) => {
+            const block = m ? byFile.get(m[1]!) : undefined;
+            return m && block
+              ? [`${block.file}:${block.line + Number(m[2]) - 1}:${m[3]} (${name}) ${m[4]}`]
+              : [];
+          }),
+        ...result.out.split('\n').filter((l) => /^(?:\.\.[\\/])*examples[\\/]/.test(l)),
+      );
+    }
     expect(
       located,
       `doc blocks that do not type-check. Fix the Markdown, or, for a block that cannot compile here (a framework that is not installed), open its fence with \`\`\`ts nocheck:\n${located.join('\n')}`,

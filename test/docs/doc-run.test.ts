@@ -1,13 +1,12 @@
 import { execFile } from 'node:child_process';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { Server } from 'node:http';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type RunningReference, startReference } from '../../src/reference/index.js';
 import { haveRedis, type RedisServer, startRedisServer } from '../support/redis-server.js';
 import { type DocBlock, extractTsBlocks, localise } from './extract.js';
+import { importBlock } from './import-block.js';
 
 /**
  * Executes the docs' code blocks, so that what they print in comments (`// succeeded`) is what happens. The
@@ -102,26 +101,36 @@ describe('code blocks of README.md and docs/ run', () => {
     const file = join(outDir, `${name(block)}.ts`);
     await writeFile(file, `${localise(block.code, root)}\nexport {};\n`);
     const log = vi.spyOn(console, 'log').mockImplementation(() => {});
-    // A block may leave a server listening, as the app it shows would (a webhook receiver): copied as is, it has
-    // to keep serving, so the block does not close it; the test does, once the block has run.
-    const opened: Server[] = [];
-    const listen = Server.prototype.listen;
-    const spy = vi.spyOn(Server.prototype, 'listen').mockImplementation(function (this: Server, ...args) {
-      opened.push(this);
-      return listen.apply(this, args as Parameters<typeof listen>);
-    });
+    // A block may leave a server listening, or a Redis client connected, as the app it shows would (a webhook
+    // receiver): copied as is, it has to keep serving, so the block does not close them; the test shuts it down
+    // once it has run, through the block's own SIGTERM wiring, so nothing of it logs or connects after the file.
     try {
-      await import(pathToFileURL(file).href);
+      await (await importBlock(file)).stop();
     } finally {
-      spy.mockRestore();
       log.mockRestore();
-      await Promise.all(
-        opened.map(
-          (server) =>
-            new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve())),
-        ),
-      );
     }
+  });
+
+  it('the README quick start prints the output the README shows', async () => {
+    const readme = await readFile(join(root, 'README.md'), 'utf8');
+    const section = readme.slice(
+      readme.indexOf('## Quick start'),
+      readme.indexOf('\n## ', readme.indexOf('## Quick start') + 1),
+    );
+    const [block] = extractTsBlocks('README.md', section);
+    const shown = /It prints:\s*```text\n([\s\S]*?)```/.exec(section)?.[1]?.trim().split('\n');
+    expect(block?.code).toContain('startReference');
+    expect(shown).toBeDefined();
+    const file = join(outDir, 'readme-quick-start.ts');
+    await writeFile(file, `${localise(block!.code, root)}\nexport {};\n`);
+    const printed: string[] = [];
+    const log = vi.spyOn(console, 'log').mockImplementation((...args) => void printed.push(args.join(' ')));
+    try {
+      await (await importBlock(file)).stop();
+    } finally {
+      log.mockRestore();
+    }
+    expect(printed).toEqual(shown);
   });
 
   it('blocks that are vitest tests pass in their own files', { timeout: 120_000 }, async () => {

@@ -56,17 +56,27 @@ describe('README and docs', () => {
     expect(broken).toEqual([]);
   });
 
-  it('give the quick start as exactly the two commands, and they are wired', async () => {
+  it("open with a user's quick start (the packed tarball, an ES module), then the contributor's two commands, wired", async () => {
     const readme = await readFile(join(root, 'README.md'), 'utf8');
-    const quick = /## Quick start[\s\S]*?```bash\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
-    const commands = quick
-      .split('\n')
-      .map((l) => l.replace(/#.*$/, '').trim())
-      .filter(Boolean);
-    expect(commands).toEqual(['npm install && npm start', 'npm test']);
     const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as {
+      version: string;
       scripts: Record<string, string>;
     };
+    const commandsOf = (section: string) =>
+      (new RegExp(`## ${section}[\\s\\S]*?\`\`\`bash\n([\\s\\S]*?)\`\`\``).exec(readme)?.[1] ?? '')
+        .split('\n')
+        .map((l) => l.replace(/#.*$/, '').trim())
+        .filter(Boolean);
+    expect(readme.indexOf('## Quick start')).toBeGreaterThan(0);
+    expect(readme.indexOf('## Quick start')).toBeLessThan(readme.indexOf('## Working on psp-sdk'));
+    // npm init -y writes CommonJS, where the quick start's top-level await fails: the user sets "type": "module".
+    expect(commandsOf('Quick start')).toEqual([
+      'npm init -y',
+      'npm pkg set type=module',
+      `npm install ../psp-sdk/psp-sdk-${pkg.version}.tgz`,
+      'npm install --save-dev tsx',
+    ]);
+    expect(commandsOf('Working on psp-sdk')).toEqual(['npm install && npm start', 'npm test']);
     expect(pkg.scripts.start).toBe('tsx scripts/demo.ts');
     expect(pkg.scripts.test).toBeTruthy();
   });

@@ -1,13 +1,13 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { signWebhook } from '../../src/webhooks/index.js';
 import { haveRedis, type RedisServer, startRedisServer } from '../support/redis-server.js';
 import { extractTsBlocks, localise } from './extract.js';
+import { type ImportedBlock, importBlock } from './import-block.js';
 
 // The node:http recipe of docs/replicas.md is copied as it is into merchants' servers: it must hand the handler the
 // body as a stream, so the handler's own rules hold (the signature header checked before a byte of the body is
@@ -20,7 +20,11 @@ const secret = 'whs_recipe_test_secret';
 describe.skipIf(!haveRedis())('docs/replicas.md, the node:http recipe', () => {
   let redis: RedisServer;
   let server: Server;
+  let recipe: ImportedBlock | undefined;
   const sockets: Socket[] = [];
+  // The recipe's Redis client reports every failed reconnection through its 'error' listener (console.error)
+  // from the outage test until the recipe is shut down: held here for the whole file, released after.
+  const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
   const saved = {
     REDIS_URL: process.env.REDIS_URL,
     PORT: process.env.PORT,
@@ -37,23 +41,17 @@ describe.skipIf(!haveRedis())('docs/replicas.md, the node:http recipe', () => {
     await mkdir(dir, { recursive: true });
     const file = join(dir, 'node-http.ts');
     await writeFile(file, `${localise(block.code, root)}\nexport {};\n`);
-    const listen = Server.prototype.listen;
-    const spy = vi.spyOn(Server.prototype, 'listen').mockImplementation(function (this: Server, ...args) {
-      server = this;
-      return listen.apply(this, args as Parameters<typeof listen>);
-    });
-    try {
-      await import(pathToFileURL(file).href);
-    } finally {
-      spy.mockRestore();
-    }
-    if (!server.listening) await new Promise((resolve) => server.once('listening', resolve));
+    recipe = await importBlock(file);
+    server = recipe.servers[0]!;
   });
   afterAll(async () => {
     for (const s of sockets) s.destroy();
-    server?.closeAllConnections();
-    await new Promise((resolve) => server?.close(resolve));
+    // The recipe's own SIGTERM wiring: its server closes, then its Redis client, which stops reconnecting; before
+    // that, a client whose Redis is gone logged on after the file ended (vitest: "Closing rpc while
+    // onUserConsoleLog was pending").
+    await recipe?.stop();
     await redis?.stop();
+    errors.mockRestore();
     for (const [k, v] of Object.entries({ ...saved, PSP_WEBHOOK_SECRET: saved.SECRET, SECRET: undefined })) {
       if (v === undefined) delete process.env[k];
       else process.env[k] = v;
@@ -124,16 +122,12 @@ describe.skipIf(!haveRedis())('docs/replicas.md, the node:http recipe', () => {
   });
 
   it('survives a Redis outage and answers 503 (the node-redis client has an error listener)', async () => {
-    const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
-    try {
-      await redis.stop();
-      // The client sees the connection drop; without a listener node-redis throws it and the process dies.
-      await vi.waitFor(() => expect(errors).toHaveBeenCalled());
-      const res = await deliver('evt_recipe_2');
-      expect(res.status).toBe(503);
-      expect(await res.json()).toEqual({ error: 'dedupe_unavailable' });
-    } finally {
-      errors.mockRestore();
-    }
+    errors.mockClear();
+    await redis.stop();
+    // The client sees the connection drop; without a listener node-redis throws it and the process dies.
+    await vi.waitFor(() => expect(errors).toHaveBeenCalled());
+    const res = await deliver('evt_recipe_2');
+    expect(res.status).toBe(503);
+    expect(await res.json()).toEqual({ error: 'dedupe_unavailable' });
   });
 });

@@ -115,6 +115,50 @@ describe('webhooks end to end through reference.fetch', () => {
     await json(call(ref, 'POST', '/_cabinet/events/evt_unknown/resend', admin), 404);
   });
 
+  test('the refund that completes a payment: payment.refunded carries it refunded (spec 2.10); the stream keeps its order', async () => {
+    const stub = stubFetch();
+    ref = createReference({ clock: 'manual', webhookFetch: stub.fetch });
+    const { admin_token: admin, api_key: key, shop_id: shop } = ref;
+    await json(
+      call(ref, 'POST', `/_cabinet/shops/${shop}/webhook-endpoints`, admin, {
+        url: 'https://merchant.example/hooks',
+      }),
+      201,
+    );
+    const stream = (await call(ref, 'GET', '/api/v1/public/events', key)).body!.getReader();
+    const { payment } = await json(call(ref, 'POST', '/api/v1/public/payments', key, { amount: 1000 }), 201);
+    await json(call(ref, 'POST', `/_simulator/payments/${payment.id}/succeed`, admin), 200);
+    await json(call(ref, 'POST', `/api/v1/public/payments/${payment.id}/refund`, key, { amount: 400 }), 201);
+    await json(call(ref, 'POST', `/api/v1/public/payments/${payment.id}/refund`, key), 201);
+    await expect.poll(() => stub.seen.length).toBe(3);
+
+    const bodies = stub.seen.map((s) => JSON.parse(s.body));
+    expect(bodies.map((b) => [b.event, b.data.status, b.data.amount_refunded])).toEqual([
+      ['payment.succeeded', 'succeeded', 0],
+      ['payment.refunded', 'succeeded', 400], // partial: still succeeded
+      ['payment.refunded', 'refunded', 1000], // the last refund: refunded, as GET says
+    ]);
+    const after = await json(call(ref, 'GET', `/api/v1/public/payments/${payment.id}`, key), 200);
+    expect(bodies[2].data).toEqual({ ...after, shop_id: shop });
+
+    // The stream still says the refund first, then the status change it caused.
+    let text = '';
+    while ((text.match(/^event: /gm) ?? []).length < 5) {
+      const { value, done } = await stream.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+    }
+    await stream.cancel();
+    const frames = [...text.matchAll(/^data: (.*)$/gm)].map((m) => JSON.parse(m[1]!));
+    expect(frames.map((f) => [f.kind, f.payload.status])).toEqual([
+      ['payment.created', 'pending'],
+      ['payment.status_changed', 'succeeded'],
+      ['refund.created', 'succeeded'],
+      ['refund.created', 'succeeded'],
+      ['payment.status_changed', 'refunded'],
+    ]);
+  });
+
   test('validation and 404s through the cabinet routes', async () => {
     ref = createReference({ clock: 'manual' });
     const { admin_token: admin, shop_id: shop } = ref;

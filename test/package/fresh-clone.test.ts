@@ -1,5 +1,15 @@
-import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -31,17 +41,28 @@ function freshClone(name: string): string {
   return clone;
 }
 
-/** An empty app with `spec` installed (offline from the npm cache when it can), and `require`/`import` checks. */
-function emptyApp(name: string, spec: string, flags: string[] = []): string {
+/** npm's output (stdout and stderr) of a command that must succeed. */
+function npmOutput(args: string[], cwd: string): string {
+  const r = spawnSync('npm', args, { cwd, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`npm ${args.join(' ')} failed (${r.status}):\n${r.stdout}${r.stderr}`);
+  return `${r.stdout}${r.stderr}`;
+}
+
+/**
+ * An empty app with `spec` installed (offline from the npm cache when it can), and `require`/`import` checks;
+ * `installed` is what npm printed.
+ */
+function emptyApp(name: string, spec: string, flags: string[] = []): { app: string; installed: string } {
   const app = join(work, name);
   mkdirSync(app);
   writeFileSync(join(app, 'package.json'), `{ "name": "${name}", "private": true }\n`);
   const install = (mode: string) =>
-    run('npm', ['install', spec, ...flags, mode, '--no-audit', '--no-fund', '--no-package-lock'], app);
+    npmOutput(['install', spec, ...flags, mode, '--no-audit', '--no-fund', '--no-package-lock'], app);
+  let installed: string;
   try {
-    install('--offline');
+    installed = install('--offline');
   } catch {
-    install('--prefer-offline');
+    installed = install('--prefer-offline');
   }
   writeFileSync(
     join(app, 'check.cjs'),
@@ -64,7 +85,7 @@ await ref.close();
 console.log(JSON.stringify([typeof PspClient, typeof verifyWebhook, res.status]));
 `,
   );
-  return app;
+  return { app, installed };
 }
 
 function expectWorking(app: string): void {
@@ -77,6 +98,8 @@ function expectWorking(app: string): void {
 describe('installing from a fresh clone, without a prior build', () => {
   it('npm pack builds dist/ in prepack; the tarball installs in an empty app where require and import work', () => {
     const clone = freshClone('pack');
+    const manifest = join(clone, 'package.json');
+    const before = { text: readFileSync(manifest, 'utf8'), mtime: statSync(manifest).mtimeMs };
     const packOut = run('npm', ['pack', '--json', '--pack-destination', work], clone);
     const [packed] = JSON.parse(packOut.slice(packOut.indexOf('['))) as Array<{
       filename: string;
@@ -86,13 +109,22 @@ describe('installing from a fresh clone, without a prior build', () => {
     expect(files).toEqual(
       expect.arrayContaining(['dist/index.js', 'dist/index.cjs', 'dist/webhooks/index.cjs']),
     );
-    expectWorking(emptyApp('from-tarball', join(work, packed!.filename)));
+    const { app, installed } = emptyApp('from-tarball', join(work, packed!.filename));
+    expectWorking(app);
+    // The tarball names no install script: npm lists a `prepare` of a tarball dependency among the scripts to
+    // review, although it never runs it. prepack takes it out for the tarball, and postpack puts it back.
+    const shipped = JSON.parse(readFileSync(join(app, 'node_modules', 'psp-sdk', 'package.json'), 'utf8'));
+    expect(Object.keys(shipped.scripts)).not.toContain('prepare');
+    expect(installed).not.toMatch(/install scripts|allowScripts|approve-scripts/);
+    // The clone's package.json is as it was: its bytes, and its time to the millisecond (utimes takes no finer).
+    expect(readFileSync(manifest, 'utf8')).toBe(before.text);
+    expect(Math.abs(statSync(manifest).mtimeMs - before.mtime)).toBeLessThan(1);
   }, 240_000);
 
   // npm prepares a git dependency as it does a directory installed with --install-links: it runs the package's
   // `prepare` (not `prepack`) and packs the result. This is that path, without a git server.
   it('npm install of the clone as a dependency (the git-url path) builds dist/ in prepare', () => {
     const clone = freshClone('dependency');
-    expectWorking(emptyApp('from-clone', clone, ['--install-links']));
+    expectWorking(emptyApp('from-clone', clone, ['--install-links']).app);
   }, 240_000);
 });

@@ -22,7 +22,8 @@ const clients: Record<string, (url: string) => Promise<Connected>> = {
   redis: async (url) => {
     const c = createClient({ url });
     await c.connect();
-    return { client: c, close: async () => void (await c.quit().catch(() => {})) };
+    // destroy, not quit: quit can fail on a dropped connection and leave the client reconnecting after the file.
+    return { client: c, close: async () => c.destroy() };
   },
   ioredis: async (url) => {
     const c = new Redis(url);

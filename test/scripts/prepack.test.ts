@@ -18,7 +18,7 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 function sourceFolder(name: string, withDist: boolean): string {
   const dir = join(work, name);
   mkdirSync(join(dir, 'scripts'), { recursive: true });
-  for (const script of ['prepack.mjs', 'build-dist.mjs'])
+  for (const script of ['prepack.mjs', 'build-dist.mjs', 'pack-manifest.mjs'])
     cpSync(join(root, 'scripts', script), join(dir, 'scripts', script));
   cpSync(join(root, 'package.json'), join(dir, 'package.json'));
   mkdirSync(join(dir, 'src'));

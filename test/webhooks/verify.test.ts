@@ -50,6 +50,19 @@ describe('verifyWebhook v2', () => {
     expect(verifyWebhook(make(BODY), v2Headers(BODY), SECRET, opts).id).toBe('evt_01JD3Z8K9QW');
   });
 
+  it('takes now as a function, asked at each verification (a test clock)', () => {
+    let clock = NOW_MS;
+    const now = () => clock;
+    expect(verifyWebhook(BODY, v2Headers(BODY), SECRET, { now }).id).toBe('evt_01JD3Z8K9QW');
+    clock += 301_000; // past the 300 s tolerance
+    expect(reasonOf(() => verifyWebhook(BODY, v2Headers(BODY), SECRET, { now }))).toBe(
+      'timestamp_outside_tolerance',
+    );
+    expect(verifyWebhook(BODY, v2Headers(BODY), SECRET, { now: () => new Date(NOW_MS) }).id).toBe(
+      'evt_01JD3Z8K9QW',
+    );
+  });
+
   it('accepts fetch Headers, Node IncomingHttpHeaders with arrays, and records in any case', () => {
     const h = v2Headers(BODY);
     expect(verifyWebhook(BODY, new Headers(h), SECRET, opts).id).toBe('evt_01JD3Z8K9QW');
@@ -283,6 +296,8 @@ describe('verifyWebhook input and configuration problems', () => {
     [{ now: Number.NaN }],
     [{ now: new Date('nope') }],
     [{ now: '2025-01-01' }],
+    [{ now: () => T }],
+    [{ now: () => undefined }],
   ])('options %o -> invalid_options', (o) => {
     expect(reasonOf(() => verifyWebhook(BODY, v2Headers(BODY), SECRET, o as never))).toBe('invalid_options');
   });

@@ -1,9 +1,9 @@
 /** Reconnection delay settings of the event stream. */
 export interface BackoffOptions {
   /** Delay before the first reconnection attempt, in ms. Default 1000 (a server `retry:` field overrides it, down to 1000). */
-  initialDelayMs?: number;
+  initialDelayMs?: number | undefined;
   /** Ceiling of the delay, in ms. Default 30 000. */
-  maxDelayMs?: number;
+  maxDelayMs?: number | undefined;
 }
 
 /**

@@ -77,7 +77,7 @@ const EMPTY = new Uint8Array(0);
  * `rawBody`, so a handler that reads `request.body` gets the same ones.
  */
 export function lazyBody(
-  incoming: IncomingMessage & { rawBody?: Buffer },
+  incoming: IncomingMessage & { rawBody?: Buffer | undefined },
   budget: BodyBudget,
   limits: BodyLimits,
 ): LazyBody {

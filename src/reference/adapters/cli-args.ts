@@ -13,16 +13,16 @@ export interface CliConfig extends FixedCredentials {
   host: string;
   port: number;
   clock: 'real' | 'manual';
-  publicUrl?: string;
+  publicUrl?: string | undefined;
   /** `--public-host a,b`: host names the buyer's page answers to beside IP addresses, localhost and `--host`. */
-  publicHost?: string[];
+  publicHost?: string[] | undefined;
   trustProxy: boolean;
   /** `--allow-private-webhooks`: webhooks may go to private targets though `--host` is beyond loopback. */
-  allowPrivateWebhookTargets?: true;
+  allowPrivateWebhookTargets?: true | undefined;
   /** `--state <file>`: the snapshot file to start from and save to. */
-  state?: string;
-  faults?: FaultRuleInput[];
-  seed?: number;
+  state?: string | undefined;
+  faults?: FaultRuleInput[] | undefined;
+  seed?: number | undefined;
   json: boolean;
   quiet: boolean;
   help: boolean;

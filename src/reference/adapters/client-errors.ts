@@ -14,7 +14,8 @@ const NOT_HTTP: [ErrorCode, string] = [CODE.bad_request, 'The request is not val
  * line, a stalled request) with the spec's error body instead of node's bare status line, then closes.
  */
 export function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
-  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean | undefined } | undefined })
+    ._httpMessage;
   if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
     socket.destroy();
     return;

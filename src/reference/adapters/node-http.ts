@@ -42,31 +42,31 @@ export interface NodeServer {
 /** Options of {@link listenNode}. */
 export interface ListenOptions {
   /** Address to bind. Default `127.0.0.1`. */
-  host?: string;
+  host?: string | undefined;
   /** Port to bind; 0 takes a free one. Default 0. */
-  port?: number;
+  port?: number | undefined;
   /** As `StartReferenceOptions.overrideGlobalObjects` (process-wide globals). Default: false. */
-  overrideGlobalObjects?: boolean;
+  overrideGlobalObjects?: boolean | undefined;
   /**
    * A request body must arrive whole within this many milliseconds of the service asking for it (after the key is
    * checked); a slower one is cut with 400 `bad_request`. The request's headers, too, must arrive within it (else 408
    * `request_timeout`; node's own default is 60 s), and so must a GET's or HEAD's body, which the service never reads
    * (else the connection closes). Default 10,000 (node's own request timeout is 300 s).
    */
-  bodyTimeoutMs?: number;
+  bodyTimeoutMs?: number | undefined;
   /**
    * Most bytes of request bodies held at once, over every connection; a body that would pass it is refused with
    * 503 `service_unavailable` and `Retry-After: 1`. One merchant's bodies may hold a quarter of it (at least 1 MiB,
    * the public API's cap), so one key's stalled uploads leave the rest to the others; the admin's may hold all of it.
    * Must be at least the largest body a route takes (a restore's snapshot). Default 64 MiB.
    */
-  maxBodyBytesInFlight?: number;
+  maxBodyBytesInFlight?: number | undefined;
   /**
    * Most connections open at once; past it a new connection is closed at once (a client sees a reset and may
    * retry). Each open socket holds memory whether or not it ever sends a byte, so without a bound anyone who can
    * reach the port grows the process. Default 4,096 (the SSE benchmark holds 1,000 streams).
    */
-  maxConnections?: number;
+  maxConnections?: number | undefined;
 }
 
 /** Default of {@link ListenOptions.maxConnections}. */

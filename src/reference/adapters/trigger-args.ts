@@ -55,7 +55,7 @@ export interface TriggerConfig {
   adminToken: string;
   apiKey: string;
   amount: number;
-  webhookUrl?: string;
+  webhookUrl?: string | undefined;
   json: boolean;
 }
 

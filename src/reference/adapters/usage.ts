@@ -4,10 +4,10 @@
  */
 export interface CliOption {
   readonly type: 'string' | 'boolean';
-  readonly short?: string;
-  readonly default?: string | boolean;
+  readonly short?: string | undefined;
+  readonly default?: string | boolean | undefined;
   /** The value's placeholder in the help (`<address>`), for a string option. */
-  readonly value?: string;
+  readonly value?: string | undefined;
   /** What the option does, as one paragraph; {@link optionsHelp} wraps it. */
   readonly help: string;
 }

@@ -15,7 +15,7 @@ export interface BankAnswer<O> {
   bankRef: string;
   /** How the operation will end; `refused` outcomes end it at once. */
   outcome: O;
-  refusal?: BankRefusal;
+  refusal?: BankRefusal | undefined;
 }
 
 /**

@@ -4,8 +4,11 @@
  */
 export interface Clock {
   readonly mode: 'real' | 'manual';
-  /** Milliseconds since the epoch on the service clock. */
-  now(): number;
+  /**
+   * Milliseconds since the epoch on the service clock. Bound to its clock, so it can be handed on as is: a webhook
+   * receiver under test verifies on the service's time with `createWebhookHandler({ secret, now: ref.clock.now })`.
+   */
+  readonly now: () => number;
   /** Runs `fn` once `delayMs` of service-clock time has passed. */
   setTimer(delayMs: number, fn: TimerCallback): Timer;
   /**
@@ -37,9 +40,7 @@ export class RealClock implements Clock {
   readonly mode = 'real' as const;
   readonly #timers = new Set<ReturnType<typeof setTimeout>>();
 
-  now(): number {
-    return Date.now();
-  }
+  readonly now = (): number => Date.now();
 
   setTimer(delayMs: number, fn: TimerCallback): Timer {
     // setTimeout overflows past 2^31-1 ms (~24.8 days): chain waits for longer delays (48 h webhook retries).
@@ -57,7 +58,7 @@ export class RealClock implements Clock {
         },
         Math.min(Math.max(0, remaining), MAX),
       );
-      (handle as { unref?: () => void }).unref?.();
+      (handle as { unref?: (() => void) | undefined }).unref?.();
       this.#timers.add(handle);
     };
     arm(delayMs);
@@ -111,7 +112,7 @@ interface Pending {
   fn: TimerCallback;
   cancelled: boolean;
   /** The period of a repeating timer ({@link Clock.every}). */
-  every?: number;
+  every?: number | undefined;
 }
 
 /**
@@ -133,9 +134,7 @@ export class ManualClock implements Clock {
     this.#now = typeof start === 'number' ? start : start.getTime();
   }
 
-  now(): number {
-    return this.#now;
-  }
+  readonly now = (): number => this.#now;
 
   setTimer(delayMs: number, fn: TimerCallback): Timer {
     return this.#add(Math.max(0, delayMs), fn);

@@ -16,11 +16,11 @@ import type { Caller } from './validate.js';
 export interface DomainOptions {
   clock: Clock;
   /** The bank live keys talk to; default a deterministic {@link FakeBank}. */
-  bank?: BankAdapter;
+  bank?: BankAdapter | undefined;
   /** Where domain events go; default a new bus. */
-  bus?: EventBus;
+  bus?: EventBus | undefined;
   /** Bytes one merchant may hold (see {@link DEFAULTS}). Default `DEFAULTS.maxStoredBytesPerMerchant`. */
-  maxStoredBytesPerMerchant?: number;
+  maxStoredBytesPerMerchant?: number | undefined;
 }
 
 /**

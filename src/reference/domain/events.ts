@@ -10,7 +10,7 @@ interface Base {
   merchantId: string;
   shopId: string;
   /** Mode of the object (that of the key that created it); streams of a key see only their own mode. */
-  mode?: 'test' | 'live';
+  mode?: 'test' | 'live' | undefined;
 }
 
 export type DomainEvent =

@@ -172,6 +172,16 @@ export class PaymentStore extends RecordStore<PaymentRecord> {
    * status and publishes `payment.status_changed` with the wire snapshot.
    */
   move(p: PaymentRecord, to: PaymentStatus, failureCode?: string, failureMessage?: string): PaymentRecord {
+    this.change(p, to, failureCode, failureMessage)();
+    return p;
+  }
+
+  /**
+   * {@link move} in two steps: the state changes now, and `payment.status_changed` is published when the returned
+   * function is called. A refund that completes a payment uses it so that its own event (published first, as
+   * the stream has always ordered them) already shows the payment `refunded`.
+   */
+  change(p: PaymentRecord, to: PaymentStatus, failureCode?: string, failureMessage?: string): () => void {
     const from = p.status;
     if (!ALLOWED[from].includes(to)) {
       throw refuse(CODE.invalid_transition, `The payment is ${from} and cannot become ${to}.`);
@@ -189,16 +199,17 @@ export class PaymentStore extends RecordStore<PaymentRecord> {
       p.processingUntil = until;
       this.#armSession(p, until);
     }
-    this.d.bus.publish({
-      type: 'payment.status_changed',
-      at: now,
-      ...origin(p),
-      payment: paymentToWire(p),
-      from,
-      to,
-      webhookUrl: p.webhookUrl,
-    });
-    return p;
+    const payment = paymentToWire(p);
+    return () =>
+      this.d.bus.publish({
+        type: 'payment.status_changed',
+        at: now,
+        ...origin(p),
+        payment,
+        from,
+        to,
+        webhookUrl: p.webhookUrl,
+      });
   }
 
   /**

@@ -75,8 +75,9 @@ export class RefundStore extends RecordStore<RefundRecord> {
     if (p.refunds) p.refunds.push(r);
     else p.refunds = [r];
     p.amountRefunded += amount;
-    const fully = p.amountRefunded === p.amount;
-    // The snapshot already shows the refund; `refunded` follows as its own status change.
+    // A refund that returns the last of the amount makes the payment `refunded` in the same step: its event
+    // carries the payment as it now is (spec 2.10, docs/spec-decisions.md), and `payment.status_changed` follows.
+    const announceRefunded = p.amountRefunded === p.amount ? this.#payments.change(p, 'refunded') : undefined;
     this.d.bus.publish({
       type: 'refund.created',
       at: now,
@@ -85,7 +86,7 @@ export class RefundStore extends RecordStore<RefundRecord> {
       payment: paymentToWire(p),
       webhookUrl: p.webhookUrl,
     });
-    if (fully) this.#payments.move(p, 'refunded');
+    announceRefunded?.();
     return r;
   }
 }

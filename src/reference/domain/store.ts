@@ -65,7 +65,7 @@ export class RecordStore<R extends { id: string }> {
       (id) => {
         // An entry names an object of this store and of the caller's mode; one that does not (a restored document
         // can say anything) is the key used for another request, not a replay to answer with something else.
-        const record = this.records.get(id) as (R & { mode?: string }) | undefined;
+        const record = this.records.get(id) as (R & { mode?: string | undefined }) | undefined;
         if (record === undefined || (record.mode !== undefined && record.mode !== caller.key.mode))
           throw idempotentConflict();
         return { status: 200, body: answer(record, true) };

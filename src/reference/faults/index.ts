@@ -75,7 +75,7 @@ export class Faults implements FaultsApi {
    * @param seed Makes `probability` draws repeatable. Default: random.
    * @throws TypeError for a seed that is not a safe integer, or a bad rule (naming its index and field).
    */
-  constructor(options: { seed?: number; rules?: unknown } = {}) {
+  constructor(options: { seed?: number | undefined; rules?: unknown } = {}) {
     const { seed = crypto.getRandomValues(new Uint32Array(1))[0]!, rules = [] } = options;
     if (!Number.isSafeInteger(seed)) throw new TypeError(`seed must be an integer, got ${String(seed)}`);
     this.#draw = prng(seed);

@@ -31,12 +31,12 @@ function methodsByPath(app: Hono<AppEnv>): Array<[RegExp, string[]]> {
 /** Options of {@link createApp}. */
 export interface AppOptions {
   /** Where internal errors (a 500, a bug) are logged. Default: nowhere. */
-  log?: (line: string) => void;
+  log?: ((line: string) => void) | undefined;
   /**
    * Middleware run before every route (public API, control surface, buyer's page, 404 and 405 alike), in order:
    * the place for cross-cutting behaviour such as fault injection. Default none.
    */
-  middleware?: MiddlewareHandler<AppEnv>[];
+  middleware?: MiddlewareHandler<AppEnv>[] | undefined;
 }
 
 /**

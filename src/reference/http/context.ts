@@ -16,12 +16,12 @@ import { quote } from '../../internal/quote.js';
 /** What the socket adapter knows about a request and a Request cannot carry. */
 export interface RequestInfo {
   /** The peer's IP address, as the socket reports it. */
-  remoteAddress?: string;
+  remoteAddress?: string | undefined;
   /**
    * The whole request body, when the adapter has already read it from its socket (at most the body limit): the
    * app then takes these bytes instead of reading `request.body`. Default: the body is read from `request.body`.
    */
-  body?: Uint8Array;
+  body?: Uint8Array | undefined;
   /**
    * Reads the request body on demand, at most `maxBytes` (the route's cap), rejecting with the reference's own
    * refusal (a `DomainError`) when it is larger, too slow or cannot be held now. `owner` is the merchant whose key
@@ -30,7 +30,7 @@ export interface RequestInfo {
    * bytes after it (call it before reading `request.body`, not after). Default: the body is read from
    * `request.body`.
    */
-  readBody?: (maxBytes: number, owner?: string) => Promise<Uint8Array>;
+  readBody?: ((maxBytes: number, owner?: string) => Promise<Uint8Array>) | undefined;
 }
 
 /** Hono environment of the reference app: what the adapter knows of a request is its bindings. */
@@ -49,15 +49,15 @@ export interface AppDeps {
   adminToken: string;
   trustProxy: boolean;
   /** Origin of `payment_url`; default the request's own origin. */
-  publicUrl?: string;
+  publicUrl?: string | undefined;
   /** The host names the buyer's page is served under (`ReferenceOptions.publicHost`); default: any host. */
-  publicHosts?: readonly string[];
+  publicHosts?: readonly string[] | undefined;
   /** The fault rules played on the public API (`/_simulator/faults`). Default: none, and no routes for them. */
-  faults?: Faults;
+  faults?: Faults | undefined;
   /** The request journal (`GET /_simulator/requests`). Default: none, and no routes for it. */
-  journal?: RequestJournal;
+  journal?: RequestJournal | undefined;
   /** Whether the state is saved to a file (`--state`), for `GET /_simulator/health`. Default: none (memory only). */
-  stateSaving?: () => StateSaving;
+  stateSaving?: (() => StateSaving) | undefined;
 }
 
 /** A path id: a UUIDv4, else 404 naming the problem (no object can have that id). */

@@ -12,7 +12,7 @@ export interface PayPageView {
   return_url: string | null;
   simulator: string | null;
   /** The name of the shop the buyer is paying (the payment's terminal's shop). Default: not shown. */
-  shop?: string | null;
+  shop?: string | null | undefined;
 }
 
 // One stylesheet inline: the page loads nothing else, so it renders offline and under a strict CSP.
@@ -75,16 +75,16 @@ const tag = (text: string) => `<p class="mode">${escapeHtml(text)}</p>`;
 /** How a page is rendered: its language, and the query its links and forms carry to keep a forced one. */
 export interface PageOptions {
   /** Default `'ru'`. */
-  lang?: PageLang;
+  lang?: PageLang | undefined;
   /** `?lang=en` when the language was forced by the query, so that the buyer's next page keeps it. Default none. */
-  query?: string;
+  query?: string | undefined;
   /** A refusal to show above the payment (plain text). */
-  notice?: string;
+  notice?: string | undefined;
   /**
    * The page answers an action's URL (`/pay/{id}/pay`), one segment below the page's own, so its forms must
    * reach one level up to stay relative. Default false.
    */
-  atAction?: boolean;
+  atAction?: boolean | undefined;
 }
 
 /**

@@ -46,14 +46,14 @@ export interface PayPageOptions {
    * The public origin the buyer's browser sees (`createReference({ publicUrl })`), accepted as the page's own in
    * `Origin` beside the request's. Default: the request's origin only.
    */
-  publicUrl?: string;
+  publicUrl?: string | undefined;
   /**
    * The host names the page is served under (`hostNames` of pay-page-host.ts), beside IP addresses, `localhost` and
    * `publicUrl`'s host. Given, a request for any other `Host` is refused with 421 `misdirected_request` before
    * anything is read or done: a page whose name was pointed at this machine (DNS rebinding) shows nothing and acts
    * on nothing. Default: every host is served (no socket, as `createReference`'s fetch, no rebinding).
    */
-  hosts?: readonly string[];
+  hosts?: readonly string[] | undefined;
 }
 
 function html(c: Context<Env>, status: 200 | 404 | 409 | 400 | 403 | 422, body: string): Response {

@@ -9,7 +9,7 @@ export interface StreamOwner {
   keyId: string;
   merchantId: string;
   /** A test key sees only test objects' events; without it, the stream gets every event of the merchant. */
-  mode?: 'test' | 'live';
+  mode?: 'test' | 'live' | undefined;
 }
 
 /** What the hub needs from the reference, and its limits (per client). */
@@ -19,11 +19,11 @@ export interface EventStreamHubDeps {
   /** The service clock; the heartbeat follows it. */
   clock: Clock;
   /** Most messages waiting for one slow reader before messages are dropped. Default: 256. */
-  bufferSize?: number;
+  bufferSize?: number | undefined;
   /** Most bytes waiting for one slow reader before messages are dropped; at least 1 024. Default: 65 536. */
-  bufferBytes?: number;
+  bufferBytes?: number | undefined;
   /** Heartbeat period on the service clock, in ms. Default: 25 000 (spec 4.8). */
-  heartbeatMs?: number;
+  heartbeatMs?: number | undefined;
 }
 
 /** The realtime stream of the `events.stream` operation: one connection per key, a bounded buffer per client. */
@@ -34,7 +34,7 @@ export interface EventStreamHub {
    * Aborting `signal` or cancelling the stream removes the connection at once. `mode` is the mode of the key that
    * opens the stream: a test key sees only test objects' events, as its GETs see only test objects.
    */
-  open(args: StreamOwner & { signal?: AbortSignal }): ReadableStream<Uint8Array>;
+  open(args: StreamOwner & { signal?: AbortSignal | undefined }): ReadableStream<Uint8Array>;
   /**
    * Open connections, messages dropped for slow readers, and streams ended by a newer one with the same key
    * (`: replaced`), the last two since the hub started.

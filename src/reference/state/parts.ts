@@ -20,5 +20,5 @@ export interface StateParts {
   adminToken: string;
   /** The startup facts' merchant: replaced by the document's on restore. */
   facts: Omit<StartupFacts, 'admin_token'>;
-  faults?: FaultRulesState;
+  faults?: FaultRulesState | undefined;
 }

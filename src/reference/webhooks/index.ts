@@ -29,35 +29,35 @@ export interface WebhookServiceDeps {
    * What sends the POSTs. Default: `globalThis.fetch`, looked up at each attempt (so a fetch that msw or a test
    * installs later is the one used).
    */
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
   /** A line per attempt and per event that cannot be delivered. Default: silent. Never given a secret. */
-  logger?: (line: string) => void;
+  logger?: ((line: string) => void) | undefined;
   /** Most POSTs in flight at once; the rest wait in a queue. Default: 64. */
-  maxInFlight?: number;
+  maxInFlight?: number | undefined;
   /**
    * Most POSTs in flight to one endpoint (or one `webhook_url` origin), so receivers that hang cannot hold every
    * slot and delay everyone else. Default: a quarter of `maxInFlight` (16).
    */
-  maxInFlightPerEndpoint?: number;
+  maxInFlightPerEndpoint?: number | undefined;
   /** Real-time answer deadline of one attempt, in ms. Default: 15 000 (spec 8). */
-  deadlineMs?: number;
+  deadlineMs?: number | undefined;
   /** Attempts kept in each endpoint's delivery log (the newest). Default: 1 000. */
-  logLimit?: number;
+  logLimit?: number | undefined;
   /**
    * Most events kept for manual resend (the newest; only events that had a target when they were made). Default:
    * 10 000.
    */
-  historyLimit?: number;
+  historyLimit?: number | undefined;
   /** Most bytes of event bodies kept for manual resend (the newest). Default: 16 MiB (16 777 216). */
-  historyBytes?: number;
+  historyBytes?: number | undefined;
   /**
    * Most pending delivery series per endpoint (queued, in flight or waiting for a retry; a shop's `webhook_url`
    * deliveries count together as one more). The oldest is given up, with a delivery-log entry saying so. Default:
    * 10 000.
    */
-  maxPendingPerEndpoint?: number;
+  maxPendingPerEndpoint?: number | undefined;
   /** Most bytes of event bodies the pending series of one endpoint keep alive; the oldest is given up. Default: 16 MiB. */
-  maxPendingBytesPerEndpoint?: number;
+  maxPendingBytesPerEndpoint?: number | undefined;
   /**
    * The secret a new endpoint of `shopId` gets instead of a random one (a configured `webhookSecret`), or
    * undefined. Rotation always makes a random one. Default: none.

@@ -9,7 +9,11 @@ class DeadlineError extends Error {
 }
 
 function reasonOf(err: unknown): string {
-  const e = err as { code?: string; message?: string; cause?: { code?: string; message?: string } } | null;
+  const e = err as {
+    code?: string | undefined;
+    message?: string | undefined;
+    cause?: { code?: string | undefined; message?: string | undefined } | undefined;
+  } | null;
   const text = e?.cause?.code ?? e?.code ?? e?.cause?.message ?? e?.message ?? String(err);
   // Receiver-controlled text (a garbage status line echoed by the parser) is trimmed, never trusted for length.
   return text.length > 200 ? `${text.slice(0, 200)}...` : text;
@@ -45,7 +49,7 @@ export async function post(
     () => controller.abort(new DeadlineError(`no answer within ${deadlineMs} ms`)),
     deadlineMs,
   );
-  (timer as { unref?: () => void }).unref?.();
+  (timer as { unref?: (() => void) | undefined }).unref?.();
   let res: Response;
   try {
     // A payment's webhook_url is checked as a URI only: anything but http(s) is refused rather than spoken to.
