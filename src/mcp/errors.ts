@@ -12,6 +12,7 @@ import {
 import { redactSecrets } from '../internal/redact.js';
 import { DomainError } from '../reference/domain/errors.js';
 import { WebhookVerificationError } from '../webhooks/errors.js';
+import { CODE } from '../schemas/errors.js';
 
 /** A refusal of the server itself (bad arguments, an unknown token, a reference-only tool): thrown by a tool. */
 export class ToolRefusal extends Error {
@@ -48,7 +49,7 @@ function classify(err: unknown): ToolErrorInfo {
   if (err instanceof PspError) return { code: 'error', status: null, message: err.message };
   // A bug of this server: said as such, without the stack.
   const message = err instanceof Error ? err.message : String(err);
-  return { code: 'internal_error', status: null, message: `psp-mcp failed: ${message}` };
+  return { code: CODE.internal_error, status: null, message: `psp-mcp failed: ${message}` };
 }
 
 /** The refusal of `err`, every field redacted. */

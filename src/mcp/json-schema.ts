@@ -50,8 +50,8 @@ export function extend(
 
 /** Bounds of a string or number argument. */
 interface Bounds {
-  min?: number;
-  max?: number;
+  min?: number | undefined;
+  max?: number | undefined;
 }
 
 /** A string argument. */

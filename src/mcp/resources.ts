@@ -3,6 +3,7 @@
 import texts from './texts.json' with { type: 'json' };
 import { redactSecrets } from '../internal/redact.js';
 import { ToolRefusal } from './errors.js';
+import { CODE } from '../schemas/errors.js';
 
 /** A resource as resources/list shows it. */
 export interface ResourceInfo {
@@ -74,7 +75,7 @@ export function readResource(uri: string): { uri: string; mimeType: string; text
   const r = resources().get(uri);
   if (!r)
     throw new ToolRefusal(
-      'not_found',
+      CODE.not_found,
       404,
       `No resource ${JSON.stringify(uri.slice(0, 200))}; resources/list names them.`,
     );

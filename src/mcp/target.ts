@@ -5,6 +5,7 @@ import { EventBuffer } from './events.js';
 import { INBOX_URL, Inbox } from './inbox.js';
 import { ToolRefusal } from './errors.js';
 import type { PspMcpOptions as TargetOptions } from './options.js';
+import { CODE } from '../schemas/errors.js';
 
 /** The in-process reference and what psp-mcp keeps beside it. */
 export interface ReferenceSide {
@@ -42,7 +43,9 @@ export class LiveKeyRefused extends Error {
 }
 
 const envOf = (options: TargetOptions) =>
-  options.env ?? (globalThis as { process?: { env: Record<string, string | undefined> } }).process?.env ?? {};
+  options.env ??
+  (globalThis as { process?: { env: Record<string, string | undefined> } | undefined }).process?.env ??
+  {};
 
 /** Starts the reference or connects to the service. @throws LiveKeyRefused, PspValidationError (bad URL or key). */
 export async function openTarget(options: TargetOptions = {}): Promise<Target> {
@@ -106,7 +109,7 @@ async function openReference(clock: 'manual' | 'real'): Promise<Target> {
       const secret = secrets.get(endpointId);
       if (!secret)
         throw new ToolRefusal(
-          'not_found',
+          CODE.not_found,
           404,
           `psp-mcp holds no secret of webhook endpoint ${JSON.stringify(endpointId.slice(0, 64))}.`,
         );

@@ -51,7 +51,7 @@ export interface ShadowIo {
 }
 
 function parse(argv: string[]) {
-  let values: { upstream?: string; port: string; host: string; json: boolean; help: boolean };
+  let values: { upstream?: string | undefined; port: string; host: string; json: boolean; help: boolean };
   try {
     ({ values } = parseArgs({
       args: argv,

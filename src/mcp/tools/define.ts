@@ -50,17 +50,17 @@ export interface ToolSpec {
   /** The tool's own arguments: JSON Schema of each, as tools/list shows it and the call is checked by. */
   own: Record<string, JsonSchema>;
   /** Which of them a call must give. Default none. */
-  required?: string[];
+  required?: string[] | undefined;
   /** The request body (its openapi.json component and input schema) whose fields join the arguments. */
-  body?: keyof ReturnType<typeof inputSchemas>;
+  body?: keyof ReturnType<typeof inputSchemas> | undefined;
   /** The answer: a component's name, or a schema. */
   output: string | JsonSchema;
-  readOnly?: boolean;
-  destructive?: boolean;
-  idempotent?: boolean;
-  referenceOnly?: boolean;
-  creates?: boolean;
-  moves?: (call: { own: Args; body: Record<string, unknown> }) => string;
+  readOnly?: boolean | undefined;
+  destructive?: boolean | undefined;
+  idempotent?: boolean | undefined;
+  referenceOnly?: boolean | undefined;
+  creates?: boolean | undefined;
+  moves?: ((call: { own: Args; body: Record<string, unknown> }) => string) | undefined;
   run(call: { own: Args; body: Record<string, unknown> }, target: Target): Promise<Record<string, unknown>>;
 }
 

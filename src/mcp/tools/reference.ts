@@ -5,6 +5,7 @@ import { WEBHOOK_EVENTS } from '../../schemas/names.js';
 import { ToolRefusal } from '../errors.js';
 import { integer, type JsonSchema, text } from '../json-schema.js';
 import { defineTool, idArg, referenceOf, type Tool } from './define.js';
+import { CODE } from '../../schemas/errors.js';
 
 const OBJECT: JsonSchema = { type: 'object' };
 const MAX_SNAPSHOTS = 16;
@@ -221,7 +222,7 @@ export const referenceTools: Tool[] = [
       if (doc === undefined) {
         const names = [...side.snapshots.keys()].map((n) => JSON.stringify(n)).join(', ') || 'none';
         throw new ToolRefusal(
-          'not_found',
+          CODE.not_found,
           404,
           `No snapshot named ${JSON.stringify(own.name)} (kept: ${names}).`,
         );

@@ -36,7 +36,7 @@ export interface RequestInfo {
 /** Hono environment of the reference app: what the adapter knows of a request is its bindings. */
 export interface AppEnv {
   /** `requestId`: the answer's `X-Request-Id`, made by `Reference.fetch` before the app runs (for the journal). */
-  Bindings: RequestInfo & { requestId?: string };
+  Bindings: RequestInfo & { requestId?: string | undefined };
   Variables: { caller: Caller; raw: Uint8Array };
 }
 

@@ -41,7 +41,7 @@ export interface JournalEntry {
    * The body as UTF-8 text with secrets redacted, cut at 16 KiB, when the journal keeps bodies
    * (`journal: { bodies: true }`); null when the body was never read. Absent otherwise.
    */
-  body?: string | null;
+  body?: string | null | undefined;
 }
 
 /** What `ref.requests()` and `GET /_simulator/requests` answer. */

@@ -31,7 +31,7 @@ const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0,
 async function errorCode(res: Response): Promise<string | null> {
   if (res.status < 400 || !res.headers.get('content-type')?.includes('json')) return null;
   try {
-    const body = (await res.clone().json()) as { error?: { code?: unknown } } | null;
+    const body = (await res.clone().json()) as { error?: { code?: unknown } | undefined } | null;
     const code = body?.error?.code;
     return typeof code === 'string' ? cut(code, 64) : null;
   } catch {

@@ -19,7 +19,7 @@ export interface ComparedAnswer {
 export interface Difference {
   kind: 'status' | 'error_code' | 'missing_field' | 'extra_field' | 'field_type' | 'field_value' | 'header';
   /** The field or header it is about; absent for the status and the error code. */
-  field?: string;
+  field?: string | undefined;
   /** What the upstream answered there (`undefined` when it had nothing). */
   upstream: unknown;
   /** What the in-process reference answered there. */
@@ -64,7 +64,9 @@ function flatten(value: unknown, path = '', out = new Map<string, Leaf>()): Map<
 }
 
 const errorCode = (a: ComparedAnswer) =>
-  a.status >= 400 ? ((a.body as { error?: { code?: unknown } } | undefined)?.error?.code ?? null) : null;
+  a.status >= 400
+    ? ((a.body as { error?: { code?: unknown } | undefined } | undefined)?.error?.code ?? null)
+    : null;
 
 const mediaType = (h: Headers) => h.get('content-type')?.split(';')[0]?.trim().toLowerCase() ?? null;
 

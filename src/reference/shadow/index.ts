@@ -31,13 +31,13 @@ export interface ShadowOptions {
   /** The service every request goes to, and whose answers the caller gets: a base URL (`https://...`). */
   upstream: string;
   /** Options of the in-process reference the public requests are replayed against. Default: its defaults. */
-  reference?: ReferenceOptions;
+  reference?: ReferenceOptions | undefined;
   /** Most differing requests the report keeps (the newest); the rest are counted. Default 200. */
-  maxReport?: number;
+  maxReport?: number | undefined;
   /** Most upstream ids remembered with the reference's matching ids. Default 10,000. */
-  maxIds?: number;
+  maxIds?: number | undefined;
   /** What reaches the upstream. Default `globalThis.fetch`. */
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
 }
 
 /** A shadow as a Web-standard handler, made by {@link createShadow}. */
@@ -112,7 +112,7 @@ export function createShadow(options: ShadowOptions): Shadow {
     upstreamAnswer: ComparedAnswer,
   ): Promise<ComparedAnswer> {
     const headers = without(request.headers, DROP_REQUEST);
-    const code = (upstreamAnswer.body as { error?: { code?: unknown } } | undefined)?.error?.code;
+    const code = (upstreamAnswer.body as { error?: { code?: unknown } | undefined } | undefined)?.error?.code;
     // A key or signature the upstream refused stays as sent: the reference refuses it the same way.
     if (headers.has('authorization') && upstreamAnswer.status !== 401) {
       headers.set('authorization', `Bearer ${reference.api_key}`);
@@ -240,9 +240,9 @@ export function createShadow(options: ShadowOptions): Shadow {
 /** Options of {@link startShadow}: the shadow's and where to listen. */
 export interface StartShadowOptions extends ShadowOptions {
   /** Address to bind. Default `127.0.0.1`. */
-  host?: string;
+  host?: string | undefined;
   /** Port to bind; 0 takes a free one. Default 4020. */
-  port?: number;
+  port?: number | undefined;
 }
 
 /** A shadow serving over HTTP: a {@link Shadow} plus where it listens, and a `close()` that stops the server too. */

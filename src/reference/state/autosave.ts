@@ -18,11 +18,11 @@ export interface Autosave {
 /** The seams of {@link autosave}: the write and the clock (tests), and the lock that records a failed save. */
 export interface AutosaveSeams {
   /** Writes one snapshot. Default {@link writeStateFile}. */
-  write?: (path: string, doc: Snapshot) => Promise<void>;
+  write?: ((path: string, doc: Snapshot) => Promise<void>) | undefined;
   /** The wall clock, for the times `status()` and the log report. Default `() => new Date()`. */
-  now?: () => Date;
+  now?: (() => Date) | undefined;
   /** Where a failed save is recorded for the next start to report (`--state`'s lock). Default: nowhere. */
-  lock?: Pick<StateLock, 'record'>;
+  lock?: Pick<StateLock, 'record'> | undefined;
 }
 
 /**

@@ -228,11 +228,11 @@ export function lockStateFile(path: string): StateLock {
 }
 
 /** What a lock file holds; an unreadable or foreign one holds nothing (its writer died mid-write). */
-function readLock(path: string): { pid?: number; failed?: FailedSave } {
+function readLock(path: string): { pid?: number | undefined; failed?: FailedSave | undefined } {
   try {
     const doc = JSON.parse(readFileSync(path, 'utf8')) as {
       pid?: unknown;
-      save_failed?: { at?: unknown; message?: unknown } | null;
+      save_failed?: { at?: unknown; message?: unknown } | null | undefined;
     };
     const pid = Number.isSafeInteger(doc.pid) && (doc.pid as number) > 0 ? (doc.pid as number) : undefined;
     const f = doc.save_failed;

@@ -62,7 +62,7 @@ export interface WebhookServiceDeps {
    * The secret a new endpoint of `shopId` gets instead of a random one (a configured `webhookSecret`), or
    * undefined. Rotation always makes a random one. Default: none.
    */
-  fixedSecret?: (shopId: string) => string | undefined;
+  fixedSecret?: ((shopId: string) => string | undefined) | undefined;
 }
 
 /** The reference's webhook sender: endpoints per shop, signed delivery with retries, the log and resend. */
