@@ -30,7 +30,8 @@ export function expectError(
   code?: string,
 ): string {
   expectStatus(answer, status, what);
-  const error = (answer.json as { error?: { code?: unknown; message?: unknown } } | undefined)?.error;
+  const error = (answer.json as { error?: { code?: unknown; message?: unknown } | undefined } | undefined)
+    ?.error;
   expect(
     typeof error?.code === 'string' && typeof error.message === 'string',
     `${what}: the error body is not { error: { code, message } } (spec 2.9)`,

@@ -7,7 +7,7 @@ export type Need = 'control' | 'signing' | 'webhooks';
 
 /** A check: its listing, what it needs, and its body, which throws to fail. */
 export interface Check extends CheckInfo {
-  needs?: readonly Need[];
+  needs?: readonly Need[] | undefined;
   run(kit: Kit): Promise<void>;
 }
 

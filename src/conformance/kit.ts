@@ -5,12 +5,15 @@ import { PspClient } from '../client/client.js';
 import { retryDecision } from '../client/retry.js';
 import { hmacSha256Hex } from '../internal/hmac.js';
 import { redactSecrets } from '../internal/redact.js';
+import { OPERATIONS, type OperationName, PUBLIC_PREFIX, pathOf } from '../schemas/operations.js';
 import { CheckFailure, CheckSkipped, NeedsControl } from './check.js';
 import type { Receiver } from './receiver.js';
 import type { Observed } from './types.js';
 
-/** The prefix of every public path (spec 9). */
-export const API = '/api/v1/public';
+/** The operations whose path names a payment or a payout: a request to one of them takes its id. */
+export type OperationWithId = {
+  [N in OperationName]: (typeof OPERATIONS)[N] extends { id: string } ? N : never;
+}[OperationName];
 
 /** One answer on the wire, read whole. */
 export interface WireAnswer {
@@ -26,13 +29,13 @@ export interface WireAnswer {
 export interface WireOptions {
   /** A JSON value (serialised as is), or a string sent byte for byte. */
   body?: unknown;
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | undefined;
   /** The API key; `null` sends no Authorization header. Default: the run's key. */
-  key?: string | null;
+  key?: string | null | undefined;
   /** The `thm_` secret to sign with; `null` sends no signature. Default: the run's signing secret, if any. */
-  signWith?: string | null;
+  signWith?: string | null | undefined;
   /** Return a 429 instead of waiting it out (the rate-limit checks look at it). */
-  keep429?: boolean;
+  keep429?: boolean | undefined;
 }
 
 /** A merchant the kit made through the reference's cabinet, for a rule that needs its own settings. */
@@ -78,7 +81,7 @@ export class Kit {
         signingSecret: string | undefined;
         merchant: KitMerchant | undefined;
         /** The webhook endpoint the kit made through the cabinet (whose delivery log it can read). */
-        endpointId?: string;
+        endpointId?: string | undefined;
       }
     | undefined;
   requests = 0;
@@ -215,9 +218,15 @@ export class Kit {
     }
   }
 
-  /** A request to a public path: `send` with the `/api/v1/public` prefix. */
-  api(method: string, path: string, options?: WireOptions): Promise<WireAnswer> {
-    return this.send(method, `${API}${path}`, options);
+  /**
+   * A raw request to an operation of the public API (spec 4), its method and path from the table of operations:
+   * `send` below the public prefix, with `id` in the path of an operation that names one.
+   */
+  api(name: OperationWithId, id: string, options?: WireOptions): Promise<WireAnswer>;
+  api(name: Exclude<OperationName, OperationWithId>, options?: WireOptions): Promise<WireAnswer>;
+  api(name: OperationName, ...rest: [string, WireOptions?] | [WireOptions?]): Promise<WireAnswer> {
+    const [id, options] = typeof rest[0] === 'string' ? [rest[0], rest[1]] : [undefined, rest[0]];
+    return this.send(OPERATIONS[name].method, `${PUBLIC_PREFIX}${pathOf(name, id)}`, options);
   }
 
   /** Runs a call of the SDK client; a refusal or a bad answer fails the check, showing what came back. */
@@ -246,7 +255,7 @@ export class Kit {
     input: { amount: number } & Record<string, unknown>,
     client: PspClient = this.client(),
   ): Promise<{ id: string; payment_url: string; status: string; simulator?: string | undefined }> {
-    const res = await this.sdk('POST /payments', () =>
+    const res = await this.sdk('payments.create', () =>
       client.payments.create(input as Parameters<PspClient['payments']['create']>[0]),
     );
     this.payments.set(
@@ -270,7 +279,7 @@ export class Kit {
     await this.pay(made);
     await this.until(
       `payment ${made.id} did not become succeeded after the buyer paid`,
-      () => this.sdk('GET /payments/{id}', () => client.payments.get(made.id)),
+      () => this.sdk('payments.get', () => client.payments.get(made.id)),
       (p) => p.status === 'succeeded',
     );
     return made;
@@ -346,7 +355,7 @@ export class Kit {
     what: string,
     read: () => Promise<T>,
     done: (value: T) => boolean,
-    { seconds = 10, step = 0.5 }: { seconds?: number; step?: number } = {},
+    { seconds = 10, step = 0.5 }: { seconds?: number | undefined; step?: number | undefined } = {},
   ): Promise<T> {
     let value = await read();
     for (let waited = 0; !done(value) && waited < seconds; waited += step) {
@@ -368,9 +377,9 @@ export class Kit {
     this.#cleaning = true;
     for (const [id, { key, secret }] of this.payments) {
       const as = { key, signWith: secret ?? null };
-      const res = await this.api('GET', `/payments/${id}`, as).catch(() => undefined);
+      const res = await this.api('payments.get', id, as).catch(() => undefined);
       if ((res?.json as { status?: unknown } | undefined)?.status !== 'pending') continue;
-      const done = await this.api('POST', `/payments/${id}/cancel`, as).catch(() => undefined);
+      const done = await this.api('payments.cancel', id, as).catch(() => undefined);
       if (done?.status === 200) cancelled.push(id);
     }
     return cancelled;

@@ -9,7 +9,9 @@ export interface Delivery {
   at: number;
   headers: Record<string, string>;
   raw: string;
-  json: { id?: unknown; event?: unknown; created_at?: unknown; data?: Record<string, unknown> } | undefined;
+  json:
+    | { id?: unknown; event?: unknown; created_at?: unknown; data?: Record<string, unknown> | undefined }
+    | undefined;
   /** The status the receiver answered. */
   answered: number;
 }

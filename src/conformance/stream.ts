@@ -2,7 +2,8 @@
 // SDK's parser would forgive what the spec does not allow.
 import { hmacSha256Hex } from '../internal/hmac.js';
 import { CheckFailure } from './check.js';
-import { API, type Kit } from './kit.js';
+import { PUBLIC_PREFIX, pathOf } from '../schemas/operations.js';
+import type { Kit } from './kit.js';
 
 /** One message of the stream: its lines as sent, up to the empty line. */
 export interface Frame {
@@ -20,12 +21,15 @@ export interface RawStream {
   close(): Promise<void>;
 }
 
-/** Opens GET /events with `key` (default: the run's key; signed like any request when there is a secret). */
+/** Opens events.stream with `key` (default: the run's key; signed like any request when there is a secret). */
 export async function openStream(kit: Kit, key = kit.apiKey, secret = kit.signingSecret): Promise<RawStream> {
   const abort = new AbortController();
   const headers: Record<string, string> = { authorization: `Bearer ${key}`, accept: 'text/event-stream' };
   if (secret) headers['x-psp-signature'] = `sha256=${hmacSha256Hex(secret, '')}`;
-  const res = await kit.fetch(`${kit.baseUrl}${API}/events`, { headers, signal: abort.signal });
+  const res = await kit.fetch(`${kit.baseUrl}${PUBLIC_PREFIX}${pathOf('events.stream')}`, {
+    headers,
+    signal: abort.signal,
+  });
   const reader = res.body?.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = '';
   let ended = !reader;

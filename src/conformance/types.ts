@@ -49,7 +49,7 @@ export interface CheckInfo {
   section: string;
   /** The spec's line the check enforces, quoted. */
   quote: string;
-  /** What the check sends. */
+  /** What the check sends, each operation by its name in the SDK (`payments.create`, `payments.refund`). */
   sends: string;
   /** What it expects back. */
   expects: string;
@@ -59,9 +59,9 @@ export interface CheckInfo {
 export interface CheckResult extends CheckInfo {
   outcome: CheckOutcome;
   /** Why it failed, was skipped, or needs control. */
-  reason?: string;
+  reason?: string | undefined;
   /** What came back, for a failed check that was looking at an answer. */
-  observed?: Observed;
+  observed?: Observed | undefined;
   /** Wall time of the check, in ms. */
   durationMs: number;
 }
@@ -93,17 +93,17 @@ export interface ContractWebhookOptions {
    * 127.0.0.1. Default: the receiver's own `http://127.0.0.1:<port>/`, which only a service on this machine
    * reaches.
    */
-  publicUrl?: string;
+  publicUrl?: string | undefined;
   /**
    * The port of the local receiver on 127.0.0.1. Default 0 (any free port); a tunnel usually needs a fixed one.
    */
-  port?: number;
+  port?: number | undefined;
   /**
    * The `whs_` secret of the shop's webhook endpoint: the kit's payments carry `webhook_url` (the receiver), and
    * spec 6.1 signs those deliveries with the shop endpoint's secret. Not needed against a reference with an
    * admin token (the kit makes its own merchant and endpoint there).
    */
-  secret?: string;
+  secret?: string | undefined;
 }
 
 /** A progress report: one per group, when it starts and when it ends. */

@@ -113,7 +113,7 @@ describe('runContract against the reference in-process', { timeout: 180_000 }, (
       expect(c.quote.length).toBeGreaterThan(5);
       expect(c.outcome).toBe('skipped');
     }
-    expect(formatContractSummary(result)).toMatch(/banks\.directory\s+4\.7\s+sends GET \/banks\/sbp/);
+    expect(formatContractSummary(result)).toMatch(/banks\.directory\s+4\.7\s+sends banks\.list/);
   });
 
   it('without the admin token reports the control checks needs-control and skips webhooks with the reason; neither counts as passed', async () => {

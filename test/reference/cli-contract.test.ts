@@ -133,7 +133,7 @@ describe('psp-reference contract', { timeout: 180_000 }, () => {
   it('--dry-run lists each check with what it would send, and sends nothing', async () => {
     const run = await contract([...connection(), '--dry-run', '--only', 'idempotency']);
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/idempotency\.payment-replay\s+5\.6\s+sends POST \/payments twice/);
+    expect(run.stdout).toMatch(/idempotency\.payment-replay\s+5\.6\s+sends payments\.create twice/);
     expect(run.stdout).toMatch(/checks listed \(dry run: nothing sent\)/);
   });
 

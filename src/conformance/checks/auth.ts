@@ -1,4 +1,5 @@
 // Spec 5.1-5.3 and 7: who may call, and how a refusal looks.
+import { CODE } from '../../schemas/errors.js';
 import { expect, expectError } from '../assert.js';
 import { group } from '../check.js';
 
@@ -10,31 +11,33 @@ export const AUTH_CHECKS = group('auth', [
     section: '5.1',
     quote: KEY_QUOTE,
     sends:
-      'GET /banks/sbp, GET /payments/{id}, POST /payments, POST /payouts and GET /events without an Authorization header',
+      'banks.list, payments.get, payments.create, payouts.create and events.stream without an Authorization header',
     expects: '401 with the error body { error: { code, message } } on each',
     async run(kit) {
       const id = '00000000-0000-4000-8000-000000000000';
-      const calls: Array<[string, string, unknown]> = [
-        ['GET', '/banks/sbp', undefined],
-        ['GET', `/payments/${id}`, undefined],
-        ['POST', '/payments', { amount: 100 }],
-        ['POST', '/payouts', { amount: 100, phone: '+79990000000', bank_id: '000000000000' }],
-        ['GET', '/events', undefined],
-      ];
-      for (const [method, path, body] of calls) {
-        const res = await kit.api(method, path, { key: null, ...(body ? { body } : {}) });
-        expectError(res, 401, `${method} ${path} with no key`);
-      }
+      const none = { key: null };
+      const calls = {
+        'banks.list': () => kit.api('banks.list', none),
+        'payments.get': () => kit.api('payments.get', id, none),
+        'payments.create': () => kit.api('payments.create', { ...none, body: { amount: 100 } }),
+        'payouts.create': () =>
+          kit.api('payouts.create', {
+            ...none,
+            body: { amount: 100, phone: '+79990000000', bank_id: '000000000000' },
+          }),
+        'events.stream': () => kit.api('events.stream', none),
+      };
+      for (const [name, call] of Object.entries(calls)) expectError(await call(), 401, `${name} with no key`);
     },
   },
   {
     id: 'unknown-key',
     section: '5.1',
     quote: KEY_QUOTE,
-    sends: 'GET /banks/sbp with a well-formed test key that was never issued',
+    sends: 'banks.list with a well-formed test key that was never issued',
     expects: '401 with the error body',
     async run(kit) {
-      const res = await kit.api('GET', '/banks/sbp', { key: 'sk_test_k1tk1t_contractKitNeverIssued0' });
+      const res = await kit.api('banks.list', { key: 'sk_test_k1tk1t_contractKitNeverIssued0' });
       expectError(res, 401, 'an unknown key');
     },
   },
@@ -42,27 +45,31 @@ export const AUTH_CHECKS = group('auth', [
     id: 'malformed-authorization',
     section: '5.1',
     quote: KEY_QUOTE,
-    sends: 'GET /banks/sbp with `Authorization: Basic <the key>` and with `Bearer not-a-key`',
+    sends: 'banks.list with `Authorization: Basic <the key>` and with `Bearer not-a-key`',
     expects: '401 for both',
     async run(kit) {
-      const basic = await kit.api('GET', '/banks/sbp', {
+      const basic = await kit.api('banks.list', {
         key: null,
         headers: { authorization: `Basic ${btoa(`${kit.apiKey}:`)}` },
       });
       expectError(basic, 401, 'a Basic credential');
-      expectError(await kit.api('GET', '/banks/sbp', { key: 'not-a-key' }), 401, 'a key of no form');
+      expectError(await kit.api('banks.list', { key: 'not-a-key' }), 401, 'a key of no form');
     },
   },
   {
     id: 'test-key-works',
     section: '5.2',
     quote: '`sk_test_<6 chars>_<secret>` goes to the simulator and is always available',
-    sends: "POST /payments with the run's test key, amount 100",
+    sends: "payments.create with the run's test key, amount 100",
     expects: '201 with `mode: "test"` and a `simulator` outcome',
     async run(kit) {
-      const res = await kit.api('POST', '/payments', { body: { amount: 100, order_id: 'kit-auth' } });
+      const res = await kit.api('payments.create', { body: { amount: 100, order_id: 'kit-auth' } });
       expect(res.status === 201, `expected 201, got ${res.status}`, res);
-      const json = res.json as { payment?: { id?: string }; mode?: unknown; simulator?: unknown };
+      const json = res.json as {
+        payment?: { id?: string | undefined } | undefined;
+        mode?: unknown;
+        simulator?: unknown;
+      };
       if (json.payment?.id) kit.payments.set(json.payment.id, { key: kit.apiKey, secret: kit.signingSecret });
       expect(json.mode === 'test', `mode is ${String(json.mode)}, not test`, res);
       expect(typeof json.simulator === 'string', 'a test payment names its planned `simulator` outcome', res);
@@ -72,37 +79,37 @@ export const AUTH_CHECKS = group('auth', [
     id: 'ip-not-allowed',
     section: '5.3',
     quote: 'A request from another address is rejected with 403 `ip_not_allowed`.',
-    sends: 'GET /banks/sbp with the key of a merchant whose allow-list holds only 192.0.2.1 (the cabinet)',
+    sends: 'banks.list with the key of a merchant whose allow-list holds only 192.0.2.1 (the cabinet)',
     expects: '403 `ip_not_allowed`',
     needs: ['control'],
     async run(kit) {
       const m = await kit.merchant({ ip_allow_list: ['192.0.2.1'] });
-      const res = await kit.api('GET', '/banks/sbp', { key: m.api_key, signWith: null });
-      expectError(res, 403, 'a request from outside the allow-list', 'ip_not_allowed');
+      const res = await kit.api('banks.list', { key: m.api_key, signWith: null });
+      expectError(res, 403, 'a request from outside the allow-list', CODE.ip_not_allowed);
     },
   },
   {
     id: 'blocked',
     section: '7',
     quote: '| 403 | aml_blocked | access forbidden for this reason |',
-    sends: 'POST /payments with the key of a merchant the cabinet blocked (`aml_blocked`)',
+    sends: 'payments.create with the key of a merchant the cabinet blocked (`aml_blocked`)',
     expects: '403 `aml_blocked`, and nothing created',
     needs: ['control'],
     async run(kit) {
-      const m = await kit.merchant({ block: 'aml_blocked' });
-      const res = await kit.api('POST', '/payments', {
+      const m = await kit.merchant({ block: CODE.aml_blocked });
+      const res = await kit.api('payments.create', {
         key: m.api_key,
         signWith: null,
         body: { amount: 100 },
       });
-      expectError(res, 403, 'a blocked merchant', 'aml_blocked');
+      expectError(res, 403, 'a blocked merchant', CODE.aml_blocked);
     },
   },
   {
     id: 'revoked-key',
     section: '5.1',
     quote: 'several keys may exist and each can be revoked',
-    sends: 'GET /banks/sbp with a second key of a cabinet merchant, before and after it is revoked',
+    sends: 'banks.list with a second key of a cabinet merchant, before and after it is revoked',
     expects: '200, then 401',
     needs: ['control'],
     async run(kit) {
@@ -110,10 +117,10 @@ export const AUTH_CHECKS = group('auth', [
       const made = (await kit.admin('POST', `/_cabinet/terminals/${m.terminal_id}/api-keys`, {
         mode: 'test',
       })) as { id: string; api_key: string };
-      const before = await kit.api('GET', '/banks/sbp', { key: made.api_key, signWith: null });
+      const before = await kit.api('banks.list', { key: made.api_key, signWith: null });
       expect(before.status === 200, `a new key: expected 200, got ${before.status}`, before);
       await kit.admin('DELETE', `/_cabinet/api-keys/${made.id}`);
-      const after = await kit.api('GET', '/banks/sbp', { key: made.api_key, signWith: null });
+      const after = await kit.api('banks.list', { key: made.api_key, signWith: null });
       expectError(after, 401, 'a revoked key');
     },
   },

@@ -9,10 +9,10 @@ export const BANK_CHECKS = group('banks', [
     section: '4.7',
     quote:
       '200: `{ items: [SBPBank, ...] }`. The list holds the top 30 participants of the national payment system',
-    sends: 'GET /banks/sbp',
+    sends: 'banks.list',
     expects: '200 { items }: 30 banks, each a 12-digit member_id (no two alike), name and name_en',
     async run(kit) {
-      const res = await kit.api('GET', '/banks/sbp');
+      const res = await kit.api('banks.list');
       expectStatus(res, 200, 'the directory');
       expectShape(res, 'BankList', 'the directory');
       const items = (res.json as { items: Array<{ member_id: string; name: string; name_en: string }> })
@@ -40,7 +40,7 @@ export const BANK_CHECKS = group('banks', [
     expects: 'the same directory, parsed strictly by the SDK',
     async run(kit) {
       const client = kit.client();
-      const list = await kit.sdk('GET /banks/sbp', () => client.banks.list({ refresh: true }));
+      const list = await kit.sdk('banks.list', () => client.banks.list({ refresh: true }));
       expect(list.items.length === 30, `the SDK read ${list.items.length} banks`);
     },
   },

@@ -44,13 +44,13 @@ export const EVENT_CHECKS = group('events', [
     id: 'framing',
     section: '4.8',
     quote: FRAMING,
-    sends: 'GET /events, then POST /payments { amount: 170 }',
+    sends: 'events.stream, then payments.create { amount: 170 }',
     expects:
       '200 text/event-stream opening with `: connected`; then `event: payment.created`, `data: <json>`, an empty line',
     async run(kit) {
       const stream = await openStream(kit);
       try {
-        expect(stream.status === 200, `GET /events answered ${stream.status}`);
+        expect(stream.status === 200, `events.stream answered ${stream.status}`);
         expect(
           stream.contentType.startsWith('text/event-stream'),
           `content-type is ${show(stream.contentType)}`,
@@ -76,7 +76,7 @@ export const EVENT_CHECKS = group('events', [
     section: '2.11',
     quote:
       '| payload | object | for payment events includes `id` and `status`; `payment.created` also includes `amount` |',
-    sends: 'GET /events, then POST /payments { amount: 180 }',
+    sends: 'events.stream, then payments.create { amount: 180 }',
     expects:
       'payment.created data { kind: "payment.created", payload: { id, status: "pending", amount: 180 }, at }',
     async run(kit) {
@@ -102,13 +102,13 @@ export const EVENT_CHECKS = group('events', [
     section: '6.2',
     quote:
       'Kinds: `payment.created`, `payment.status_changed`, `payout.created`, `payout.status_changed`, `refund.created`.',
-    sends: 'GET /events, then create and cancel a payment, pay and refund another, create a payout',
+    sends: 'events.stream, then create and cancel a payment, pay and refund another, create a payout',
     expects: 'payment.status_changed { id, status: "cancelled" }, refund.created and payout.created messages',
     async run(kit) {
       const stream = await openStream(kit);
       try {
         const made = await kit.createPayment({ amount: 190, order_id: 'kit-sse-cancel' });
-        await kit.api('POST', `/payments/${made.id}/cancel`);
+        await kit.api('payments.cancel', made.id);
         const cancelled = await stream.frame(
           (f) =>
             eventFor('payment.status_changed', made.id)(f) &&
@@ -118,9 +118,9 @@ export const EVENT_CHECKS = group('events', [
         );
         expect(cancelled, `no payment.status_changed to cancelled for ${made.id}`);
         const paid = await kit.succeededPayment(200);
-        await kit.api('POST', `/payments/${paid.id}/refund`, { body: { amount: 50 } });
+        await kit.api('payments.refund', paid.id, { body: { amount: 50 } });
         expect(await stream.frame(eventFor('refund.created', paid.id), WAIT), 'no refund.created message');
-        const payout = await kit.api('POST', '/payouts', {
+        const payout = await kit.api('payouts.create', {
           body: { amount: 100, phone: PHONE, bank_id: await bankId(kit) },
         });
         const id = String(field(field(payout.json, 'payout'), 'id'));
@@ -154,8 +154,8 @@ export const EVENT_CHECKS = group('events', [
   {
     id: 'one-per-key',
     section: '8',
-    quote: '| SSE connections | one per key | GET /events |',
-    sends: 'GET /events, then a second GET /events with the same key',
+    quote: '| SSE connections | one per key |',
+    sends: 'events.stream, then a second events.stream with the same key',
     expects: 'the first stream ends; the second opens with `: connected`',
     async run(kit) {
       const first = await openStream(kit);
@@ -175,7 +175,7 @@ export const EVENT_CHECKS = group('events', [
     id: 'heartbeat',
     section: '4.8',
     quote: 'A comment line `: ping` is sent as a heartbeat every 25 seconds.',
-    sends: "GET /events, then 25 s of service time (the reference's manual clock, or real time)",
+    sends: "events.stream, then 25 s of service time (the reference's manual clock, or real time)",
     expects: 'a `: ping` comment line',
     needs: ['control'],
     async run(kit) {

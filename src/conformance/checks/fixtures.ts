@@ -11,8 +11,9 @@ const banks = new WeakMap<Kit, string>();
 export async function bankId(kit: Kit): Promise<string> {
   const known = banks.get(kit);
   if (known) return known;
-  const res = await kit.api('GET', '/banks/sbp');
-  const first = (res.json as { items?: Array<{ member_id?: unknown }> } | undefined)?.items?.[0]?.member_id;
+  const res = await kit.api('banks.list');
+  const first = (res.json as { items?: Array<{ member_id?: unknown }> | undefined } | undefined)?.items?.[0]
+    ?.member_id;
   expect(typeof first === 'string', 'the bank directory has no first member_id', res);
   banks.set(kit, first);
   return first;

@@ -1,4 +1,5 @@
 // Spec 5.6: the Idempotency-Key of the three creates.
+import { CODE } from '../../schemas/errors.js';
 import { expect, expectError, field } from '../assert.js';
 import { group } from '../check.js';
 import type { Kit } from '../kit.js';
@@ -12,7 +13,7 @@ const sized = (n: number) => `${crypto.randomUUID()}-${'k'.repeat(n)}`.slice(0, 
 
 /** Creates a payment with `Idempotency-Key: k` on the wire, remembering it for the clean-up. */
 async function create(kit: Kit, k: string, body: Record<string, unknown>) {
-  const res = await kit.api('POST', '/payments', { body, headers: { 'idempotency-key': k } });
+  const res = await kit.api('payments.create', { body, headers: { 'idempotency-key': k } });
   const id = field(field(res.json, 'payment'), 'id');
   if (typeof id === 'string') kit.payments.set(id, { key: kit.apiKey, secret: kit.signingSecret });
   return res;
@@ -23,7 +24,7 @@ export const IDEMPOTENCY_CHECKS = group('idempotency', [
     id: 'payment-replay',
     section: '5.6',
     quote: REPLAY,
-    sends: 'POST /payments twice with one Idempotency-Key and one body (amount 100)',
+    sends: 'payments.create twice with one Idempotency-Key and one body (amount 100)',
     expects: '201, then 200 with `idempotent: true` and the same payment id',
     async run(kit) {
       const k = key();
@@ -42,28 +43,27 @@ export const IDEMPOTENCY_CHECKS = group('idempotency', [
     id: 'payment-conflict',
     section: '5.6',
     quote: 'Same key and a different body: 409 `idempotent_conflict`.',
-    sends: 'POST /payments with one Idempotency-Key and two different amounts',
+    sends: 'payments.create with one Idempotency-Key and two different amounts',
     expects: '201, then 409 `idempotent_conflict`',
     async run(kit) {
       const k = key();
       const first = await create(kit, k, { amount: 100 });
       expect(first.status === 201, `the first create: expected 201, got ${first.status}`, first);
       const second = await create(kit, k, { amount: 200 });
-      expectError(second, 409, 'the same key with another body', 'idempotent_conflict');
+      expectError(second, 409, 'the same key with another body', CODE.idempotent_conflict);
     },
   },
   {
     id: 'refund-and-payout-conflict',
     section: '5.6',
     quote: 'Same key and a different body: 409 `idempotent_conflict`.',
-    sends:
-      'POST /payments/{id}/refund and POST /payouts, each twice with one Idempotency-Key and two amounts',
+    sends: 'payments.refund and payouts.create, each twice with one Idempotency-Key and two amounts',
     expects: '201, then 409 `idempotent_conflict`, for each; the second refund moved no money',
     async run(kit) {
       const payment = await kit.succeededPayment(1000);
       const rk = key();
       const refund = (amount: number) =>
-        kit.api('POST', `/payments/${payment.id}/refund`, {
+        kit.api('payments.refund', payment.id, {
           body: { amount },
           headers: { 'idempotency-key': rk },
         });
@@ -72,14 +72,14 @@ export const IDEMPOTENCY_CHECKS = group('idempotency', [
         await refund(200),
         409,
         'a refund with the same key and another amount',
-        'idempotent_conflict',
+        CODE.idempotent_conflict,
       );
-      const after = await kit.api('GET', `/payments/${payment.id}`);
+      const after = await kit.api('payments.get', payment.id);
       expect(field(after.json, 'amount_refunded') === 100, 'the conflicting refund moved money', after);
       const pk = key();
       const bank_id = await bankId(kit);
       const payout = (amount: number) =>
-        kit.api('POST', '/payouts', {
+        kit.api('payouts.create', {
           body: { amount, phone: PHONE, bank_id },
           headers: { 'idempotency-key': pk },
         });
@@ -88,7 +88,7 @@ export const IDEMPOTENCY_CHECKS = group('idempotency', [
         await payout(200),
         409,
         'a payout with the same key and another amount',
-        'idempotent_conflict',
+        CODE.idempotent_conflict,
       );
     },
   },
@@ -96,7 +96,7 @@ export const IDEMPOTENCY_CHECKS = group('idempotency', [
     id: 'key-length',
     section: '8',
     quote: '| Idempotency-Key length | at most 64 characters | payment, refund, payout creation |',
-    sends: 'POST /payments with a 64-character key, then with a 65-character one',
+    sends: 'payments.create with a 64-character key, then with a 65-character one',
     expects: '201 for 64 characters; 400 for 65, nothing created',
     async run(kit) {
       const ok = await create(kit, sized(64), { amount: 100 });
@@ -110,13 +110,13 @@ export const IDEMPOTENCY_CHECKS = group('idempotency', [
     section: '5.6',
     quote:
       'Applies to payment creation, payout creation and refund creation (the header is declared on these).',
-    sends: 'POST /payments/{id}/refund twice with one Idempotency-Key (amount 100 of a succeeded 1000)',
+    sends: 'payments.refund twice with one Idempotency-Key (amount 100 of a succeeded 1000)',
     expects: '201, then 200 with the same refund; the payment shows one refund',
     async run(kit) {
       const payment = await kit.succeededPayment(1000);
       const k = key();
       const refund = () =>
-        kit.api('POST', `/payments/${payment.id}/refund`, {
+        kit.api('payments.refund', payment.id, {
           body: { amount: 100 },
           headers: { 'idempotency-key': k },
         });
@@ -125,7 +125,7 @@ export const IDEMPOTENCY_CHECKS = group('idempotency', [
       const second = await refund();
       expect(second.status === 200, `the replay: expected 200, got ${second.status}`, second);
       expect(field(first.json, 'id') === field(second.json, 'id'), 'the replay made another refund', second);
-      const after = await kit.api('GET', `/payments/${payment.id}`);
+      const after = await kit.api('payments.get', payment.id);
       expect(field(after.json, 'amount_refunded') === 100, 'the replay refunded the amount again', after);
     },
   },
@@ -133,12 +133,12 @@ export const IDEMPOTENCY_CHECKS = group('idempotency', [
     id: 'payout-replay',
     section: '5.6',
     quote: REPLAY,
-    sends: 'POST /payouts twice with one Idempotency-Key and one body (amount 100)',
+    sends: 'payouts.create twice with one Idempotency-Key and one body (amount 100)',
     expects: '201, then 200 with `idempotent: true` and the same payout id',
     async run(kit) {
       const k = key();
       const body = { amount: 100, phone: PHONE, bank_id: await bankId(kit) };
-      const send = () => kit.api('POST', '/payouts', { body, headers: { 'idempotency-key': k } });
+      const send = () => kit.api('payouts.create', { body, headers: { 'idempotency-key': k } });
       const first = await send();
       expect(first.status === 201, `the first create: expected 201, got ${first.status}`, first);
       const second = await send();
@@ -159,11 +159,11 @@ export const IDEMPOTENCY_CHECKS = group('idempotency', [
     async run(kit) {
       const client = kit.client();
       const k = key();
-      const a = await kit.sdk('POST /payments', () =>
+      const a = await kit.sdk('payments.create', () =>
         client.payments.create({ amount: 100, order_id: 'kit-sdk' }, { idempotencyKey: k }),
       );
       kit.payments.set(a.payment.id, { key: kit.apiKey, secret: kit.signingSecret });
-      const b = await kit.sdk('POST /payments (repeat)', () =>
+      const b = await kit.sdk('payments.create (repeat)', () =>
         client.payments.create({ amount: 100, order_id: 'kit-sdk' }, { idempotencyKey: k }),
       );
       expect(a.payment.id === b.payment.id, 'the repeated create made a second payment');

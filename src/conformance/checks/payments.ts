@@ -1,4 +1,6 @@
 // Spec 2.1-2.3, 3.1, 4.1-4.3: payments, their inputs, answers, refusals and transitions.
+import { CODE } from '../../schemas/errors.js';
+import { parseOwn, toFieldIssues } from '../../schemas/issues.js';
 import { responseSchemas } from '../../schemas/resources.js';
 import { expect, expectError, expectStatus, field } from '../assert.js';
 import { group } from '../check.js';
@@ -9,17 +11,17 @@ const ABSENT = '00000000-0000-4000-8000-000000000000';
 
 /** The answer parses with the SDK's strict schema `name` (spec section 2): every field and value the spec lists. */
 export function expectShape(answer: WireAnswer, name: keyof typeof S, what: string): void {
-  const parsed = S[name].safeParse(answer.json);
-  const issue = parsed.success ? undefined : parsed.error.issues[0];
+  const parsed = parseOwn(S[name], answer.json);
+  const issue = parsed.success ? undefined : toFieldIssues(parsed.error.issues)[0];
   expect(
     parsed.success,
-    `${what} is not a ${name} of spec 2: ${issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : ''}`,
+    `${what} is not a ${name} of spec 2: ${issue ? `${issue.field}: ${issue.message}` : ''}`,
     answer,
   );
 }
 
 async function createRaw(kit: Kit, body: unknown): Promise<WireAnswer> {
-  const res = await kit.api('POST', '/payments', { body });
+  const res = await kit.api('payments.create', { body });
   const id = field(field(res.json, 'payment'), 'id');
   if (typeof id === 'string') kit.payments.set(id, { key: kit.apiKey, secret: kit.signingSecret });
   return res;
@@ -40,7 +42,7 @@ export const PAYMENT_CHECKS = group('payments', [
     id: 'create',
     section: '4.1',
     quote: '201: CreatePaymentResponse, payment created.',
-    sends: 'POST /payments { amount: 150, order_id, metadata, return_url }',
+    sends: 'payments.create { amount: 150, order_id, metadata, return_url }',
     expects:
       '201 CreatePaymentResponse: payment pending with the amount, currency RUB, method any, amount_refunded 0, the order and metadata; payment_url; mode test',
     async run(kit) {
@@ -80,20 +82,20 @@ export const PAYMENT_CHECKS = group('payments', [
     id: 'create-refusals',
     section: '2.2',
     quote: '| amount | integer int64 | R | minimum 1, minor units |',
-    sends: `POST /payments with ${BAD_INPUTS.map(([what]) => what).join('; ')}; no body; a body that is not JSON`,
+    sends: `payments.create with ${BAD_INPUTS.map(([what]) => what).join('; ')}; no body; a body that is not JSON`,
     expects: '400 `bad_request` with the error body for each',
     async run(kit) {
       for (const [what, body] of BAD_INPUTS)
-        expectError(await createRaw(kit, body), 400, what, 'bad_request');
-      expectError(await kit.api('POST', '/payments'), 400, 'no body', 'bad_request');
-      expectError(await createRaw(kit, '{"amount": 1'), 400, 'a body that is not JSON', 'bad_request');
+        expectError(await createRaw(kit, body), 400, what, CODE.bad_request);
+      expectError(await kit.api('payments.create'), 400, 'no body', CODE.bad_request);
+      expectError(await createRaw(kit, '{"amount": 1'), 400, 'a body that is not JSON', CODE.bad_request);
     },
   },
   {
     id: 'minimum-amount',
     section: '8',
     quote: '| amount | minimum 1 minor unit | payment and payout creation |',
-    sends: 'POST /payments { amount: 1 }',
+    sends: 'payments.create { amount: 1 }',
     expects: '201',
     async run(kit) {
       expectStatus(await createRaw(kit, { amount: 1 }), 201, 'amount 1');
@@ -103,11 +105,11 @@ export const PAYMENT_CHECKS = group('payments', [
     id: 'get',
     section: '4.2',
     quote: '200: Payment with current status, the list of refunds and customer info.',
-    sends: 'GET /payments/{id} of a payment just created',
+    sends: 'payments.get of a payment just created',
     expects: '200 Payment: the same id, amount and status, `refunds` a list',
     async run(kit) {
       const made = await kit.createPayment({ amount: 120, order_id: 'kit-get' });
-      const res = await kit.api('GET', `/payments/${made.id}`);
+      const res = await kit.api('payments.get', made.id);
       expectStatus(res, 200, 'GET of a payment');
       expectShape(res, 'Payment', 'the answer');
       expect(field(res.json, 'id') === made.id, 'GET answered another payment', res);
@@ -119,24 +121,24 @@ export const PAYMENT_CHECKS = group('payments', [
     id: 'get-not-found',
     section: '4.2',
     quote: '404: not found.',
-    sends: 'GET /payments/{id} of a UUID never issued',
+    sends: 'payments.get of a UUID never issued',
     expects: '404 with the error body',
     async run(kit) {
-      expectError(await kit.api('GET', `/payments/${ABSENT}`), 404, 'an unknown payment');
+      expectError(await kit.api('payments.get', ABSENT), 404, 'an unknown payment');
     },
   },
   {
     id: 'cancel',
     section: '4.3',
     quote: '200: `{ status: "cancelled" }` (status string). Sends webhook `payment.cancelled`.',
-    sends: 'POST /payments/{id}/cancel of a pending payment, then GET it',
+    sends: 'payments.cancel of a pending payment, then payments.get of it',
     expects: '200 { status: "cancelled" }; the payment is then cancelled',
     async run(kit) {
       const made = await kit.createPayment({ amount: 130, order_id: 'kit-cancel' });
-      const res = await kit.api('POST', `/payments/${made.id}/cancel`);
+      const res = await kit.api('payments.cancel', made.id);
       expectStatus(res, 200, 'cancel of a pending payment');
       expect(field(res.json, 'status') === 'cancelled', 'cancel did not answer { status: "cancelled" }', res);
-      const after = await kit.api('GET', `/payments/${made.id}`);
+      const after = await kit.api('payments.get', made.id);
       expect(field(after.json, 'status') === 'cancelled', 'the payment is not cancelled after cancel', after);
     },
   },
@@ -144,17 +146,17 @@ export const PAYMENT_CHECKS = group('payments', [
     id: 'cancel-not-pending',
     section: '4.3',
     quote: '409: payment is not in status pending (example code `not_pending`).',
-    sends: 'POST /payments/{id}/cancel of a cancelled payment, and of a succeeded one',
+    sends: 'payments.cancel of a cancelled payment, and of a succeeded one',
     expects: '409 `not_pending` for both; the status unchanged',
     async run(kit) {
       const made = await kit.createPayment({ amount: 140, order_id: 'kit-cancel-twice' });
-      expectStatus(await kit.api('POST', `/payments/${made.id}/cancel`), 200, 'the first cancel');
-      const again = await kit.api('POST', `/payments/${made.id}/cancel`);
-      expectError(again, 409, 'cancel of a cancelled payment', 'not_pending');
+      expectStatus(await kit.api('payments.cancel', made.id), 200, 'the first cancel');
+      const again = await kit.api('payments.cancel', made.id);
+      expectError(again, 409, 'cancel of a cancelled payment', CODE.not_pending);
       const paid = await kit.succeededPayment(160);
-      const late = await kit.api('POST', `/payments/${paid.id}/cancel`);
-      expectError(late, 409, 'cancel of a succeeded payment', 'not_pending');
-      const after = await kit.api('GET', `/payments/${paid.id}`);
+      const late = await kit.api('payments.cancel', paid.id);
+      expectError(late, 409, 'cancel of a succeeded payment', CODE.not_pending);
+      const after = await kit.api('payments.get', paid.id);
       expect(field(after.json, 'status') === 'succeeded', 'a refused cancel changed the status', after);
     },
   },
@@ -162,17 +164,17 @@ export const PAYMENT_CHECKS = group('payments', [
     id: 'cancel-not-found',
     section: '4.3',
     quote: '404: not found.',
-    sends: 'POST /payments/{id}/cancel of a UUID never issued',
+    sends: 'payments.cancel of a UUID never issued',
     expects: '404 with the error body',
     async run(kit) {
-      expectError(await kit.api('POST', `/payments/${ABSENT}/cancel`), 404, 'cancel of an unknown payment');
+      expectError(await kit.api('payments.cancel', ABSENT), 404, 'cancel of an unknown payment');
     },
   },
   {
     id: 'buyer-pays',
     section: '3.1',
     quote: '| (not stated) | bank confirms payment | | succeeded | webhook `payment.succeeded` |',
-    sends: 'POST /payments (amount 1000, planned outcome succeeded), then the buyer pays on payment_url',
+    sends: 'payments.create (amount 1000, planned outcome succeeded), then the buyer pays on payment_url',
     expects: 'the payment becomes succeeded, with captured_at and customer info',
     async run(kit) {
       const made = await kit.createPayment({ amount: 1000, order_id: 'kit-pay' });
@@ -180,7 +182,7 @@ export const PAYMENT_CHECKS = group('payments', [
       await kit.pay(made);
       const res = await kit.until(
         'the paid payment did not become succeeded',
-        () => kit.api('GET', `/payments/${made.id}`),
+        () => kit.api('payments.get', made.id),
         (r) => field(r.json, 'status') === 'succeeded',
       );
       expect(
@@ -205,7 +207,7 @@ export const PAYMENT_CHECKS = group('payments', [
     id: 'bank-declines',
     section: '3.1',
     quote: '| (not stated) | bank rejects payment | no money debited | failed | webhook `payment.failed` |',
-    sends: 'POST /payments with amount 1901 (planned outcome failed), then the buyer pays',
+    sends: 'payments.create with amount 1901 (planned outcome failed), then the buyer pays',
     expects: '`simulator: "failed"`; the payment becomes failed',
     async run(kit) {
       const made = await kit.createPayment({ amount: 1901, order_id: 'kit-fail' });
@@ -213,7 +215,7 @@ export const PAYMENT_CHECKS = group('payments', [
       await kit.pay(made);
       await kit.until(
         'the declined payment did not become failed',
-        () => kit.api('GET', `/payments/${made.id}`),
+        () => kit.api('payments.get', made.id),
         (r) => field(r.json, 'status') === 'failed',
       );
     },
@@ -222,7 +224,7 @@ export const PAYMENT_CHECKS = group('payments', [
     id: 'refused-at-creation',
     section: '2.3',
     quote: '| failure_code | string | no | present on a synchronous refusal |',
-    sends: 'POST /payments with amount 1902 (planned outcome: refused at creation)',
+    sends: 'payments.create with amount 1902 (planned outcome: refused at creation)',
     expects: '201 with the payment failed, `failure_code` and `failure_message`',
     async run(kit) {
       const res = await createRaw(kit, { amount: 1902, order_id: 'kit-refused' });

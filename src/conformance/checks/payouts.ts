@@ -6,7 +6,7 @@ import { bankId, PHONE } from './fixtures.js';
 import { expectShape } from './payments.js';
 
 async function payout(kit: Kit, amount: number) {
-  return kit.api('POST', '/payouts', {
+  return kit.api('payouts.create', {
     body: { amount, phone: PHONE, bank_id: await bankId(kit), full_name: 'Kit Test' },
   });
 }
@@ -16,8 +16,7 @@ export const PAYOUT_CHECKS = group('payouts', [
     id: 'create-and-get',
     section: '4.5',
     quote: '201: CreatePayoutResponse.',
-    sends:
-      'POST /payouts { amount: 100, phone, bank_id of the directory, full_name }, then GET /payouts/{id}',
+    sends: 'payouts.create { amount: 100, phone, bank_id of the directory, full_name }, then payouts.get',
     expects: '201 with the payout (amount, recipient) and mode test; GET answers the same payout',
     async run(kit) {
       const res = await payout(kit, 100);
@@ -27,7 +26,7 @@ export const PAYOUT_CHECKS = group('payouts', [
       expect(p.amount === 100, 'payout.amount is not 100', res);
       expect(field(p.recipient, 'phone') === PHONE, 'the recipient phone did not come back', res);
       expect(field(res.json, 'mode') === 'test', 'mode is not test for a test key', res);
-      const got = await kit.api('GET', `/payouts/${String(p.id)}`);
+      const got = await kit.api('payouts.get', String(p.id));
       expectStatus(got, 200, 'GET of the payout');
       expectShape(got, 'Payout', 'the payout');
       expect(field(got.json, 'id') === p.id, 'GET answered another payout', got);
@@ -37,7 +36,7 @@ export const PAYOUT_CHECKS = group('payouts', [
     id: 'outcome',
     section: '3.3',
     quote: '| (not stated) | SBP payout passed | succeeded | webhook `payout.succeeded` |',
-    sends: 'POST /payouts with amount 100 (planned outcome succeeded), then GET it until it moves',
+    sends: 'payouts.create with amount 100 (planned outcome succeeded), then GET it until it moves',
     expects: 'the payout becomes succeeded with completed_at',
     async run(kit) {
       const res = await payout(kit, 100);
@@ -45,7 +44,7 @@ export const PAYOUT_CHECKS = group('payouts', [
       const id = String(field(field(res.json, 'payout'), 'id'));
       const done = await kit.until(
         'the payout did not become succeeded',
-        () => kit.api('GET', `/payouts/${id}`),
+        () => kit.api('payouts.get', id),
         (r) => field(r.json, 'status') === 'succeeded',
         { seconds: 12, step: 1 },
       );
@@ -60,7 +59,7 @@ export const PAYOUT_CHECKS = group('payouts', [
     id: 'refused',
     section: '2.6',
     quote: '| failure_reason | string |',
-    sends: 'POST /payouts with amount 1902 (planned outcome: refused at creation)',
+    sends: 'payouts.create with amount 1902 (planned outcome: refused at creation)',
     expects: '201 with the payout failed and `failure_reason`',
     async run(kit) {
       const res = await payout(kit, 1902);
@@ -73,7 +72,7 @@ export const PAYOUT_CHECKS = group('payouts', [
     id: 'input-refusals',
     section: '2.5',
     quote: '| phone | string | R | `+7` followed by exactly 10 digits |',
-    sends: 'POST /payouts with a phone of 9 digits, a bank_id of 11 digits, amount 0, no phone',
+    sends: 'payouts.create with a phone of 9 digits, a bank_id of 11 digits, amount 0, no phone',
     expects: '400 with the error body for each',
     async run(kit) {
       const bank_id = await bankId(kit);
@@ -83,17 +82,17 @@ export const PAYOUT_CHECKS = group('payouts', [
         ['amount 0', { amount: 0, phone: PHONE, bank_id }],
         ['no phone', { amount: 100, bank_id }],
       ];
-      for (const [what, body] of bad) expectError(await kit.api('POST', '/payouts', { body }), 400, what);
+      for (const [what, body] of bad) expectError(await kit.api('payouts.create', { body }), 400, what);
     },
   },
   {
     id: 'route-not-configured',
     section: '4.5',
     quote: '422: the route is not configured, or the bank does not support the method.',
-    sends: 'POST /payouts to a bank_id of 12 digits that is not in the directory (000000000000)',
+    sends: 'payouts.create to a bank_id of 12 digits that is not in the directory (000000000000)',
     expects: '422 with the error body',
     async run(kit) {
-      const res = await kit.api('POST', '/payouts', {
+      const res = await kit.api('payouts.create', {
         body: { amount: 100, phone: PHONE, bank_id: '000000000000' },
       });
       expectError(res, 422, 'a bank outside the directory');
@@ -103,11 +102,11 @@ export const PAYOUT_CHECKS = group('payouts', [
     id: 'get-not-found',
     section: '4.6',
     quote: '404: not found.',
-    sends: 'GET /payouts/{id} of a UUID never issued',
+    sends: 'payouts.get of a UUID never issued',
     expects: '404 with the error body',
     async run(kit) {
       expectError(
-        await kit.api('GET', '/payouts/00000000-0000-4000-8000-000000000000'),
+        await kit.api('payouts.get', '00000000-0000-4000-8000-000000000000'),
         404,
         'an unknown payout',
       );

@@ -1,4 +1,5 @@
 // Spec 5.4: the request signature, X-PSP-Signature over the exact bytes.
+import { CODE } from '../../schemas/errors.js';
 import { hmacSha256Hex } from '../../internal/hmac.js';
 import { expect, expectError } from '../assert.js';
 import { group } from '../check.js';
@@ -24,7 +25,7 @@ export const SIGNING_CHECKS = group('signing', [
     needs: ['signing'],
     async run(kit) {
       const client = kit.client();
-      await kit.sdk('GET /banks/sbp', () => client.banks.list({ refresh: true }));
+      await kit.sdk('banks.list', () => client.banks.list({ refresh: true }));
       await kit.createPayment({ amount: 100, order_id: 'kit-signed' });
     },
   },
@@ -33,17 +34,17 @@ export const SIGNING_CHECKS = group('signing', [
     section: '5.4',
     quote: VALUE,
     sends:
-      'POST /payments to a terminal that requires signatures, with a body in unusual spacing signed over its exact bytes',
+      'payments.create to a terminal that requires signatures, with a body in unusual spacing signed over its exact bytes',
     expects: '201',
     needs: ['control'],
     async run(kit) {
       const m = await signingMerchant(kit);
       const body = '{ "amount" :  100 ,\n  "order_id": "kit-bytes" }';
-      const res = await kit.api('POST', '/payments', { key: m.api_key, body, signWith: m.signing_secret });
+      const res = await kit.api('payments.create', { key: m.api_key, body, signWith: m.signing_secret });
       expect(res.status === 201, `expected 201, got ${res.status}`, res);
-      const id = (res.json as { payment?: { id?: string } }).payment?.id;
+      const id = (res.json as { payment?: { id?: string | undefined } | undefined }).payment?.id;
       if (id) kit.payments.set(id, { key: m.api_key, secret: m.signing_secret });
-      const get = await kit.api('GET', '/banks/sbp', { key: m.api_key, signWith: m.signing_secret });
+      const get = await kit.api('banks.list', { key: m.api_key, signWith: m.signing_secret });
       expect(get.status === 200, `a GET signed over the empty string: expected 200, got ${get.status}`, get);
     },
   },
@@ -52,17 +53,17 @@ export const SIGNING_CHECKS = group('signing', [
     section: '5.4',
     quote:
       'When the terminal option "require signature" is on, a request without the header is rejected (code `signature_required`)',
-    sends: 'POST /payments without X-PSP-Signature to a terminal that requires signatures',
+    sends: 'payments.create without X-PSP-Signature to a terminal that requires signatures',
     expects: '400 or 401 `signature_required` (spec 7 gives both)',
     needs: ['control'],
     async run(kit) {
       const m = await signingMerchant(kit);
-      const res = await kit.api('POST', '/payments', {
+      const res = await kit.api('payments.create', {
         key: m.api_key,
         signWith: null,
         body: { amount: 100 },
       });
-      expectError(res, [400, 401], 'an unsigned request', 'signature_required');
+      expectError(res, [400, 401], 'an unsigned request', CODE.signature_required);
     },
   },
   {
@@ -70,26 +71,26 @@ export const SIGNING_CHECKS = group('signing', [
     section: '5.4',
     quote: 'a wrong signature is rejected (code `invalid_signature`)',
     sends:
-      'POST /payments to a terminal that requires signatures, signed with another secret, then signed over re-serialised JSON',
+      'payments.create to a terminal that requires signatures, signed with another secret, then signed over re-serialised JSON',
     expects: '400 `invalid_signature` for both',
     needs: ['control'],
     async run(kit) {
       const m = await signingMerchant(kit);
-      const wrong = await kit.api('POST', '/payments', {
+      const wrong = await kit.api('payments.create', {
         key: m.api_key,
         signWith: 'thm_contractKitWrongSecret0000',
         body: { amount: 100 },
       });
-      expectError(wrong, 400, 'a signature with another secret', 'invalid_signature');
+      expectError(wrong, 400, 'a signature with another secret', CODE.invalid_signature);
       const sent = '{"amount": 100}';
       const reserialised = JSON.stringify(JSON.parse(sent));
-      const res = await kit.api('POST', '/payments', {
+      const res = await kit.api('payments.create', {
         key: m.api_key,
         signWith: null,
         body: sent,
         headers: { 'x-psp-signature': `sha256=${hmacSha256Hex(m.signing_secret, reserialised)}` },
       });
-      expectError(res, 400, 'a signature over other bytes than those sent', 'invalid_signature');
+      expectError(res, 400, 'a signature over other bytes than those sent', CODE.invalid_signature);
     },
   },
 ]);

@@ -29,7 +29,7 @@ async function delivery(kit: Kit, event: string, id: string): Promise<Delivery> 
 async function cancelled(kit: Kit, amount: number): Promise<{ id: string; delivery: Delivery }> {
   const { url, client } = hooks(kit);
   const made = await kit.createPayment({ amount, order_id: 'kit-webhook', webhook_url: url }, client);
-  await kit.sdk('POST /payments/{id}/cancel', () => client.payments.cancel(made.id));
+  await kit.sdk('payments.cancel', () => client.payments.cancel(made.id));
   return { id: made.id, delivery: await delivery(kit, 'payment.cancelled', made.id) };
 }
 
@@ -47,7 +47,9 @@ async function failureLogged(kit: Kit, eventId: string): Promise<void> {
   const deadline = Date.now() + 5000;
   while (Date.now() < deadline) {
     const log = (await kit.admin('GET', `/_cabinet/webhook-endpoints/${endpoint}/deliveries`)) as {
-      items?: Array<{ event_id?: string; next_attempt_at?: string | null }>;
+      items?:
+        | Array<{ event_id?: string | undefined; next_attempt_at?: string | null | undefined }>
+        | undefined;
     };
     if (log.items?.some((d) => d.event_id === eventId && d.next_attempt_at)) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -69,7 +71,7 @@ export const WEBHOOK_CHECKS = group('webhooks', [
     id: 'headers',
     section: '6.1',
     quote: '| X-PSP-Event-Id | the `evt_` id, the same as in the body |',
-    sends: 'POST /payments with webhook_url (the receiver), then cancel it',
+    sends: 'payments.create with webhook_url (the receiver), then cancel it',
     expects:
       'a payment.cancelled POST with Content-Type application/json, User-Agent psp-webhook/1.0, X-PSP-Event-Id equal to the body id (evt_...), X-PSP-Timestamp and X-PSP-Signature',
     needs: ['webhooks'],
@@ -95,7 +97,7 @@ export const WEBHOOK_CHECKS = group('webhooks', [
     section: '2.10',
     quote:
       '| data | object | the full payment or payout object at the time of the event; same fields as the matching GET response |',
-    sends: 'POST /payments with webhook_url, cancel it, then GET it',
+    sends: 'payments.create with webhook_url, cancel it, then GET it',
     expects:
       '{ id, event: "payment.cancelled", created_at, data }: data has every field of the GET, and shop_id',
     needs: ['webhooks'],
@@ -107,7 +109,7 @@ export const WEBHOOK_CHECKS = group('webhooks', [
         typeof body.created_at === 'string' && RFC3339.test(body.created_at),
         'created_at is not RFC 3339',
       );
-      const got = await kit.api('GET', `/payments/${id}`, {
+      const got = await kit.api('payments.get', id, {
         key: hooks(kit).key,
         signWith: hooks(kit).signingSecret ?? null,
       });
@@ -126,7 +128,7 @@ export const WEBHOOK_CHECKS = group('webhooks', [
     section: '6.1',
     quote:
       '| v2 (recommended) | `t=<unix_ts>,v1=<hex>,v2=<hex>` | HMAC-SHA256 with the endpoint secret over the string `<timestamp>.<raw_body>` (a dot between them) |',
-    sends: 'POST /payments with webhook_url, then cancel it',
+    sends: 'payments.create with webhook_url, then cancel it',
     expects:
       'X-PSP-Signature: v2 over `<t>.<raw body>` with t = X-PSP-Timestamp and fresh (5 minutes), or v1 `sha256=` over the raw body; verifyWebhook accepts it',
     needs: ['webhooks'],
@@ -180,7 +182,7 @@ export const WEBHOOK_CHECKS = group('webhooks', [
       })) as { secret: string };
       const client = kit.clientOf(m);
       const made = await kit.createPayment({ amount: 340, order_id: 'kit-v1' }, client);
-      await kit.sdk('POST /payments/{id}/cancel', () => client.payments.cancel(made.id));
+      await kit.sdk('payments.cancel', () => client.payments.cancel(made.id));
       const d = await delivery(kit, 'payment.cancelled', made.id);
       const want = `sha256=${hmacSha256Hex(endpoint.secret, d.raw)}`;
       expect(
@@ -204,8 +206,8 @@ export const WEBHOOK_CHECKS = group('webhooks', [
       );
       await kit.pay(made);
       await delivery(kit, 'payment.succeeded', made.id);
-      await kit.sdk('POST /payments/{id}/refund', () => client.payments.refund(made.id, { amount: 100 }));
-      await kit.sdk('POST /payments/{id}/refund', () => client.payments.refund(made.id, { amount: 200 }));
+      await kit.sdk('payments.refund', () => client.payments.refund(made.id, { amount: 100 }));
+      await kit.sdk('payments.refund', () => client.payments.refund(made.id, { amount: 200 }));
       const refunded = about('payment.refunded', made.id);
       const first = await receiver.next(refunded, WAIT);
       const second =
@@ -241,7 +243,7 @@ export const WEBHOOK_CHECKS = group('webhooks', [
     section: '6.1',
     quote: '| payout.succeeded | the SBP payout passed |',
     sends:
-      'POST /payouts (amount 100) of a cabinet merchant whose endpoint is the receiver, until it succeeds',
+      'payouts.create (amount 100) of a cabinet merchant whose endpoint is the receiver, until it succeeds',
     expects: 'a payout.succeeded webhook whose data is the payout',
     needs: ['webhooks', 'control'],
     async run(kit) {
@@ -250,7 +252,7 @@ export const WEBHOOK_CHECKS = group('webhooks', [
         throw new CheckSkipped('payouts carry no webhook_url: their events go to the shop endpoint');
       const client = kit.clientOf(merchant);
       const bank_id = await bankId(kit);
-      const made = await kit.sdk('POST /payouts', () =>
+      const made = await kit.sdk('payouts.create', () =>
         client.payouts.create({ amount: 100, phone: PHONE, bank_id }),
       );
       const id = made.payout?.id ?? '';
@@ -274,7 +276,7 @@ export const WEBHOOK_CHECKS = group('webhooks', [
       const match = about('payment.cancelled', made.id);
       receiver.refuse((d) => match(d) && !receiver.deliveries.some(match));
       try {
-        await kit.sdk('POST /payments/{id}/cancel', () => client.payments.cancel(made.id));
+        await kit.sdk('payments.cancel', () => client.payments.cancel(made.id));
         const first = await receiver.next(match, WAIT);
         expect(first, `no payment.cancelled webhook for ${made.id}`);
         const second = (d: Delivery) => match(d) && d !== first;
