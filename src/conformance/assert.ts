@@ -1,5 +1,5 @@
 // The kit's assertions: each failure carries what came back.
-import { CheckFailure } from './check.js';
+import { CheckFailure } from './outcomes.js';
 import { type WireAnswer, show } from './kit.js';
 
 /** Fails the check with `message` (and the answer it was looking at) unless `ok`. */

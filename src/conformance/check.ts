@@ -1,5 +1,5 @@
-// What a check is, and the few ways it ends other than passing.
-import type { CheckGroup, CheckInfo, Observed } from './types.js';
+// What a check is: its listing, what it needs, its body (outcomes.ts has the ways it ends other than passing).
+import type { CheckGroup, CheckInfo } from './types.js';
 import type { Kit } from './kit.js';
 
 /** What a check needs beyond the API key; without it the check does not run (see `run.ts`). */
@@ -17,25 +17,4 @@ export function group(
   checks: Array<Omit<Check, 'group' | 'id'> & { id: string }>,
 ): Check[] {
   return checks.map((c) => ({ ...c, group: name, id: `${name}.${c.id}` }));
-}
-
-/** The service broke the rule: the check fails, showing what came back. */
-export class CheckFailure extends Error {
-  override readonly name = 'CheckFailure';
-  constructor(
-    message: string,
-    readonly observed?: Observed,
-  ) {
-    super(message);
-  }
-}
-
-/** The check cannot run here (a budget spent, a capability missing): reported `skipped` with the reason. */
-export class CheckSkipped extends Error {
-  override readonly name = 'CheckSkipped';
-}
-
-/** The check needs the reference's control surface for this step: reported `needs-control`. */
-export class NeedsControl extends Error {
-  override readonly name = 'NeedsControl';
 }

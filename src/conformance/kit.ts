@@ -6,7 +6,7 @@ import { retryDecision } from '../client/retry.js';
 import { hmacSha256Hex } from '../internal/hmac.js';
 import { redactSecrets } from '../internal/redact.js';
 import { OPERATIONS, type OperationName, PUBLIC_PREFIX, pathOf } from '../schemas/operations.js';
-import { CheckFailure, CheckSkipped, NeedsControl } from './check.js';
+import { CheckFailure, CheckSkipped, NeedsControl } from './outcomes.js';
 import type { Receiver } from './receiver.js';
 import type { Observed } from './types.js';
 

@@ -1,7 +1,8 @@
 // runContract: the checks against one deployment, each ending passed, failed, skipped or needs-control.
 import { redactSecrets } from '../internal/redact.js';
 import { API_KEY_RE } from '../schemas/limits.js';
-import { type Check, CheckFailure, CheckSkipped, NeedsControl } from './check.js';
+import type { Check } from './check.js';
+import { CheckFailure, CheckSkipped, NeedsControl } from './outcomes.js';
 import { CHECKS } from './checks/index.js';
 import { Kit } from './kit.js';
 import {

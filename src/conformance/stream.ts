@@ -1,7 +1,7 @@
 // A raw reader of the event stream (spec 4.8), line by line, so that the framing itself can be checked: the
 // SDK's parser would forgive what the spec does not allow.
 import { hmacSha256Hex } from '../internal/hmac.js';
-import { CheckFailure } from './check.js';
+import { CheckFailure } from './outcomes.js';
 import { PUBLIC_PREFIX, pathOf } from '../schemas/operations.js';
 import type { Kit } from './kit.js';
 

@@ -16,7 +16,10 @@ function fakeDist(files: Files, sources: Record<string, string[]> = {}): string 
   dirs.push(root);
   writeFileSync(
     join(root, 'package.json'),
-    JSON.stringify({ dependencies: { hono: '*', zod: '*' }, peerDependencies: { msw: '*' } }),
+    JSON.stringify({
+      dependencies: { hono: '*', zod: '*' },
+      peerDependencies: { msw: '*', '@modelcontextprotocol/sdk': '*' },
+    }),
   );
   const clean: Files = {
     'index.js': "import * as z from 'zod/mini';\nexport const a = z;\n",
@@ -31,6 +34,13 @@ function fakeDist(files: Files, sources: Record<string, string[]> = {}): string 
     'reference/msw.cjs': "module.exports = require('msw');\n",
     'reference/cli.js': "import 'node:http';\nimport 'hono';\n",
     'reference/bin.js': "#!/usr/bin/env node\nimport './cli.js';\n",
+    'reference/cli-contract.js': "import 'node:http';\nexport const c = 1;\n",
+    'conformance/index.js': "import 'node:http';\nexport const k = 1;\n",
+    'conformance/index.cjs': "require('node:http');\nmodule.exports = { k: 1 };\n",
+    'mcp/index.js': "import { Server } from '@modelcontextprotocol/sdk/server/index.js';\nexport { Server };\n",
+    'mcp/index.cjs': "module.exports = require('@modelcontextprotocol/sdk/server/index.js');\n",
+    'mcp/cli.js': "import '@modelcontextprotocol/sdk/server/stdio.js';\nimport 'node:process';\n",
+    'mcp/bin.js': "#!/usr/bin/env node\nimport './cli.js';\n",
   };
   for (const [file, text] of Object.entries({ ...clean, ...files })) {
     const path = join(root, 'dist', file);

@@ -2,7 +2,8 @@
 import { hmacSha256Hex } from '../../internal/hmac.js';
 import { verifyWebhook } from '../../webhooks/verify.js';
 import { expect, field } from '../assert.js';
-import { CheckFailure, CheckSkipped, group } from '../check.js';
+import { group } from '../check.js';
+import { CheckFailure, CheckSkipped } from '../outcomes.js';
 import { type Kit, show } from '../kit.js';
 import type { Delivery } from '../receiver.js';
 import { bankId, PHONE } from './fixtures.js';
