@@ -100,12 +100,6 @@ export interface MemoryDedupeOptions extends DedupeOptions {
    * `begin` throws, so the handler answers 503 and the service retries later. Default 100 000 (about 15 MB).
    */
   maxEntries?: number;
-  /**
-   * The clock in milliseconds, for the leases' times only (their renewals then run on `setTimeout`).
-   *
-   * @deprecated Pass `clock`, which moves the renewals too.
-   */
-  now?: () => number;
 }
 
 /**
@@ -118,8 +112,7 @@ export interface MemoryDedupeOptions extends DedupeOptions {
  * const handle = createWebhookHandler({ secret, dedupe: memoryDedupe(), on: { 'payment.succeeded': fulfil } });
  */
 export function memoryDedupe(options: MemoryDedupeOptions = {}): WebhookDedupe {
-  const { now } = options;
-  const clock = options.clock ?? (now ? { now, setTimer: realClock.setTimer } : realClock);
+  const clock = options.clock ?? realClock;
   const { keepMs } = durations(options);
   const keys = memoryLeaseKeys(clock, { fenceMs: keepMs, maxEntries: options.maxEntries ?? 100_000 });
   return dedupeOver(keys, options, clock);

@@ -182,6 +182,7 @@ const DOCUMENTED: Record<string, { values: string[]; types: string[] }> = {
       'WebhookHandlerOptions',
       'WebhookHandlers',
       'WebhookHeaders',
+      'WebhookRunContext',
       'WebhookSecret',
       'WebhookVerificationReason',
     ],
