@@ -51,19 +51,17 @@ function durations(options: DedupeOptions): { leaseMs: number; keepMs: number } 
 
 /**
  * The dedupe rule over keyed leases: `begin` claims the event id and holds the claim, renewed, until `finish` or
- * `abandon`; both are refused (false) once the hold is lost, whatever the store still says.
+ * `abandon`; both are refused (false) by the store once the token no longer holds the key.
  */
 function dedupeOver(keys: LeaseKeys, options: DedupeOptions, clock: LeaseClock): WebhookDedupe {
   const { leaseMs, keepMs } = durations(options);
   const { life } = holdTimes(leaseMs);
   const holds = new Map<string, Hold>();
-  // Stops the hold of `token` and tells whether it still stood; a token this store does not hold is refused.
+  // Stops renewing. Whether the step then succeeds is the store's call: its token check passes only while no
+  // other replica can have begun the event, even after this one's signal aborted (a late renewal, a pause).
   const endHold = (token: string) => {
-    const hold = holds.get(token);
+    holds.get(token)?.end();
     holds.delete(token);
-    const stood = hold?.held() ?? false;
-    hold?.end();
-    return stood;
   };
   return {
     async begin(eventId): Promise<DedupeBegin> {
@@ -84,10 +82,12 @@ function dedupeOver(keys: LeaseKeys, options: DedupeOptions, clock: LeaseClock):
       return { state: 'started', token, fence: c.fence, signal: hold.lost };
     },
     async finish(eventId, token) {
-      return endHold(token) && keys.release(eventId, token, keepMs);
+      endHold(token);
+      return keys.release(eventId, token, keepMs);
     },
     async abandon(eventId, token) {
-      return endHold(token) && keys.release(eventId, token);
+      endHold(token);
+      return keys.release(eventId, token);
     },
   };
 }

@@ -137,14 +137,14 @@ const NEVER = new AbortController().signal;
  * `createWebhookHandler({ dedupe })` does the same.
  *
  * - 200: `work` succeeded now, or the event was done before (`duplicate: true`; `work` does not run);
- * - 409 with `Retry-After`: another replica holds the event, or this one lost its lease and `work` threw; the
- *   service delivers again later (never a 2xx, which would end delivery while the other replica may still fail);
+ * - 409 with `Retry-After`: another replica holds the event; the service delivers again later (never a 2xx, which would end delivery while the other replica may still fail);
  * - 500: `work` threw; the lease is dropped, so the next delivery runs it;
  * - 503 with `Retry-After`: the store could not be reached, or not within `storeTimeoutMs`, and `work` did not run
  *   (see `onStoreError`).
  *
  * `work` gets `{ signal, fence }` ({@link WebhookRunContext}): the signal aborts when the lease is lost (a pause
- * past it, a store that stops answering), after which `finish` is refused; the fence orders the runs of the
+ * past it, a store that stops answering), and `finish` then marks the event done only if the store still holds
+ * this run's token (no other replica can have begun it); the fence orders the runs of the
  * event for writes that must not be overwritten by a late one. At most one replica runs the event while holding
  * a live lease; a side effect that must happen exactly once needs the fence or an idempotent write as well
  * (a replica can pause between its last check and its write). A replica that dies inside `work` leaves its
@@ -191,22 +191,20 @@ export async function onceWebhook(
     await work(event, { signal, fence });
   } catch (e) {
     report(e);
-    // The lease is lost: the event is no longer ours to drop; whoever holds it (or the next delivery) runs it.
-    if (signal.aborted) return { status: 409, body: { error: 'in_progress' }, headers };
     // Best effort: if the store is unreachable now, the lease runs out by itself.
     if (token && store) await within(store.abandon(id, token), storeTimeoutMs, 'abandon').catch(report);
     return { status: 500, body: { error: 'handler_failed' }, headers: {} };
   }
   // The work is done: answer 2xx even if the marker cannot be written, since a non-2xx would make the service
-  // deliver again and run it twice. A lost lease (refused finish) means the work outlived it: a pause, or a store
-  // cut off; only the fence or an idempotent write keeps its side effect single then.
+  // deliver again and run it twice. Even after the signal aborted, finish is asked: the store marks the event
+  // done only while this run's token still holds it, i.e. while no other replica can have begun it, and a marker
+  // then spares a rerun. Refused, the work outlived its lease (a pause, a store cut off): only the fence or an
+  // idempotent write keeps its side effect single.
   if (token && store) {
-    const marked = signal.aborted
-      ? false
-      : await within(store.finish(id, token), storeTimeoutMs, 'finish').catch((e: unknown) => {
-          report(e);
-          return undefined;
-        });
+    const marked = await within(store.finish(id, token), storeTimeoutMs, 'finish').catch((e: unknown) => {
+      report(e);
+      return undefined;
+    });
     if (marked === false)
       report(
         new Error(`webhook ${event.id}: not marked done: the lease was lost while the handler ran`, {
