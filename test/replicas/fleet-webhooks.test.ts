@@ -32,6 +32,8 @@ interface Replica {
   child: ChildProcess;
   port: number;
   exited: Promise<NodeJS.Signals | null>;
+  /** The event id it printed just before stopping itself (PAUSE=1), once it has. */
+  pausedIn(): string | undefined;
 }
 
 async function startReplica(env: Record<string, string>): Promise<Replica> {
@@ -41,8 +43,8 @@ async function startReplica(env: Record<string, string>): Promise<Replica> {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const exited = new Promise<NodeJS.Signals | null>((r) => child.once('exit', (_c, signal) => r(signal)));
+  let out = '';
   const port = await new Promise<number>((resolve, reject) => {
-    let out = '';
     child.stdout?.on('data', (d: Buffer) => {
       out += d.toString();
       const m = /\{"port":(\d+)\}/.exec(out);
@@ -50,7 +52,7 @@ async function startReplica(env: Record<string, string>): Promise<Replica> {
     });
     child.once('exit', (code) => reject(new Error(`receiver exited early (${code})`)));
   });
-  return { child, port, exited };
+  return { child, port, exited, pausedIn: () => /\{"paused":"([^"]+)"\}/.exec(out)?.[1] };
 }
 
 type Proxy = Server & { markDown(port: number): void; markUp(port: number): void };
@@ -187,9 +189,8 @@ describe.skipIf(!haveRedis())('three webhook receivers behind a load balancer, o
     async function watchPause(): Promise<void> {
       if (resumed) return;
       if (pausedIn === undefined) {
-        const [key] = await redis.keys('fleet:paused-in:*');
-        if (!key) return;
-        pausedIn = key.slice('fleet:paused-in:'.length);
+        pausedIn = paused.pausedIn();
+        if (pausedIn === undefined) return;
         proxy.markDown(paused.port);
       }
       if ((await redis.get(`fleet:count:${pausedIn}`)) !== '1') return;
