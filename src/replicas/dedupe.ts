@@ -1,11 +1,15 @@
 /**
- * Webhook dedupe stores (issue 24, point 1). The seam is `WebhookDedupe` (src/webhooks/once.ts), three atomic
- * steps around a handler run: `begin` takes a lease on an event id, `finish` turns the lease into a done marker,
- * `abandon` drops it so a later delivery runs the handler. Each step after `begin` carries the token `begin`
- * handed out, so a replica whose lease ran out cannot mark done (or free) an event another replica now runs.
+ * Webhook dedupe stores (issue 24, point 1; issue 32, F1). The seam is `WebhookDedupe` (src/webhooks/once.ts),
+ * three atomic steps around a handler run: `begin` takes a lease on an event id, `finish` turns the lease into a
+ * done marker, `abandon` drops it so a later delivery runs the handler. Each step after `begin` carries the token
+ * `begin` handed out, so a replica whose lease ran out cannot mark done (or free) an event another replica now
+ * runs. The lease is the keyed lease of lease-keys.ts, renewed while the handler runs (lease-hold.ts), and `begin`
+ * hands out its fence and a signal that aborts when the lease is lost.
  */
-import type { WebhookDedupe } from '../webhooks/once.js';
-import { type RedisClientLike, scriptRunner } from './redis.js';
+import type { DedupeBegin, WebhookDedupe } from '../webhooks/once.js';
+import { type Hold, holdLease, holdTimes, type LeaseClock, realClock } from './lease-hold.js';
+import { type LeaseKeys, memoryLeaseKeys, positiveMs, redisLeaseKeys, replicasError } from './lease-keys.js';
+import type { RedisClientLike } from './redis.js';
 
 export type { DedupeBegin, WebhookDedupe } from '../webhooks/once.js';
 
@@ -14,10 +18,10 @@ export type { DedupeBegin, WebhookDedupe } from '../webhooks/once.js';
  */
 export interface DedupeOptions {
   /**
-   * How long a replica holds an event while its handler runs, in milliseconds. Past it, a replica that died
-   * mid-handler no longer blocks the event: the next delivery runs it. Set it above your handler's longest run
-   * (a handler still running when its lease ends may overlap with a redelivery). Default 60 000 (the service
-   * waits 15 s for an answer and retries 10 s later, which then meets the lease and answers 409).
+   * The lease on an event while its handler runs, in milliseconds. The replica renews it every third of it while
+   * the handler runs; one that dies (or stops renewing) no longer blocks the event once it runs out, and the next
+   * delivery runs it. A replica that cannot renew in time (paused, cut off from the store) is told through the
+   * handler's `signal` four fifths into the lease, before anyone else can take it. Default 60 000.
    */
   leaseMs?: number | undefined;
   /**
@@ -26,6 +30,11 @@ export interface DedupeOptions {
    * attempts over about 3.4 days) with room for a resend from the cabinet in the same week.
    */
   keepMs?: number | undefined;
+  /**
+   * The time the leases and their renewals follow. Default: real time (`performance.now()`, monotonic, and
+   * `setTimeout`). Tests pass a fake one (the reference's `ManualClock` fits).
+   */
+  clock?: LeaseClock | undefined;
 }
 
 /** Default lease: 60 s. */
@@ -35,17 +44,53 @@ const DEFAULT_KEEP_MS = 7 * 24 * 60 * 60 * 1000;
 
 function durations(options: DedupeOptions): { leaseMs: number; keepMs: number } {
   const { leaseMs = DEFAULT_LEASE_MS, keepMs = DEFAULT_KEEP_MS } = options;
-  for (const [name, v] of [
-    ['leaseMs', leaseMs],
-    ['keepMs', keepMs],
-  ] as const) {
-    if (!(Number.isSafeInteger(v) && v > 0))
-      throw new TypeError(`psp-sdk/replicas: ${name} must be a positive integer of milliseconds`);
-  }
-  return { leaseMs, keepMs };
+  // A lease is renewed every third of it: below 100 ms that is a loop of store calls, not a lease.
+  if (positiveMs('leaseMs', leaseMs) < 100) throw replicasError('leaseMs must be at least 100', RangeError);
+  return { leaseMs, keepMs: positiveMs('keepMs', keepMs) };
 }
 
-const newToken = () => crypto.randomUUID();
+/**
+ * The dedupe rule over keyed leases: `begin` claims the event id and holds the claim, renewed, until `finish` or
+ * `abandon`; both are refused (false) by the store once the token no longer holds the key.
+ */
+function dedupeOver(keys: LeaseKeys, options: DedupeOptions, clock: LeaseClock): WebhookDedupe {
+  const { leaseMs, keepMs } = durations(options);
+  const { life } = holdTimes(leaseMs);
+  const holds = new Map<string, Hold>();
+  // Stops renewing. Whether the step then succeeds is the store's call: its token check passes only while no
+  // other replica can have begun the event, even after this one's signal aborted (a late renewal, a pause).
+  const endHold = (token: string) => {
+    holds.get(token)?.end();
+    holds.delete(token);
+  };
+  return {
+    async begin(eventId): Promise<DedupeBegin> {
+      const token = crypto.randomUUID();
+      const sentAt = clock.now();
+      const c = await keys.claim(eventId, token, leaseMs);
+      if (c.fence === undefined) return { state: c.done ? 'done' : 'running' };
+      if (clock.now() - sentAt >= life) {
+        // Granted too late to hold it safely: give it back, and the caller answers 503.
+        await keys.release(eventId, token);
+        throw new Error(
+          `psp-sdk/replicas: the store granted the lease after ${life} ms, too late to hold it`,
+        );
+      }
+      const hold = holdLease(() => keys.extend(eventId, token, leaseMs), leaseMs, sentAt, clock);
+      holds.set(token, hold);
+      hold.lost.addEventListener('abort', () => holds.delete(token), { once: true });
+      return { state: 'started', token, fence: c.fence, signal: hold.lost };
+    },
+    async finish(eventId, token) {
+      endHold(token);
+      return keys.release(eventId, token, keepMs);
+    },
+    async abandon(eventId, token) {
+      endHold(token);
+      return keys.release(eventId, token);
+    },
+  };
+}
 
 /** Options of {@link memoryDedupe}. */
 export interface MemoryDedupeOptions extends DedupeOptions {
@@ -55,13 +100,6 @@ export interface MemoryDedupeOptions extends DedupeOptions {
    * `begin` throws, so the handler answers 503 and the service retries later. Default 100 000 (about 15 MB).
    */
   maxEntries?: number | undefined;
-  /** The clock, in epoch milliseconds. Default `Date.now`; tests pass a fake one. */
-  now?: (() => number) | undefined;
-}
-
-interface Entry {
-  token: string | undefined; // undefined once done
-  until: number;
 }
 
 /**
@@ -74,87 +112,35 @@ interface Entry {
  * const handle = createWebhookHandler({ secret, dedupe: memoryDedupe(), on: { 'payment.succeeded': fulfil } });
  */
 export function memoryDedupe(options: MemoryDedupeOptions = {}): WebhookDedupe {
-  const { leaseMs, keepMs } = durations(options);
-  const { maxEntries = 100_000, now = Date.now } = options;
-  if (!(Number.isSafeInteger(maxEntries) && maxEntries > 0))
-    throw new TypeError('psp-sdk/replicas: maxEntries must be a positive integer');
-  // Insertion order is kept: an entry is re-inserted when it changes, so done markers sit in finish order.
-  const entries = new Map<string, Entry>();
-  let sweptAt = Number.NEGATIVE_INFINITY;
-
-  const live = (id: string, t: number) => {
-    const e = entries.get(id);
-    if (e && e.until <= t) entries.delete(id);
-    return e && e.until > t ? e : undefined;
-  };
-  // A full pass at most once a second of clock time, or when full: the cost stays O(1) per call on average.
-  const makeRoom = (t: number) => {
-    if (t - sweptAt < 1000 && entries.size < maxEntries) return;
-    sweptAt = t;
-    for (const [id, e] of entries) if (e.until <= t) entries.delete(id);
-    if (entries.size < maxEntries) return;
-    // Full of live entries: forget the oldest done markers, down to 90% so the next calls do not pass again.
-    for (const [id, e] of entries) {
-      if (entries.size < maxEntries * 0.9) break;
-      if (e.token === undefined) entries.delete(id);
-    }
-    if (entries.size >= maxEntries)
-      throw new Error(`psp-sdk/replicas: memoryDedupe holds ${maxEntries} running events (maxEntries)`);
-  };
-  const held = (id: string, token: string, t: number) => {
-    const e = live(id, t);
-    return e !== undefined && e.token === token;
-  };
-
-  return {
-    async begin(eventId) {
-      const t = now();
-      const e = live(eventId, t);
-      if (e) return { state: e.token === undefined ? 'done' : 'running' };
-      makeRoom(t);
-      const token = newToken();
-      entries.set(eventId, { token, until: t + leaseMs });
-      return { state: 'started', token };
-    },
-    async finish(eventId, token) {
-      const t = now();
-      if (!held(eventId, token, t)) return false;
-      entries.delete(eventId);
-      entries.set(eventId, { token: undefined, until: t + keepMs });
-      return true;
-    },
-    async abandon(eventId, token) {
-      if (!held(eventId, token, now())) return false;
-      entries.delete(eventId);
-      return true;
-    },
-  };
+  const clock = options.clock ?? realClock;
+  const { keepMs } = durations(options);
+  const keys = memoryLeaseKeys(clock, { fenceMs: keepMs, maxEntries: options.maxEntries ?? 100_000 });
+  return dedupeOver(keys, options, clock);
 }
 
 /** Options of {@link redisDedupe}. */
 export interface RedisDedupeOptions extends DedupeOptions {
-  /** Prefix of the keys, one key per event id. Default `'psp:webhook:'`. */
+  /**
+   * Prefix of the keys: an event's lease or done marker at `<prefix><app>:<event id>` and its fence beside it,
+   * at `...:fence` (`<app>` is the handler's `app`, by default a digest of the endpoint's secret). Default
+   * `'psp:webhook:'`.
+   *
+   * @example
+   * redisDedupe(redis, { prefix: 'fulfilment:webhook:' })
+   */
   prefix?: string | undefined;
 }
 
-// One key per event: `r:<token>` while a replica runs it (PX leaseMs), `done` after (PX keepMs). Each script is
-// one atomic step on the server, so two replicas can never both see the key free.
-const BEGIN = `if redis.call('SET', KEYS[1], 'r:' .. ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
-if redis.call('GET', KEYS[1]) == 'done' then return 2 end
-return 3`;
-const FINISH = `if redis.call('GET', KEYS[1]) == 'r:' .. ARGV[1] then
-  redis.call('SET', KEYS[1], 'done', 'PX', ARGV[2]) return 1 end
-return 0`;
-const ABANDON = `if redis.call('GET', KEYS[1]) == 'r:' .. ARGV[1] then redis.call('DEL', KEYS[1]) return 1 end
-return 0`;
-
 /**
- * A dedupe store on Redis, shared by every replica that talks to the same Redis: the handler of an event runs
- * at most once at a time across all of them, and not again within `keepMs` once it succeeded. Takes a connected
- * node-redis (`redis` 4-6) or ioredis client as it is; psp-sdk depends on neither. Every step is one EVAL.
+ * A dedupe store on Redis, shared by every replica that talks to the same Redis: at most one replica runs an
+ * event's handler while it holds a live lease (renewed while the handler runs), and not again within `keepMs`
+ * once it succeeded. The handler gets a `signal` that aborts if the lease is lost and a `fence` that grows with
+ * every run of the event, to refuse a late write (docs/replicas.md). Takes a connected node-redis (`redis` 4-6)
+ * or ioredis client of one Redis server (not a cluster client) as it is; psp-sdk depends on neither. Every step
+ * is one EVAL.
  *
- * Redis without persistence forgets the done markers when it restarts: a redelivery after that runs the handler
- * again. Run it with `appendonly yes` (docs/replicas.md).
+ * Redis without persistence forgets the done markers and fences when it restarts: a redelivery after that runs
+ * the handler again, with a fence counted from 1 again. Run it with `appendonly yes` (docs/replicas.md).
  *
  * @example
  * import { createClient } from 'redis';
@@ -166,22 +152,8 @@ return 0`;
  * const handle = createWebhookHandler({ secret, dedupe: redisDedupe(redis), on: { 'payment.succeeded': fulfil } });
  */
 export function redisDedupe(client: RedisClientLike, options: RedisDedupeOptions = {}): WebhookDedupe {
-  const run = scriptRunner(client);
-  const { leaseMs, keepMs } = durations(options);
   const { prefix = 'psp:webhook:' } = options;
-  if (typeof prefix !== 'string') throw new TypeError('psp-sdk/replicas: prefix must be a string');
-  const key = (eventId: string) => [prefix + eventId];
-  return {
-    async begin(eventId) {
-      const token = newToken();
-      const r = Number(await run(BEGIN, key(eventId), [token, leaseMs]));
-      return r === 1 ? { state: 'started', token } : { state: r === 2 ? 'done' : 'running' };
-    },
-    async finish(eventId, token) {
-      return Number(await run(FINISH, key(eventId), [token, keepMs])) === 1;
-    },
-    async abandon(eventId, token) {
-      return Number(await run(ABANDON, key(eventId), [token])) === 1;
-    },
-  };
+  const { keepMs } = durations(options);
+  const keys = redisLeaseKeys(client, { prefix, fenceMs: keepMs });
+  return dedupeOver(keys, options, options.clock ?? realClock);
 }

@@ -33,12 +33,87 @@ export interface LeaseStore {
   release(token: string): Promise<unknown>;
 }
 
+/** How often a hold renews, and for how long a secured step stands: a third and four fifths of `ttlMs`. */
+export function holdTimes(ttlMs: number): { step: number; life: number } {
+  return { step: Math.floor(ttlMs / 3), life: ttlMs - Math.floor(ttlMs / 5) };
+}
+
+/** A lease being held: `lost` aborts when it is lost; `held()` also checks the deadline on the clock itself. */
+export interface Hold {
+  readonly lost: AbortSignal;
+  /** Whether the hold still stands, checked on the clock now (a timer may be late after a pause). */
+  held(): boolean;
+  /** Stops renewing (the lease was released or marked done): `lost` aborts with `reason`. */
+  end(reason?: unknown): void;
+}
+
 /**
- * A {@link Lease} over `store`. The holder renews it every third of `ttlMs`. Its hold is lost (renewals stop,
- * `lost` aborts) when a renewal is refused or fails, or when four fifths of `ttlMs` have passed since the last
- * step that secured it was sent: the store keeps the lease at least `ttlMs` from then, so the holder has a fifth
- * of the lease time to close its stream before anyone else can take the lease. A waiter tries again every third
- * of `ttlMs`, or just after the holder's lease would run out when the store says so and that is sooner.
+ * Keeps a lease renewed every third of `ttlMs` through `renew`, from the moment it was secured by a step sent at
+ * `sentAt`. The hold is lost (renewals stop, `lost` aborts with an Error saying why) when a renewal is refused or
+ * fails, or when four fifths of `ttlMs` have passed since the last step that secured it was sent: the store keeps
+ * the lease at least `ttlMs` from then, so the holder hears of the loss a fifth of the lease time before anyone
+ * else can take it. All on `clock`, which is monotonic in real time (`performance.now()`).
+ */
+export function holdLease(
+  renew: () => Promise<boolean>,
+  ttlMs: number,
+  sentAt: number,
+  clock: LeaseClock,
+  report: (error: unknown) => void = () => {},
+): Hold {
+  const { step, life } = holdTimes(ttlMs);
+  const lost = new AbortController();
+  let until = sentAt + life;
+  const lose = (reason: unknown) => {
+    if (lost.signal.aborted) return;
+    deadline.cancel();
+    renewal?.cancel();
+    lost.abort(reason);
+  };
+  const expired = () =>
+    new Error(`psp-sdk/replicas: lease not confirmed within ${life} ms (four fifths of ${ttlMs})`);
+  const arm = () => clock.setTimer(Math.max(0, until - clock.now()), () => lose(expired()));
+  let deadline = arm();
+  let renewal: ReturnType<LeaseClock['setTimer']> | undefined;
+  const tick = async () => {
+    const sent = clock.now();
+    let ok = false;
+    let failure: unknown;
+    try {
+      ok = await renew();
+    } catch (error) {
+      failure = error;
+      report(error);
+    }
+    if (lost.signal.aborted) return;
+    if (!ok)
+      return lose(
+        failure === undefined
+          ? new Error('psp-sdk/replicas: lease renewal refused (it ran out, or another holder took it)')
+          : new Error('psp-sdk/replicas: lease renewal failed', { cause: failure }),
+      );
+    // Secured from the moment the renewal was sent (the store counts from when it ran, which is later).
+    until = sent + life;
+    deadline.cancel();
+    deadline = arm();
+    renewal = clock.setTimer(step, () => void tick());
+  };
+  renewal = clock.setTimer(step, () => void tick());
+  return {
+    lost: lost.signal,
+    held() {
+      if (!lost.signal.aborted && clock.now() >= until) lose(expired());
+      return !lost.signal.aborted;
+    },
+    end: (reason) => lose(reason ?? new Error('psp-sdk/replicas: lease ended')),
+  };
+}
+
+/**
+ * A {@link Lease} over `store`. The holder renews it every third of `ttlMs` and loses it as {@link holdLease}
+ * says. A waiter tries again every third of `ttlMs`, or just after the holder's lease would run out when the
+ * store says so and that is sooner, but never sooner than 50 ms (a store that keeps saying "1 ms left" must not
+ * turn a waiter into a loop of hundreds of steps a second).
  */
 export function leaseOver(
   store: LeaseStore,
@@ -46,8 +121,8 @@ export function leaseOver(
   onError?: (error: unknown) => void,
   clock: LeaseClock = realClock,
 ): Lease {
-  const step = Math.floor(ttlMs / 3);
-  const life = ttlMs - Math.floor(ttlMs / 5);
+  const { step, life } = holdTimes(ttlMs);
+  const floor = Math.min(step, 50);
   const report = (error: unknown) => {
     try {
       onError?.(error);
@@ -56,7 +131,6 @@ export function leaseOver(
     }
   };
   const letGo = (token: string) => void store.release(token).catch(report);
-  type Timer = ReturnType<LeaseClock['setTimer']>;
   const wait = (ms: number, signal: AbortSignal) =>
     new Promise<void>((resolve) => {
       if (signal.aborted) return resolve();
@@ -72,44 +146,13 @@ export function leaseOver(
   // One try with a fresh token: the hold, or how long to wait before the next try.
   async function attempt(signal: AbortSignal): Promise<{ readonly lost: AbortSignal } | number> {
     const token = crypto.randomUUID();
-    const lost = new AbortController();
-    let deadline: Timer | undefined;
-    let renewal: Timer | undefined;
-    // Lost: stop at once and let the key run out (it may stay ours for the margin in which the stream closes).
-    // Ended by the signal: the stream has been closed, so release the key and a successor starts now.
-    const stop = (release: boolean) => {
-      if (lost.signal.aborted) return;
-      deadline?.cancel();
-      renewal?.cancel();
-      signal.removeEventListener('abort', onAbort);
-      lost.abort();
-      if (release) letGo(token);
-    };
-    const onAbort = () => stop(true);
-    // One step that secures the lease: on success its deadline, counted from before it was sent, stands.
-    const secure = async (command: () => Promise<boolean | number>) => {
-      const next = clock.setTimer(life, () => stop(false));
-      let result: boolean | number = false;
-      try {
-        result = await command();
-      } catch (error) {
-        report(error);
-      }
-      if (result === true && !lost.signal.aborted) {
-        deadline?.cancel();
-        deadline = next;
-      } else next.cancel();
-      return result;
-    };
-    const renew = async () => {
-      if ((await secure(() => store.renew(token, ttlMs))) === true && !lost.signal.aborted)
-        renewal = clock.setTimer(step, () => void renew());
-      else stop(false);
-    };
-
+    const sentAt = clock.now();
     // A store that does not answer must not hold up close(): stop waiting for it when the signal aborts (and
     // give back what it grants later).
-    const taking = secure(() => store.take(token, ttlMs));
+    const taking = store.take(token, ttlMs).catch((error: unknown) => {
+      report(error);
+      return false as const;
+    });
     let giveUp: () => void = () => {};
     const taken = await Promise.race([
       taking,
@@ -120,20 +163,27 @@ export function leaseOver(
     ]);
     signal.removeEventListener('abort', giveUp);
     if (taken === 'aborted') {
-      stop(false);
       void taking.then((late) => late === true && letGo(token));
       return step;
     }
-    if (taken !== true) return typeof taken === 'number' && taken >= 0 ? Math.min(step, taken + 1) : step;
-    if (lost.signal.aborted || signal.aborted) {
+    if (taken !== true)
+      return typeof taken === 'number' && taken >= 0 ? Math.max(floor, Math.min(step, taken + 1)) : step;
+    if (clock.now() - sentAt >= life || signal.aborted) {
       // Taken too late to be of use, or no longer wanted.
-      stop(false);
       letGo(token);
       return step;
     }
+    const hold = holdLease(() => store.renew(token, ttlMs), ttlMs, sentAt, clock, report);
+    // Lost: stop at once and let the key run out (it may stay ours for the margin in which the stream closes).
+    // Ended by the signal: the stream has been closed, so release the key and a successor starts now.
+    const onAbort = () => {
+      if (hold.lost.aborted) return;
+      hold.end();
+      letGo(token);
+    };
     signal.addEventListener('abort', onAbort, { once: true });
-    renewal = clock.setTimer(step, () => void renew());
-    return { lost: lost.signal };
+    hold.lost.addEventListener('abort', () => signal.removeEventListener('abort', onAbort), { once: true });
+    return { lost: hold.lost };
   }
 
   return {

@@ -4,9 +4,9 @@
  * holder connects, and when it dies another takes over within the lease time.
  */
 import type { Lease } from '../client/event-stream.js';
-import { type LeaseClock, type LeaseStore, leaseOver, realClock } from './lease-hold.js';
-import { memoryStore } from './lease-memory.js';
-import { type RedisClientLike, scriptRunner } from './redis.js';
+import { type LeaseClock, leaseOver, realClock } from './lease-hold.js';
+import { memoryLeaseKeys, oneKey, redisLeaseKeys, replicasError } from './lease-keys.js';
+import type { RedisClientLike } from './redis.js';
 
 export type { Lease } from '../client/event-stream.js';
 export type { LeaseClock } from './lease-hold.js';
@@ -14,10 +14,18 @@ export type { LeaseClock } from './lease-hold.js';
 /** Options of {@link memoryLease} and {@link redisLease}. */
 export interface LeaseOptions {
   /**
-   * What is held: one name per API key whose stream the replicas share (the Redis key is
-   * `psp-sdk:lease:<name>`). Default `'events'`.
+   * What is held: one name per API key whose stream the replicas share (the Redis key is `<prefix><name>`).
+   * Default `'events'`.
    */
   name?: string | undefined;
+  /**
+   * Prefix of the Redis keys (the lease at `<prefix><name>`, its fence at `<prefix><name>:fence`). Default
+   * `'psp-sdk:lease:'`; memory leases ignore it.
+   *
+   * @example
+   * redisLease(redis, { prefix: 'shop-a:lease:' })
+   */
+  prefix?: string;
   /**
    * The lease time, in ms (an integer of at least 100): a dead holder is replaced within about this long. The
    * holder renews every third of it, and closes its stream once four fifths have passed without a confirmed
@@ -39,11 +47,13 @@ export interface MemoryLeaseOptions extends LeaseOptions {
 }
 
 function settings(options: LeaseOptions) {
-  const { name = 'events', ttlMs = 10_000 } = options;
-  if (typeof name !== 'string' || name === '') throw new TypeError('lease name must be a non-empty string');
+  const { name = 'events', ttlMs = 10_000, prefix = 'psp-sdk:lease:' } = options;
+  if (typeof name !== 'string' || name === '')
+    throw replicasError('lease name must be a non-empty string', TypeError);
+  if (typeof prefix !== 'string') throw replicasError('prefix must be a string', TypeError);
   if (!Number.isInteger(ttlMs) || ttlMs < 100)
-    throw new RangeError(`lease ttlMs must be an integer >= 100, got ${String(ttlMs)}`);
-  return { key: `psp-sdk:lease:${name}`, ttlMs };
+    throw replicasError(`lease ttlMs must be an integer >= 100, got ${String(ttlMs)}`, RangeError);
+  return { name, prefix, ttlMs };
 }
 
 /**
@@ -63,17 +73,13 @@ function settings(options: LeaseOptions) {
 export function memoryLease(options: MemoryLeaseOptions = {}): Lease {
   const { ttlMs } = settings(options);
   const clock = options.clock ?? realClock;
-  return leaseOver(memoryStore(clock), ttlMs, options.onError, clock);
+  return leaseOver(
+    oneKey(memoryLeaseKeys(clock, { fenceMs: ttlMs }), 'lease'),
+    ttlMs,
+    options.onError,
+    clock,
+  );
 }
-
-// Atomic on the server. Take: SET NX PX, or the holder's remaining ms. Renew and release compare the token first,
-// so a holder whose lease ran out can never extend or delete its successor's.
-const TAKE =
-  "if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 'OK' end return redis.call('PTTL', KEYS[1])";
-const RENEW =
-  "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0";
-const RELEASE =
-  "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
 
 /**
  * A lease held in Redis, shared by every replica that uses the same Redis and `name`. Takes a connected
@@ -92,17 +98,7 @@ const RELEASE =
  * }
  */
 export function redisLease(client: RedisClientLike, options: LeaseOptions = {}): Lease {
-  const { key, ttlMs } = settings(options);
-  const run = scriptRunner(client);
-  const store: LeaseStore = {
-    async take(token, ms) {
-      const reply = await run(TAKE, [key], [token, ms]);
-      return reply === 'OK' || Number(reply);
-    },
-    async renew(token, ms) {
-      return Number(await run(RENEW, [key], [token, ms])) === 1;
-    },
-    release: (token) => run(RELEASE, [key], [token]),
-  };
-  return leaseOver(store, ttlMs, options.onError);
+  const { name, prefix, ttlMs } = settings(options);
+  // The same keyed leases as the webhook dedupe store: a claim, renewals and a release, each token-guarded.
+  return leaseOver(oneKey(redisLeaseKeys(client, { prefix, fenceMs: ttlMs }), name), ttlMs, options.onError);
 }

@@ -4,7 +4,9 @@
  * command. Both clients merchants run are taken as they are, structurally, with no runtime dependency on either:
  * - ioredis (4-6): `client.call('EVAL', script, numkeys, ...keys, ...args)`;
  * - node-redis (`redis` 4-6): `client.sendCommand(['EVAL', script, numkeys, ...keys, ...args])`.
- * A client of neither shape is refused at construction, not at the first delivery.
+ * A client of neither shape is refused at construction, not at the first delivery, and so is a cluster client
+ * (node-redis `createCluster()`, ioredis `new Cluster()`): a lease and its fence are two keys in one script, which a
+ * cluster would route by slot, and node-redis's cluster `sendCommand` takes other arguments.
  */
 
 /** An ioredis client (`new Redis(...)`), or anything with its `call` method. */
@@ -28,6 +30,11 @@ export type RunScript = (script: string, keys: string[], args: (string | number)
 
 /** Wraps a merchant's client into the one call the stores need. */
 export function scriptRunner(client: RedisClientLike): RunScript {
+  // ioredis's Cluster says so; node-redis's cluster client has `masters` (its single client has not).
+  if (client && ((client as { isCluster?: unknown }).isCluster === true || 'masters' in client))
+    throw new TypeError(
+      'psp-sdk/replicas: Redis Cluster clients are not supported (node-redis createCluster(), ioredis Cluster): pass a client of one Redis server (createClient(), new Redis())',
+    );
   if (client && typeof (client as IoRedisLike).call === 'function') {
     const io = client as IoRedisLike;
     return (script, keys, args) => io.call('EVAL', script, keys.length, ...keys, ...args);

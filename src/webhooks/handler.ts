@@ -1,25 +1,32 @@
 import type { WebhookVerificationError } from './errors.js';
 import { header, readBounded } from './input.js';
-import { onceWebhook, type OnceWebhookOptions, type WebhookDedupe } from './once.js';
+import { hmacSha256Hex } from '../internal/hmac.js';
+import { onceWebhook, type OnceWebhookOptions, type WebhookDedupe, type WebhookRunContext } from './once.js';
 import { parseSignatureHeader } from './signature.js';
 import type { WebhookEvent, WebhookEventName, WebhookEventOf } from './types.js';
 import { type VerifyWebhookOptions, verifyWebhook, type WebhookSecret } from './verify.js';
 
-/** Per-event handlers: each receives the event typed for its name. */
+/**
+ * Per-event handlers: each receives the event typed for its name, and the run's `{ signal, fence }` (see
+ * `WebhookRunContext`; they matter with `dedupe`).
+ *
+ * @example
+ * const on: WebhookHandlers = { 'payment.succeeded': (event, { fence }) => markPaid(event.data.order_id, fence) };
+ */
 export type WebhookHandlers = {
-  [N in WebhookEventName]?: (event: WebhookEventOf<N>) => unknown;
+  [N in WebhookEventName]?: (event: WebhookEventOf<N>, context: WebhookRunContext) => unknown;
 };
 
 /** Options of {@link createWebhookHandler}. */
 export interface WebhookHandlerOptions
   extends VerifyWebhookOptions,
-    Pick<OnceWebhookOptions, 'onStoreError'> {
+    Pick<OnceWebhookOptions, 'onStoreError' | 'storeTimeoutMs'> {
   /** The endpoint's `whs_...` secret, or several while rotating. */
   secret: WebhookSecret;
   /** Handlers by event name; may return a promise, which is awaited before the 2xx. */
   on?: WebhookHandlers | undefined;
   /** Runs for verified events without an entry in `on`, including names newer than this SDK. */
-  fallback?: ((event: WebhookEvent) => unknown) | undefined;
+  fallback?: ((event: WebhookEvent, context: WebhookRunContext) => unknown) | undefined;
   /**
    * Told when a handler throws (the answer is then 500, so the service retries), and about dedupe store errors.
    * Default: `console.error`.
@@ -31,6 +38,17 @@ export interface WebhookHandlerOptions
    * (store unreachable); see `onceWebhook`. Default: none, every delivery runs its handler.
    */
   dedupe?: WebhookDedupe | undefined;
+  /**
+   * The app's namespace in the dedupe store: the service sends every endpoint of a shop the same event id, so
+   * two apps (fulfilment and ledger) on one Redis must not share keys, or each event runs in only one of them.
+   * Default: a short keyed digest of `secret` (of its first entry while rotating), which differs per endpoint and
+   * never reveals the secret; the done markers then change with the secret, so set `app` to keep them through a
+   * rotation. `''` uses the bare event id (the keys of earlier versions).
+   *
+   * @example
+   * createWebhookHandler({ secret, dedupe: redisDedupe(redis), app: 'fulfilment', on })
+   */
+  app?: string;
   /**
    * Largest body read, in bytes; a larger one is answered 413 `payload_too_large` without being read whole.
    * Default 1 MiB, far above any real event.
@@ -85,6 +103,11 @@ export function createWebhookHandler(
 ): (request: Request) => Promise<Response> {
   const { on = {}, fallback, dedupe, maxBodyBytes = 1 << 20, bodyTimeoutMs = 10_000 } = options;
   const onError = options.onError ?? console.error;
+  const first = typeof options.secret === 'string' ? options.secret : options.secret?.[0];
+  // Keyed by the secret, over a fixed label: the same app gets the same name on every replica, and the name
+  // tells nothing of the secret. A missing secret is refused at verification (500), never here.
+  const app =
+    options.app ?? (first ? `a${hmacSha256Hex(first, 'psp-sdk dedupe namespace').slice(0, 12)}` : '');
   if (![maxBodyBytes, bodyTimeoutMs].every((v) => Number.isSafeInteger(v) && v > 0))
     throw new TypeError('createWebhookHandler: maxBodyBytes and bodyTimeoutMs must be positive integers');
   return async (request) => {
@@ -110,11 +133,16 @@ export function createWebhookHandler(
     }
     // Own keys only: an event named like an Object.prototype member must not reach `toString` or `constructor`.
     const fn = Object.hasOwn(on, event.event)
-      ? (on as Record<string, (e: WebhookEvent) => unknown>)[event.event]
+      ? (on as Record<string, (e: WebhookEvent, c: WebhookRunContext) => unknown>)[event.event]
       : fallback;
     // Nothing to run: acknowledged without asking the store.
     if (!fn) return reply(200, { received: true });
-    const answer = await onceWebhook(dedupe, event, fn, { onError, onStoreError: options.onStoreError });
+    const answer = await onceWebhook(dedupe, event, fn, {
+      onError,
+      onStoreError: options.onStoreError,
+      storeTimeoutMs: options.storeTimeoutMs,
+      app,
+    });
     return reply(answer.status, answer.body, answer.headers);
   };
 }

@@ -14,6 +14,7 @@ export {
   type OnceWebhookResult,
   onceWebhook,
   type WebhookDedupe,
+  type WebhookRunContext,
 } from './once.js';
 export {
   computeSignatureHeader,

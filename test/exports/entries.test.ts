@@ -198,6 +198,7 @@ const DOCUMENTED: Record<string, { values: string[]; types: string[] }> = {
       'WebhookHandlerOptions',
       'WebhookHandlers',
       'WebhookHeaders',
+      'WebhookRunContext',
       'WebhookSecret',
       'WebhookVerificationReason',
     ],

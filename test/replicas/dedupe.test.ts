@@ -14,6 +14,7 @@ import {
   type WebhookDedupe,
   type WebhookHandlerOptions,
 } from '../../src/webhooks/index.js';
+import { ManualClock } from '../../src/reference/domain/clock.js';
 import { haveRedis, type RedisServer, startRedisServer } from '../support/redis-server.js';
 import { envelope, SECRET } from '../webhooks/helpers.js';
 
@@ -50,9 +51,14 @@ function gate() {
 }
 
 interface Backend {
-  /** A store with a short lease (Redis: 200 ms; memory: a fake clock). */
+  /** A store with a short lease (Redis: 1 s; memory: a fake clock). */
   store(): WebhookDedupe;
-  /** Lets the leases taken so far run out. */
+  /**
+   * Redis only: the store of a replica that the test can kill (its connection is cut, so it renews nothing from
+   * then on, as a dead process would). In one process's memory a live handler keeps its lease renewed.
+   */
+  mortal?(): Promise<{ store: WebhookDedupe; kill(): Promise<void> }>;
+  /** Lets the leases taken so far run out (the ones nobody renews). */
   expireLeases(): Promise<void>;
 }
 
@@ -113,18 +119,21 @@ function promises(name: string, backend: () => Backend) {
       expect(calls).toBe(2);
     });
 
-    it('a replica that dies inside the handler blocks the event only until its lease runs out', async () => {
+    it('a replica that dies inside the handler blocks the event only until its lease runs out', async (t) => {
       const b = backend();
+      if (!b.mortal) return t.skip();
+      const dying = await b.mortal();
       const store = b.store();
       const id = freshId();
       let calls = 0;
-      // The dead replica: its handler never returns, so neither finish nor abandon is ever called.
-      const [dead] = replicas(store, () => {
+      // The dead replica: its handler never returns, and its connection is cut, so it renews nothing.
+      const [dead] = replicas(dying.store, () => {
         calls++;
         return new Promise(() => {});
       });
       void dead(delivery(id));
       await vi.waitFor(() => expect(calls).toBe(1));
+      await dying.kill();
       const [, live] = replicas(store, () => {
         calls++;
       });
@@ -139,12 +148,34 @@ function promises(name: string, backend: () => Backend) {
       expect(calls).toBe(2);
     });
 
-    it('only the lease holder can finish or abandon: a replica whose lease ran out cannot mark done', async () => {
+    it('a live handler keeps its lease renewed: three lease times later a redelivery still answers 409', async () => {
       const b = backend();
       const store = b.store();
       const id = freshId();
-      const first = await store.begin(id);
+      const held = gate();
+      const runs: string[] = [];
+      const [a, c] = replicas(store, async (eventId) => {
+        runs.push(eventId);
+        await held.opened;
+      });
+      const first = a(delivery(id));
+      await vi.waitFor(() => expect(runs).toHaveLength(1));
+      for (let i = 0; i < 3; i++) await b.expireLeases();
+      expect((await c(delivery(id))).status).toBe(409);
+      held.open();
+      expect((await first).status).toBe(200);
+      expect(runs).toEqual([id]);
+    });
+
+    it('only the lease holder can finish or abandon: a replica whose lease ran out cannot mark done', async (t) => {
+      const b = backend();
+      if (!b.mortal) return t.skip();
+      const dying = await b.mortal();
+      const store = b.store();
+      const id = freshId();
+      const first = await dying.store.begin(id);
       expect(first.state).toBe('started');
+      await dying.kill();
       await b.expireLeases();
       let second = { state: 'running' } as DedupeBegin;
       await until(async () => {
@@ -152,6 +183,10 @@ function promises(name: string, backend: () => Backend) {
         return second.state === 'started';
       });
       if (first.state !== 'started' || second.state !== 'started') throw new Error('unreachable');
+      expect(second.fence).toBe((first.fence ?? 0) + 1);
+      // Its signal was aborted (renewals failed); its token is refused by any store (its own has no connection).
+      expect(first.signal?.aborted).toBe(true);
+      expect(await dying.store.finish(id, first.token).catch(() => false)).toBe(false);
       expect(await store.finish(id, first.token)).toBe(false);
       expect(await store.abandon(id, first.token)).toBe(false);
       expect(await store.begin(id)).toEqual({ state: 'running' });
@@ -163,19 +198,24 @@ function promises(name: string, backend: () => Backend) {
 
 // --- memory, on a fake clock ---------------------------------------------------------------------------------
 promises('memoryDedupe', () => {
-  let t = 1_000_000;
+  const clock = new ManualClock(1_000_000);
+  const store = memoryDedupe({ leaseMs: 1000, clock });
   return {
-    store: () => memoryDedupe({ leaseMs: 1000, now: () => t }),
+    store: () => store,
+    // 10 ms at a time, letting what each due timer started (a renewal) complete, as it would in real time.
     expireLeases: async () => {
-      t += 1001;
+      for (let i = 0; i < 101; i++) {
+        await clock.advance(10);
+        for (let j = 0; j < 5; j++) await new Promise((r) => setImmediate(r));
+      }
     },
   };
 });
 
 describe('memoryDedupe bounds', () => {
   it('drops expired entries and, past maxEntries, forgets the oldest done markers first', async () => {
-    let t = 0;
-    const store = memoryDedupe({ leaseMs: 10, keepMs: 100, maxEntries: 10, now: () => t });
+    const clock = new ManualClock(0);
+    const store = memoryDedupe({ leaseMs: 100, keepMs: 1000, maxEntries: 10, clock });
     const finish = async (id: string) => {
       const c = await store.begin(id);
       if (c.state === 'started') await store.finish(id, c.token);
@@ -188,18 +228,19 @@ describe('memoryDedupe bounds', () => {
     expect(await store.begin('old9')).toEqual({ state: 'done' });
     expect(await store.begin('running')).toEqual({ state: 'running' });
     // Past keepMs every marker is gone: the events run again.
-    t += 1000;
+    await clock.advance(2000);
     expect((await store.begin('old9')).state).toBe('started');
   });
 
   it('refuses to begin (the handler answers 503) when every entry is a running lease', async () => {
-    const store = memoryDedupe({ maxEntries: 3, now: () => 0 });
+    const store = memoryDedupe({ maxEntries: 3, clock: new ManualClock(0) });
     for (const id of ['a', 'b', 'c']) expect((await store.begin(id)).state).toBe('started');
     await expect(store.begin('d')).rejects.toThrow(/maxEntries/);
   });
 
   it('refuses options that are not positive integers', () => {
     expect(() => memoryDedupe({ leaseMs: 0 })).toThrow(TypeError);
+    expect(() => memoryDedupe({ leaseMs: 99 })).toThrow(/leaseMs must be at least 100/);
     expect(() => memoryDedupe({ keepMs: Number.POSITIVE_INFINITY })).toThrow(TypeError);
     expect(() => memoryDedupe({ maxEntries: -1 })).toThrow(TypeError);
   });
@@ -259,7 +300,7 @@ describe.skipIf(!haveRedis())('redisDedupe on a real redis-server', () => {
     server = await startRedisServer();
   });
   afterAll(async () => {
-    for (const close of open) await close();
+    for (const close of open) await close().catch(() => {});
     await server?.stop();
   });
 
@@ -270,11 +311,19 @@ describe.skipIf(!haveRedis())('redisDedupe on a real redis-server', () => {
       open.push(c.close);
       client = c.client;
     });
-    promises(name, () => ({
-      store: () => redisDedupe(client, { leaseMs: 200, prefix: `test:${name}:` }),
-      // The lease runs out in Redis's own time; the callers poll, bounded by the test timeout.
-      expireLeases: async () => {},
-    }));
+    promises(name, () => {
+      const options = { leaseMs: 1000, prefix: `test:${name}:` };
+      return {
+        store: () => redisDedupe(client, options),
+        mortal: async () => {
+          const c = await connect(server.url);
+          open.push(c.close);
+          return { store: redisDedupe(c.client, options), kill: c.close };
+        },
+        // The lease runs out in Redis's own time; the callers poll, bounded by the test timeout.
+        expireLeases: async () => {},
+      };
+    });
 
     it(`${name}: with the server stopped, deliveries answer 503 and the handler does not run`, async () => {
       const own = await startRedisServer();

@@ -1,12 +1,17 @@
 // The fleet (issue 24, point 4): the reference delivers webhooks through a round-robin proxy to three receiver
 // processes, each with createWebhookHandler + redisDedupe on one Redis, and a side effect of one INCR per event.
 // Duplicates are made on purpose: receivers answer 500 at random (seeded), before the handler and after it (a lost
-// acknowledgement); one receiver kills itself with SIGKILL inside its handler, holding an event's lease; the
+// acknowledgement); one receiver kills itself with SIGKILL inside its handler, holding an event's lease; another
+// stops itself (SIGSTOP, a GC pause or a frozen container) inside its handler and is resumed only after its lease
+// ran out and another replica ran the event, whereupon it carries on into its side effect (issue 32, F1); the
 // reference's retries are driven by its manual clock; then every event is resent from the cabinet. Promise: every
-// event's side effect happened exactly once, none missing.
+// event's fenced side effect happened exactly once, none missing; the paused replica's signal was aborted and its
+// late write refused by the fence.
 //
 // No wall-clock assertion: the loop waits for what the delivery log says (bounded polling), and the only real-time
-// mechanism, the dead replica's lease running out, is waited for by resending until the event is acknowledged.
+// mechanism, a dead or paused replica's lease running out, is waited for by resending until the event is
+// acknowledged. The proxy marks the paused replica down (as a load balancer's health check would) and answers its
+// requests in flight 502, so the reference does not wait out its 15 s deadline.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { join } from 'node:path';
@@ -18,14 +23,17 @@ import { bundled } from '../support/bundles.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const PAYMENTS = 12;
-// Far above a handler's run on a loaded machine, so a live replica's lease never runs out under it.
-const LEASE_MS = 5000;
+// Renewed every third while a handler runs, and lost four fifths in without a confirmed renewal: far above a
+// loaded machine's stalls, so only the paused replica loses one. The paused replica is resumed after it ran out.
+const LEASE_MS = 8000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Replica {
   child: ChildProcess;
   port: number;
   exited: Promise<NodeJS.Signals | null>;
+  /** The event id it printed just before stopping itself (PAUSE=1), once it has. */
+  pausedIn(): string | undefined;
 }
 
 async function startReplica(env: Record<string, string>): Promise<Replica> {
@@ -35,8 +43,8 @@ async function startReplica(env: Record<string, string>): Promise<Replica> {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const exited = new Promise<NodeJS.Signals | null>((r) => child.once('exit', (_c, signal) => r(signal)));
+  let out = '';
   const port = await new Promise<number>((resolve, reject) => {
-    let out = '';
     child.stdout?.on('data', (d: Buffer) => {
       out += d.toString();
       const m = /\{"port":(\d+)\}/.exec(out);
@@ -44,26 +52,38 @@ async function startReplica(env: Record<string, string>): Promise<Replica> {
     });
     child.once('exit', (code) => reject(new Error(`receiver exited early (${code})`)));
   });
-  return { child, port, exited };
+  return { child, port, exited, pausedIn: () => /\{"paused":"([^"]+)"\}/.exec(out)?.[1] };
 }
 
-/** A round-robin load balancer on 127.0.0.1; a refused connection (a dead replica) goes to the next one. */
-function startProxy(ports: number[]): Promise<Server> {
+type Proxy = Server & { markDown(port: number): void; markUp(port: number): void };
+
+/**
+ * A round-robin load balancer on 127.0.0.1; a refused connection (a dead replica) goes to the next one. A port
+ * marked down gets no new requests, and its requests in flight are answered 502.
+ */
+function startProxy(ports: number[]): Promise<Proxy> {
   let next = 0;
+  const down = new Set<number>();
+  const inFlight = new Map<ReturnType<typeof httpRequest>, number>();
   const server = createServer(async (req, res) => {
+    res.on('error', () => {});
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const body = Buffer.concat(chunks);
     const tryTarget = (left: number) => {
       const port = ports[next++ % ports.length]!;
+      if (down.has(port) && left > 1) return tryTarget(left - 1);
       const up = httpRequest(
         { host: '127.0.0.1', port, method: req.method, path: req.url, headers: req.headers },
         (r) => {
+          inFlight.delete(up);
           res.writeHead(r.statusCode ?? 502, r.headers);
           r.pipe(res);
         },
       );
+      inFlight.set(up, port);
       up.on('error', (e: NodeJS.ErrnoException) => {
+        inFlight.delete(up);
         if (e.code === 'ECONNREFUSED' && left > 1) tryTarget(left - 1);
         else if (!res.headersSent) res.writeHead(502).end();
       });
@@ -71,27 +91,45 @@ function startProxy(ports: number[]): Promise<Server> {
     };
     tryTarget(ports.length);
   });
-  return new Promise((r) => server.listen(0, '127.0.0.1', () => r(server)));
+  return new Promise((r) =>
+    server.listen(0, '127.0.0.1', () =>
+      r(
+        Object.assign(server, {
+          markDown(port: number) {
+            down.add(port);
+            for (const [up, p] of inFlight) if (p === port) up.destroy(new Error('marked down'));
+          },
+          markUp: (port: number) => void down.delete(port),
+        }),
+      ),
+    ),
+  );
 }
 
 describe.skipIf(!haveRedis())('three webhook receivers behind a load balancer, one Redis', () => {
   let redisServer: RedisServer;
   let ref: RunningReference;
-  let proxy: Server;
+  let proxy: Proxy;
+  let redis: ReturnType<typeof createClient>;
   const replicas: Replica[] = [];
 
   beforeAll(async () => {
     redisServer = await startRedisServer();
   });
   afterAll(async () => {
-    for (const r of replicas) if (r.child.exitCode === null && r.child.signalCode === null) r.child.kill();
+    for (const r of replicas) {
+      if (r.child.exitCode !== null || r.child.signalCode !== null) continue;
+      r.child.kill('SIGCONT'); // a replica left paused by a failed run must still end
+      r.child.kill();
+    }
     await Promise.all(replicas.map((r) => r.exited));
+    if (redis?.isOpen) redis.destroy();
     await ref?.close();
     await new Promise((r) => (proxy ? proxy.close(r) : r(undefined)));
     await redisServer?.stop();
   });
 
-  it('runs every event exactly once through retries, lost acknowledgements, resends and a SIGKILL', {
+  it('runs every event exactly once through retries, lost acknowledgements, resends, a SIGKILL and a SIGSTOP', {
     timeout: 180_000,
   }, async () => {
     const ports: number[] = [];
@@ -101,10 +139,10 @@ describe.skipIf(!haveRedis())('three webhook receivers behind a load balancer, o
     const ep = await ref.control.createWebhookEndpoint(ref.shop_id, {
       url: `http://127.0.0.1:${proxyPort}/webhooks`,
     });
-    for (const [i, die] of [
-      [0, '0'],
-      [1, '1'],
-      [2, '0'],
+    for (const [i, die, pause] of [
+      [0, '0', '0'],
+      [1, '1', '0'],
+      [2, '0', '1'],
     ] as const) {
       const r = await startReplica({
         REDIS_URL: redisServer.url,
@@ -112,6 +150,7 @@ describe.skipIf(!haveRedis())('three webhook receivers behind a load balancer, o
         SEED: String(1000 + i),
         LEASE_MS: String(LEASE_MS),
         DIE: die,
+        PAUSE: pause,
       });
       replicas.push(r);
       ports.push(r.port);
@@ -140,11 +179,33 @@ describe.skipIf(!haveRedis())('three webhook receivers behind a load balancer, o
       return m;
     };
 
+    redis = createClient({ url: redisServer.url });
+    await redis.connect();
+    const paused = replicas[2]!;
+    let pausedIn: string | undefined;
+    let resumed = false;
+    // The paused replica: once it has stopped inside a handler, the balancer marks it down; once another replica
+    // ran that event (its fenced count is 1, so the paused one's lease ran out), it is resumed and marked up.
+    async function watchPause(): Promise<void> {
+      if (resumed) return;
+      if (pausedIn === undefined) {
+        pausedIn = paused.pausedIn();
+        if (pausedIn === undefined) return;
+        proxy.markDown(paused.port);
+      }
+      if ((await redis.get(`fleet:count:${pausedIn}`)) !== '1') return;
+      paused.child.kill('SIGCONT');
+      resumed = true;
+      for (let i = 0; i < 500 && !(await redis.get(`fleet:resumed:${pausedIn}`)); i++) await sleep(20);
+      proxy.markUp(paused.port);
+    }
+
     // Drives the reference until every event's latest series ended in a 2xx: waits for attempts in flight,
     // advances the manual clock to the next retry, and resends a series that gave up. `after` holds, per event,
     // how many log entries must exist first (a resend not yet attempted is in flight too). Bounded.
     async function settle(after: Map<string, number>): Promise<void> {
       for (let round = 0; round < 3000; round++) {
+        await watchPause();
         const events = await byEvent();
         const now = ref.clock.now();
         let inFlight = events.size < PAYMENTS;
@@ -179,21 +240,25 @@ describe.skipIf(!haveRedis())('three webhook receivers behind a load balancer, o
     const before = new Map([...(await byEvent())].map(([id, entries]) => [id, entries.length]));
     for (const id of before.keys()) await ref.control.resendEvent(id);
     await settle(before);
+    for (let i = 0; i < 500 && !resumed; i++) {
+      await watchPause();
+      if (!resumed) await sleep(20);
+    }
 
     const ids = [...(await byEvent()).keys()];
     expect(ids).toHaveLength(PAYMENTS);
-    const redis = createClient({ url: redisServer.url });
-    await redis.connect();
-    try {
-      const counts = await Promise.all(ids.map((id) => redis.get(`fleet:count:${id}`)));
-      expect(counts).toEqual(ids.map(() => '1'));
-      // The duplicates were real: a replica died inside a handler (inside one or two: deliveries reach it side by
-      // side, and a second can enter its handler before the first kill lands), and the service saw failures and
-      // resends.
-      expect((await redis.keys('fleet:died-in:*')).length).toBeGreaterThanOrEqual(1);
-    } finally {
-      redis.destroy();
-    }
+    const counts = await Promise.all(ids.map((id) => redis.get(`fleet:count:${id}`)));
+    expect(counts).toEqual(ids.map(() => '1'));
+    // The paused replica was resumed past its lease: told (signal aborted), its late write refused by the fence,
+    // because the run that did write had a newer one.
+    expect(resumed).toBe(true);
+    const seen = JSON.parse((await redis.get(`fleet:resumed:${pausedIn}`)) ?? 'null');
+    expect(seen).toMatchObject({ aborted: true, wrote: 0 });
+    expect(Number(await redis.get(`fleet:fence:${pausedIn}`))).toBeGreaterThan(seen.fence);
+    // The duplicates were real: a replica died inside a handler (inside one or two: deliveries reach it side by
+    // side, and a second can enter its handler before the first kill lands), and the service saw failures and
+    // resends.
+    expect((await redis.keys('fleet:died-in:*')).length).toBeGreaterThanOrEqual(1);
     expect(await replicas[1]!.exited).toBe('SIGKILL');
     const statuses = (await log()).map((e) => e.status_code);
     expect(statuses.some((s) => s === 500)).toBe(true);
