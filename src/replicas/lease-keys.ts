@@ -47,7 +47,7 @@ interface Entry {
  */
 export function memoryLeaseKeys(
   clock: LeaseClock,
-  options: { fenceMs: number; maxEntries?: number },
+  options: { fenceMs: number; maxEntries?: number | undefined },
 ): LeaseKeys {
   const { fenceMs, maxEntries = 100_000 } = options;
   if (!(Number.isSafeInteger(maxEntries) && maxEntries > 0))

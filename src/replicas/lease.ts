@@ -25,7 +25,7 @@ export interface LeaseOptions {
    * @example
    * redisLease(redis, { prefix: 'shop-a:lease:' })
    */
-  prefix?: string;
+  prefix?: string | undefined;
   /**
    * The lease time, in ms (an integer of at least 100): a dead holder is replaced within about this long. The
    * holder renews every third of it, and closes its stream once four fifths have passed without a confirmed

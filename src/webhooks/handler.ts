@@ -48,7 +48,7 @@ export interface WebhookHandlerOptions
    * @example
    * createWebhookHandler({ secret, dedupe: redisDedupe(redis), app: 'fulfilment', on })
    */
-  app?: string;
+  app?: string | undefined;
   /**
    * Largest body read, in bytes; a larger one is answered 413 `payload_too_large` without being read whole.
    * Default 1 MiB, far above any real event.

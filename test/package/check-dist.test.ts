@@ -37,7 +37,8 @@ function fakeDist(files: Files, sources: Record<string, string[]> = {}): string 
     'reference/cli-contract.js': "import 'node:http';\nexport const c = 1;\n",
     'conformance/index.js': "import 'node:http';\nexport const k = 1;\n",
     'conformance/index.cjs': "require('node:http');\nmodule.exports = { k: 1 };\n",
-    'mcp/index.js': "import { Server } from '@modelcontextprotocol/sdk/server/index.js';\nexport { Server };\n",
+    'mcp/index.js':
+      "import { Server } from '@modelcontextprotocol/sdk/server/index.js';\nexport { Server };\n",
     'mcp/index.cjs': "module.exports = require('@modelcontextprotocol/sdk/server/index.js');\n",
     'mcp/cli.js': "import '@modelcontextprotocol/sdk/server/stdio.js';\nimport 'node:process';\n",
     'mcp/bin.js': "#!/usr/bin/env node\nimport './cli.js';\n",
