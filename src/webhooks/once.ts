@@ -128,8 +128,6 @@ async function within<T>(promise: Promise<T>, ms: number, what: string): Promise
   }
 }
 
-const NEVER = new AbortController().signal;
-
 /**
  * Runs `work` for a verified event once across every replica sharing `store` while one holds a live lease on it
  * (renewed while `work` runs), and not again once it succeeded (within the store's keep window), and returns the
@@ -186,7 +184,9 @@ export async function onceWebhook(
   }
   if (claim.state === 'done') return { status: 200, body: { received: true, duplicate: true }, headers: {} };
   if (claim.state === 'running') return { status: 409, body: { error: 'in_progress' }, headers };
-  const { token, fence, signal = NEVER } = claim;
+  // A store without leases (or none) gives no signal: the run's own never aborts. Made per run, not at module
+  // scope: Cloudflare's workerd refuses an AbortController made in the global scope (the edge package test).
+  const { token, fence, signal = new AbortController().signal } = claim;
   try {
     await work(event, { signal, fence });
   } catch (e) {
