@@ -15,6 +15,15 @@ export function jsonText(status: number, text: string, headers: Record<string, s
   });
 }
 
+// The code of each error answer made here, so that a reader after the app (the request journal) knows it without
+// cloning and parsing the body: a clone per refused request cost 60 MB of RSS over 10,000 refusals.
+const codes = new WeakMap<Response, string>();
+
+/** The spec error code of an answer {@link errorResponse} made, or null for any other answer. */
+export function errorCodeOf(response: Response): string | null {
+  return codes.get(response) ?? null;
+}
+
 /**
  * The spec's error body (2.9) for a status and code. Secret-shaped substrings of the message and of the code (a key
  * pasted into a path or a field name, in any encoding; a fault rule's `code`, which a key fits) are masked by the
@@ -26,7 +35,10 @@ export function errorResponse(
   message: string,
   headers: Record<string, string> = {},
 ): Response {
-  return json(status, { error: { code: redactSecrets(code), message: redactSecrets(message) } }, headers);
+  const shown = redactSecrets(code);
+  const response = json(status, { error: { code: shown, message: redactSecrets(message) } }, headers);
+  codes.set(response, shown);
+  return response;
 }
 
 /**

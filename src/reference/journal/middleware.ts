@@ -5,6 +5,7 @@ import { OPERATIONS, type OperationName, PUBLIC_PREFIX } from '../../schemas/ope
 import { ConnectionReset } from '../faults/index.js';
 import type { Caller } from '../domain/validate.js';
 import type { AppEnv } from '../http/context.js';
+import { errorCodeOf } from '../http/errors.js';
 import { MAX_JOURNAL_BODY, type RequestJournal } from './index.js';
 
 // Read from the table of operations: a path is written there only.
@@ -27,9 +28,14 @@ export function operationOf(method: string, path: string): OperationName | null 
 const isPublic = (path: string) => path === PUBLIC_PREFIX || path.startsWith(`${PUBLIC_PREFIX}/`);
 const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
 
-/** The `code` of a spec error body (2.9), read from a copy so the answer still leaves whole. */
+/**
+ * The `code` of an error answer: as the reference's own error bodies were made (no copy), else read from a copy of
+ * the body (an app middleware's own answer), so the answer still leaves whole.
+ */
 async function errorCode(res: Response): Promise<string | null> {
-  if (res.status < 400 || !res.headers.get('content-type')?.includes('json')) return null;
+  if (res.status < 400) return null;
+  const own = errorCodeOf(res);
+  if (own !== null || !res.headers.get('content-type')?.includes('json')) return own;
   try {
     const body = (await res.clone().json()) as { error?: { code?: unknown } | undefined } | null;
     const code = body?.error?.code;
