@@ -103,6 +103,12 @@ export async function shadowCommand(argv: string[], io: ShadowIo): Promise<numbe
     io.stderr(`psp-reference shadow: ${redactSecrets((error as Error).message)}\n`);
     return 1;
   }
+  // Handlers first: whoever reads the first line may signal at once (on a loaded machine a signal sent between the
+  // write and the handlers killed the process).
+  const stopped = new Promise<NodeJS.Signals>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
   const { json } = config;
   io.stdout(
     json
@@ -110,10 +116,7 @@ export async function shadowCommand(argv: string[], io: ShadowIo): Promise<numbe
       : `psp-reference shadow: ${shadow.url} -> ${config.upstream}\n` +
           `  report: GET ${shadow.url}/_shadow/report (Authorization: Bearer ${shadow.admin_token})\n`,
   );
-  const signal = await new Promise<NodeJS.Signals>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
+  const signal = await stopped;
   io.stderr(`psp-reference shadow: ${signal} received, stopping\n`);
   const report = shadow.report();
   io.stdout(json ? `${JSON.stringify(report)}\n` : shadowSummary(report));
