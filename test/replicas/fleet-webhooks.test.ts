@@ -1,12 +1,16 @@
 // The fleet (issue 24, point 4): the reference delivers webhooks through a round-robin proxy to three receiver
-// processes, each with createWebhookHandler + redisDedupe on one Redis, and a side effect of one INCR per event.
+// processes, each with createWebhookHandler + redisDedupe on one Redis, and a side effect of one fenced INCR per
+// event in a second Redis.
 // Duplicates are made on purpose: receivers answer 500 at random (seeded), before the handler and after it (a lost
 // acknowledgement); one receiver kills itself with SIGKILL inside its handler, holding an event's lease; another
 // stops itself (SIGSTOP, a GC pause or a frozen container) inside its handler and is resumed only after its lease
 // ran out and another replica ran the event, whereupon it carries on into its side effect (issue 32, F1); the
-// reference's retries are driven by its manual clock; then every event is resent from the cabinet. Promise: every
-// event's fenced side effect happened exactly once, none missing; the paused replica's signal was aborted and its
-// late write refused by the fence.
+// reference's retries are driven by its manual clock; then every event is resent from the cabinet. Last, one more
+// payment's event is held inside a handler while the dedupe Redis is restarted (SIGTERM, then started again on
+// its port and data folder with the append-only file docs/replicas.md recommends) and the event is resent
+// meanwhile (issue 32, F1); the side effects' Redis is not restarted, so it counts across the restart. Promise:
+// every event's fenced side effect happened exactly once, none missing; the paused replica's signal was aborted
+// and its late write refused by the fence.
 //
 // No wall-clock assertion: the loop waits for what the delivery log says (bounded polling), and the only real-time
 // mechanism, a dead or paused replica's lease running out, is waited for by resending until the event is
@@ -14,6 +18,8 @@
 // requests in flight 502, so the reference does not wait out its 15 s deadline.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer, request as httpRequest, type Server } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,6 +29,10 @@ import { bundled } from '../support/bundles.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const PAYMENTS = 12;
+/** The amount of the last payment, whose event a replica holds inside its handler through the restart. */
+const HOLD_AMOUNT = 4242;
+// docs/replicas.md's settings for markers, leases and fences that survive a restart.
+const DEDUPE_ARGS = ['--appendonly', 'yes', '--appendfsync', 'everysec'];
 // Renewed every third while a handler runs, and lost four fifths in without a confirmed renewal: far above a
 // loaded machine's stalls, so only the paused replica loses one. The paused replica is resumed after it ran out.
 const LEASE_MS = 8000;
@@ -34,6 +44,8 @@ interface Replica {
   exited: Promise<NodeJS.Signals | null>;
   /** The event id it printed just before stopping itself (PAUSE=1), once it has. */
   pausedIn(): string | undefined;
+  /** The event id it holds inside its handler until SIGUSR2 (HOLD_AMOUNT), once it does. */
+  holding(): string | undefined;
 }
 
 async function startReplica(env: Record<string, string>): Promise<Replica> {
@@ -52,7 +64,13 @@ async function startReplica(env: Record<string, string>): Promise<Replica> {
     });
     child.once('exit', (code) => reject(new Error(`receiver exited early (${code})`)));
   });
-  return { child, port, exited, pausedIn: () => /\{"paused":"([^"]+)"\}/.exec(out)?.[1] };
+  return {
+    child,
+    port,
+    exited,
+    pausedIn: () => /\{"paused":"([^"]+)"\}/.exec(out)?.[1],
+    holding: () => /\{"holding":"([^"]+)"\}/.exec(out)?.[1],
+  };
 }
 
 type Proxy = Server & { markDown(port: number): void; markUp(port: number): void };
@@ -107,14 +125,18 @@ function startProxy(ports: number[]): Promise<Proxy> {
 }
 
 describe.skipIf(!haveRedis())('three webhook receivers behind a load balancer, one Redis', () => {
+  /** The dedupe store's Redis, restarted by the test; `effects` keeps the side effects and the test's records. */
   let redisServer: RedisServer;
+  let effectsServer: RedisServer;
+  const dedupeDir = mkdtempSync(join(tmpdir(), 'psp-fleet-dedupe-'));
   let ref: RunningReference;
   let proxy: Proxy;
   let redis: ReturnType<typeof createClient>;
   const replicas: Replica[] = [];
 
   beforeAll(async () => {
-    redisServer = await startRedisServer();
+    redisServer = await startRedisServer({ dir: dedupeDir, args: DEDUPE_ARGS });
+    effectsServer = await startRedisServer();
   });
   afterAll(async () => {
     for (const r of replicas) {
@@ -127,9 +149,11 @@ describe.skipIf(!haveRedis())('three webhook receivers behind a load balancer, o
     await ref?.close();
     await new Promise((r) => (proxy ? proxy.close(r) : r(undefined)));
     await redisServer?.stop();
+    await effectsServer?.stop();
+    rmSync(dedupeDir, { recursive: true, force: true });
   });
 
-  it('runs every event exactly once through retries, lost acknowledgements, resends, a SIGKILL and a SIGSTOP', {
+  it('runs every event exactly once through retries, lost acknowledgements, resends, a SIGKILL, a SIGSTOP and a Redis restart', {
     timeout: 180_000,
   }, async () => {
     const ports: number[] = [];
@@ -146,6 +170,8 @@ describe.skipIf(!haveRedis())('three webhook receivers behind a load balancer, o
     ] as const) {
       const r = await startReplica({
         REDIS_URL: redisServer.url,
+        EFFECTS_URL: effectsServer.url,
+        HOLD_AMOUNT: String(HOLD_AMOUNT),
         SECRET: ep.secret,
         SEED: String(1000 + i),
         LEASE_MS: String(LEASE_MS),
@@ -156,18 +182,19 @@ describe.skipIf(!haveRedis())('three webhook receivers behind a load balancer, o
       ports.push(r.port);
     }
 
-    for (let i = 0; i < PAYMENTS; i++) {
+    const pay = async (amount: number) => {
       const res = await ref.fetch(
         new Request(`${ref.base_url}/api/v1/public/payments`, {
           method: 'POST',
           headers: { authorization: `Bearer ${ref.api_key}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ amount: 1000 + i }),
+          body: JSON.stringify({ amount }),
         }),
       );
       expect(res.status).toBe(201);
       const { payment } = (await res.json()) as { payment: { id: string } };
       await ref.control.succeedPayment(payment.id);
-    }
+    };
+    for (let i = 0; i < PAYMENTS; i++) await pay(1000 + i);
 
     const log = async () => (await ref.control.listDeliveries(ep.id)).items;
     const ok = (s: number | null) => s !== null && s >= 200 && s < 300;
@@ -179,7 +206,7 @@ describe.skipIf(!haveRedis())('three webhook receivers behind a load balancer, o
       return m;
     };
 
-    redis = createClient({ url: redisServer.url });
+    redis = createClient({ url: effectsServer.url });
     await redis.connect();
     const paused = replicas[2]!;
     let pausedIn: string | undefined;
@@ -200,15 +227,38 @@ describe.skipIf(!haveRedis())('three webhook receivers behind a load balancer, o
       proxy.markUp(paused.port);
     }
 
+    let heldIn: string | undefined;
+    // The held replica: once a handler holds the last payment's event, the dedupe Redis is stopped and started
+    // again on its port and folder, the event is resent (its copy must not run beside the held one: a lease that
+    // survived answers 409), and once that copy was answered the holder is let go. Watched beside settle, not
+    // from its loop: the hold may be in a retry, whose advanceClock waits for the attempt to end.
+    async function watchHold(after: Map<string, number>): Promise<void> {
+      if (heldIn !== undefined) return;
+      const holder = replicas.find((r) => r.holding() !== undefined);
+      if (!holder) return;
+      heldIn = holder.holding()!;
+      const logged = async () => (await byEvent()).get(heldIn!)?.length ?? 0;
+      const before = await logged();
+      const { port } = redisServer;
+      await redisServer.stop();
+      redisServer = await startRedisServer({ port, dir: dedupeDir, args: DEDUPE_ARGS });
+      // Two more entries to wait for (settle waits for more than `after`): the held attempt's and the resend's
+      // first, each logged when it ends.
+      after.set(heldIn, before + 1);
+      await ref.control.resendEvent(heldIn);
+      for (let i = 0; i < 500 && (await logged()) === before; i++) await sleep(20);
+      holder.child.kill('SIGUSR2');
+    }
+
     // Drives the reference until every event's latest series ended in a 2xx: waits for attempts in flight,
     // advances the manual clock to the next retry, and resends a series that gave up. `after` holds, per event,
     // how many log entries must exist first (a resend not yet attempted is in flight too). Bounded.
-    async function settle(after: Map<string, number>): Promise<void> {
+    async function settle(after: Map<string, number>, expected = PAYMENTS): Promise<void> {
       for (let round = 0; round < 3000; round++) {
         await watchPause();
         const events = await byEvent();
         const now = ref.clock.now();
-        let inFlight = events.size < PAYMENTS;
+        let inFlight = events.size < expected;
         const due: number[] = [];
         const gaveUp: string[] = [];
         for (const [id, entries] of events) {
@@ -232,7 +282,11 @@ describe.skipIf(!haveRedis())('three webhook receivers behind a load balancer, o
         // A lease held by the dead replica runs out in Redis's own time: give it a moment between rounds of 409s.
         else await sleep(50);
       }
-      throw new Error('the deliveries did not settle');
+      const events = [...(await byEvent())];
+      const open = events.filter(([id, e]) => !ok(e.at(-1)!.status_code) || e.length <= (after.get(id) ?? 0));
+      throw new Error(
+        `the deliveries did not settle: ${JSON.stringify({ heldIn, resumed, after: [...after], open })}`,
+      );
     }
 
     await settle(new Map());
@@ -244,9 +298,27 @@ describe.skipIf(!haveRedis())('three webhook receivers behind a load balancer, o
       await watchPause();
       if (!resumed) await sleep(20);
     }
+    // One more event, held inside a handler through the dedupe Redis's restart.
+    await pay(HOLD_AMOUNT);
+    const last = new Map<string, number>();
+    let settled = false;
+    const watching = (async () => {
+      while (!settled && heldIn === undefined) {
+        await watchHold(last);
+        if (heldIn === undefined) await sleep(20);
+      }
+    })();
+    try {
+      await settle(last, PAYMENTS + 1);
+    } finally {
+      settled = true;
+      await watching;
+    }
 
     const ids = [...(await byEvent()).keys()];
-    expect(ids).toHaveLength(PAYMENTS);
+    expect(ids).toHaveLength(PAYMENTS + 1);
+    expect(heldIn).toBeDefined();
+    expect(ids).toContain(heldIn);
     const counts = await Promise.all(ids.map((id) => redis.get(`fleet:count:${id}`)));
     expect(counts).toEqual(ids.map(() => '1'));
     // The paused replica was resumed past its lease: told (signal aborted), its late write refused by the fence,
