@@ -23,9 +23,18 @@ function jsonAnswer(answer: Answer): JsonSchema {
     return {
       description: answer.description,
       headers,
-      // OpenAPI 3.1 has no schema for a stream's messages (3.2's itemSchema): an extension names the component.
+      // OpenAPI 3.1 has no schema for a stream's messages (3.2's itemSchema): an extension names the component for
+      // tools that read it, and JSON Schema's contentSchema annotates the string with it, so that linters see the
+      // component used (redocly's no-unused-components warned on SseEvent).
       content: {
-        'text/event-stream': { schema: { type: 'string' }, 'x-sse-data': componentRef('SseEvent') },
+        'text/event-stream': {
+          schema: {
+            type: 'string',
+            contentMediaType: 'text/event-stream',
+            contentSchema: componentRef('SseEvent'),
+          },
+          'x-sse-data': componentRef('SseEvent'),
+        },
       },
     };
   }
