@@ -163,13 +163,16 @@ describe.skipIf(!haveRedis())('three webhook receivers behind a load balancer, o
     const ep = await ref.control.createWebhookEndpoint(ref.shop_id, {
       url: `http://127.0.0.1:${proxyPort}/webhooks`,
     });
-    for (const [i, die, pause] of [
-      [0, '0', '0'],
-      [1, '1', '0'],
-      [2, '0', '1'],
+    // Both clients on one store: the replica that pauses holds its lease through ioredis, the others through
+    // node-redis.
+    for (const [i, die, pause, client] of [
+      [0, '0', '0', 'redis'],
+      [1, '1', '0', 'redis'],
+      [2, '0', '1', 'ioredis'],
     ] as const) {
       const r = await startReplica({
         REDIS_URL: redisServer.url,
+        REDIS_CLIENT: client,
         EFFECTS_URL: effectsServer.url,
         HOLD_AMOUNT: String(HOLD_AMOUNT),
         SECRET: ep.secret,
