@@ -48,11 +48,14 @@ export function weakness(secret: string, minChars = MIN_SECRET_CHARS): string | 
     while (i < secret.length && secret[i] === secret[i - period]) i++;
     if (i === secret.length) return 'repeats a shorter run of characters';
   }
+  // Pairs of equal or neighbouring characters (`aa`, `ab`, `21`) over three quarters of the pairs: a run typed by
+  // hand, not chance. Over half refused a random hex value now and then (each pair has about a one in six chance).
   let steps = 0;
   for (let i = 1; i < secret.length; i++) {
     if (Math.abs(secret.charCodeAt(i) - secret.charCodeAt(i - 1)) <= 1) steps++;
   }
-  if (steps * 2 > secret.length - 1) return 'is mostly a run of neighbouring characters (abcd..., 1234...)';
+  if (steps * 4 > (secret.length - 1) * 3)
+    return 'is mostly a run of neighbouring characters (abcd..., 1234...)';
   const counts = new Map<string, number>();
   for (const c of secret) counts.set(c, (counts.get(c) ?? 0) + 1);
   let bitsPerChar = 0;
