@@ -8,7 +8,7 @@
 // Usage: node scripts/test.mjs [step-name-prefix ...]   (no argument: everything)
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { binOf } from './build-dist.mjs';
 
@@ -134,6 +134,30 @@ function counts(file) {
   };
 }
 
+/** One line per failed test of a vitest JSON report (file, full name), then its first failure message lines. */
+function failedTests(file) {
+  if (!file || !existsSync(file)) return [];
+  const report = JSON.parse(readFileSync(file, 'utf8'));
+  const lines = [];
+  for (const suite of report.testResults ?? []) {
+    const where = relative(root, suite.name ?? '');
+    const tests = (suite.assertionResults ?? []).filter((t) => t.status === 'failed');
+    // A file that failed outside any test (an import error, a hook) has no failed assertion but a message.
+    if (!tests.length && suite.status === 'failed') lines.push(`  ✗ ${where}`, ...excerpt(suite.message));
+    for (const t of tests)
+      lines.push(`  ✗ ${where} > ${t.fullName ?? t.title}`, ...excerpt((t.failureMessages ?? []).join('\n')));
+  }
+  return lines;
+}
+
+function excerpt(message) {
+  return String(message ?? '')
+    .split('\n')
+    .filter((l) => l.trim())
+    .slice(0, 6)
+    .map((l) => `      ${l.slice(0, 200)}`);
+}
+
 // CPU seconds of every finished child (Linux: cutime + cstime of /proc/self/stat): unlike wall time, this does
 // not grow when other work shares the machine, so it tells what the run costs on a quiet one.
 function childCpuSeconds() {
@@ -199,6 +223,8 @@ console.log(
 );
 if (failed.length)
   console.log(`\nFailed (${failed.length} of ${results.length} steps): ${failed.join(', ')}`);
+// CI keeps only the tail of this output, so each failed test is named here again, with the first lines of why.
+for (const step of selected.flat()) for (const line of failedTests(step.json)) console.log(line);
 // Every stage awaits all its steps, so nothing should still run here; if anything does, it is not left behind.
 for (const child of running) child.kill('SIGTERM');
 // One plain closing line with the test counts of both vitest runs; each failed step that reported no failed test
