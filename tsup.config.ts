@@ -12,14 +12,14 @@ const entry = {
   'mcp/index': 'src/mcp/index.ts',
 };
 // The ESM build adds the CLIs (see below).
-const esmEntry = { ...entry, 'reference/cli': 'src/reference/cli.ts', 'mcp/cli': 'src/mcp/cli.ts' };
+const esmEntry = { ...entry, 'reference/cli': 'src/reference/cli/cli.ts', 'mcp/cli': 'src/mcp/cli.ts' };
 // The contract kit is an ESM build of its own, with `psp-reference contract` (which the CLI imports at run time):
 // in the build above it would share chunks with psp-sdk, whose chunk boundaries, and so its gzipped size, moved
 // (+60 B: the size budget of psp-sdk must not change for an entry it does not load). It carries its own copy of
 // the client it drives.
 const kitEntry = {
   'conformance/index': 'src/conformance/index.ts',
-  'reference/cli-contract': 'src/reference/cli-contract.ts',
+  'reference/cli-contract': 'src/reference/cli/cli-contract.ts',
 };
 const cjsEntry = { ...entry, 'conformance/index': kitEntry['conformance/index'] };
 
@@ -135,7 +135,7 @@ export default defineConfig([
   {
     // The `psp-reference` and `psp-mcp` bins: Node only, ESM (package "type": "module"). Each only imports its
     // ./cli.js, left as it is so that it loads the CLI of the ESM build above.
-    entry: { 'reference/bin': 'src/reference/bin.ts', 'mcp/bin': 'src/mcp/bin.ts' },
+    entry: { 'reference/bin': 'src/reference/cli/bin.ts', 'mcp/bin': 'src/mcp/bin.ts' },
     outDir,
     format: ['esm'],
     target: 'es2022',

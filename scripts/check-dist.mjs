@@ -49,7 +49,7 @@ const rules = {
   // The psp-reference CLI, built with the other ESM entries, and the bin: a shebang that imports it. ESM only.
   'reference/cli': { reference: true, zod: true, node: true, esmOnly: true },
   'reference/bin': { reference: true, zod: true, node: true, esmOnly: true },
-  // `psp-reference contract`, built with the kit (it prints through the CLI's option tables, src/reference/adapters).
+  // `psp-reference contract`, built with the kit (it prints through the CLI's option tables, src/reference/cli/usage.ts).
   'reference/cli-contract': { reference: true, zod: true, node: true, esmOnly: true },
   // psp-sdk/mcp drives the reference by default; its CLI and bin as the reference's.
   'mcp/index': { reference: true, zod: true, node: true, mcp: true },

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../../src/webhooks/verify.js';
-import { parseCliArgs, UsageError } from '../../src/reference/adapters/cli-args.js';
+import { parseCliArgs, UsageError } from '../../src/reference/cli/cli-args.js';
 import {
   apiKeyProblem,
   FixedCredentialError,

@@ -19,7 +19,7 @@ const root = join(import.meta.dirname, '..', '..');
 
 /** Entry name -> source file, relative to the repository's root. */
 export const BUNDLE_ENTRIES = {
-  cli: 'src/reference/cli.ts',
+  cli: 'src/reference/cli/cli.ts',
   mcp: 'src/mcp/cli.ts',
   'stream-child': 'test/replicas/fixtures/stream-child.ts',
   'webhook-receiver': 'test/replicas/fixtures/webhook-receiver.ts',

@@ -1,6 +1,6 @@
 // The in-process reference's own tools: the buyer, the clock, triggers, the delivery log, faults and state, each
 // a call of `ref.control` (src/reference/control.ts) or of the buyer's buttons (src/reference/handle.ts).
-import { runTrigger } from '../../reference/cli-trigger.js';
+import { runTrigger } from '../../reference/cli/cli-trigger.js';
 import { WEBHOOK_EVENTS } from '../../schemas/names.js';
 import { ToolRefusal } from '../errors.js';
 import { integer, type JsonSchema, text } from '../json-schema.js';

@@ -14,9 +14,9 @@ import {
   formatContractSummary,
   runContract,
   toJUnit,
-} from '../conformance/index.js';
-import { redactSecrets } from '../internal/redact.js';
-import { type CliOption, optionsHelp, parserOptions } from './adapters/usage.js';
+} from '../../conformance/index.js';
+import { redactSecrets } from '../../internal/redact.js';
+import { type CliOption, optionsHelp, parserOptions } from './usage.js';
 
 const OPTIONS = {
   'base-url': { type: 'string', value: '<url>', help: "the service's base URL (PSP_BASE_URL)" },

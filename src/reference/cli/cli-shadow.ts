@@ -5,10 +5,10 @@
  */
 import process from 'node:process';
 import { parseArgs } from 'node:util';
-import { redactSecrets } from '../internal/redact.js';
-import { isHttpUrl } from '../schemas/common.js';
-import { type CliOption, optionsHelp, parserOptions } from './adapters/usage.js';
-import { type RunningShadow, shadowSummary, startShadow } from './shadow/index.js';
+import { redactSecrets } from '../../internal/redact.js';
+import { isHttpUrl } from '../../schemas/common.js';
+import { type CliOption, optionsHelp, parserOptions } from './usage.js';
+import { type RunningShadow, shadowSummary, startShadow } from '../shadow/index.js';
 
 const OPTIONS = {
   upstream: {

@@ -2,23 +2,18 @@
  * `psp-reference trigger <event>`: drives a running reference so that it emits one webhook event of spec 6.1, the
  * way a merchant checks a handler by hand (docs/reference.md, "Triggers"). The public API is driven with the
  * package's own `PspClient`, the bank's moves with the `/_simulator` routes. Every parameter is checked before
- * the first request (adapters/trigger-args.ts; exit 2), and the admin token before anything is created; a refused
+ * the first request (trigger-args.ts; exit 2), and the admin token before anything is created; a refused
  * request, a redirect (never followed) or an answer that is not the moved object exits 1.
  */
-import { PspApiError, redirectMessage } from '../client/api-errors.js';
-import { PspClient } from '../client/client.js';
-import { SDK_CODES } from '../schemas/errors.js';
-import type { WebhookEventName } from '../schemas/names.js';
-import { OPERATIONS, type OperationName, pathOf } from '../schemas/operations.js';
-import { responseSchemas } from '../schemas/resources.js';
-import { parseOwn } from '../schemas/issues.js';
-import {
-  parseTriggerArgs,
-  TRIGGER_USAGE,
-  type TriggerConfig,
-  TriggerUsageError,
-} from './adapters/trigger-args.js';
-import { redactSecrets } from '../internal/redact.js';
+import { PspApiError, redirectMessage } from '../../client/api-errors.js';
+import { PspClient } from '../../client/client.js';
+import { SDK_CODES } from '../../schemas/errors.js';
+import type { WebhookEventName } from '../../schemas/names.js';
+import { OPERATIONS, type OperationName, pathOf } from '../../schemas/operations.js';
+import { responseSchemas } from '../../schemas/resources.js';
+import { parseOwn } from '../../schemas/issues.js';
+import { parseTriggerArgs, TRIGGER_USAGE, type TriggerConfig, TriggerUsageError } from './trigger-args.js';
+import { redactSecrets } from '../../internal/redact.js';
 
 /** The trigger did not happen (exit 1): a refused request, or an answer that is not what the reference says. */
 export class TriggerFailedError extends Error {

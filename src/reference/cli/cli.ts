@@ -6,15 +6,15 @@
  * runs shadow mode (cli-shadow.ts).
  */
 import process from 'node:process';
-import { banner, parseCliArgs, startupJson, USAGE, UsageError } from './adapters/cli-args.js';
+import { banner, parseCliArgs, startupJson, USAGE, UsageError } from './cli-args.js';
 // The one VERSION, the client's User-Agent's too.
-import { VERSION } from '../internal/version.js';
+import { VERSION } from '../../internal/version.js';
 import { shadowCommand } from './cli-shadow.js';
 import { triggerCommand } from './cli-trigger.js';
-import { FixedCredentialError } from './domain/credentials.js';
-import { type RunningReference, startReference } from './start.js';
-import { autosave } from './state/autosave.js';
-import { lockStateFile, readStateFile, resolveStatePath, StateFileError } from './state/file.js';
+import { FixedCredentialError } from '../domain/credentials.js';
+import { type RunningReference, startReference } from '../start.js';
+import { autosave } from '../state/autosave.js';
+import { lockStateFile, readStateFile, resolveStatePath, StateFileError } from '../state/file.js';
 
 async function main(argv: string[]): Promise<void> {
   const io = {

@@ -7,7 +7,7 @@ import openApi from '../../../openapi.json' with { type: 'json' };
 import type { AppDeps, AppEnv } from './context.js';
 import { cabinetRoutes, simulatorRoutes } from './control-routes.js';
 import { ConnectionReset } from '../faults/index.js';
-import { journalMiddleware } from '../journal/middleware.js';
+import { journalMiddleware } from './journal-middleware.js';
 import { json, refusalResponse, toResponse } from './errors.js';
 import { payPageRoutes } from './pay-page.js';
 import { buyerPort } from './buyer-port.js';

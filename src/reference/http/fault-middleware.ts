@@ -1,10 +1,10 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { CODE } from '../../schemas/errors.js';
 import type { Domain } from '../domain/core.js';
-import { bearer } from '../http/auth.js';
-import type { AppEnv } from '../http/context.js';
-import { errorResponse } from '../http/errors.js';
-import { ConnectionReset, type Faults } from './index.js';
+import { bearer } from './auth.js';
+import type { AppEnv } from './context.js';
+import { errorResponse } from './errors.js';
+import { ConnectionReset, type Faults } from '../faults/index.js';
 
 /**
  * The merchant behind a request's API key, looked up without section 5's effects (no rate-limit slot, no

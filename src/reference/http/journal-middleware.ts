@@ -4,9 +4,9 @@ import { redactSecrets } from '../../internal/redact.js';
 import { OPERATIONS, type OperationName, PUBLIC_PREFIX } from '../../schemas/operations.js';
 import { ConnectionReset } from '../faults/index.js';
 import type { Caller } from '../domain/validate.js';
-import type { AppEnv } from '../http/context.js';
-import { errorCodeOf } from '../http/errors.js';
-import { MAX_JOURNAL_BODY, type RequestJournal } from './index.js';
+import type { AppEnv } from './context.js';
+import { errorCodeOf } from './errors.js';
+import { MAX_JOURNAL_BODY, type RequestJournal } from '../journal/index.js';
 
 // Read from the table of operations: a path is written there only.
 const ROWS = Object.entries(OPERATIONS).map(([name, row]) => ({

@@ -5,7 +5,7 @@ import { bodyOf, checkExpect, NO_BODY_MAX_BYTES, parseJson, requireJson, require
 import { authenticate, checkBlock, checkSignature, clientAddress } from './auth.js';
 import { type AppDeps, type AppEnv, idempotencyKey, pathId } from './context.js';
 import { json, jsonText } from './errors.js';
-import { faultMiddleware } from '../faults/middleware.js';
+import { faultMiddleware } from './fault-middleware.js';
 import { OPERATIONS, type OperationName, type OperationRow } from '../../schemas/operations.js';
 
 /** A creation's answer: 201, or 200 with `Idempotent-Replayed: true` when it replays the first one. */

@@ -12,7 +12,7 @@ import { isAdminToken, bearer } from '../http/auth.js';
 import { readRawBody } from '../http/body.js';
 import type { RequestInfo } from '../http/context.js';
 import { json, refusalResponse, toResponse } from '../http/errors.js';
-import { operationOf } from '../journal/middleware.js';
+import { operationOf } from '../http/journal-middleware.js';
 import { createReference, type Reference, type ReferenceOptions } from '../service.js';
 import { type ComparedAnswer, compareAnswers } from './compare.js';
 import { IdMap } from './ids.js';

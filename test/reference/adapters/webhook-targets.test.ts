@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { parseCliArgs } from '../../../src/reference/adapters/cli-args.js';
+import { parseCliArgs } from '../../../src/reference/cli/cli-args.js';
 import { isLoopbackHost, publicTargetsOnly } from '../../../src/reference/adapters/webhook-targets.js';
 import {
   type RunningReference,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { banner, parseCliArgs, startupJson, UsageError } from '../../../src/reference/adapters/cli-args.js';
+import { banner, parseCliArgs, startupJson, UsageError } from '../../../src/reference/cli/cli-args.js';
 import { VERSION } from '../../../src/internal/version.js';
 import type { RunningReference } from '../../../src/reference/index.js';
 

@@ -1,4 +1,4 @@
-// `psp-reference contract` (src/reference/cli-contract.ts): the bundled CLI runs the contract kit against a
+// `psp-reference contract` (src/reference/cli/cli-contract.ts): the bundled CLI runs the contract kit against a
 // psp-reference on this machine, started by the same CLI, and exits 0 with every check passing; 1 on a failure;
 // 2 on a usage error, a live key included.
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -6,10 +6,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contractCommand } from '../../src/reference/cli-contract.js';
-import { bundled } from '../support/bundles.js';
+import { contractCommand } from '../../../src/reference/cli/cli-contract.js';
+import { bundled } from '../../support/bundles.js';
 
-const root = join(import.meta.dirname, '..', '..');
+const root = join(import.meta.dirname, '..', '..', '..');
 let server: ChildProcess;
 let facts: Record<string, string>;
 const dir = mkdtempSync(join(tmpdir(), 'psp-contract-'));

@@ -3,13 +3,13 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseCliArgs, UsageError } from '../../src/reference/adapters/cli-args.js';
-import { bundled } from '../support/bundles.js';
+import { parseCliArgs, UsageError } from '../../../src/reference/cli/cli-args.js';
+import { bundled } from '../../support/bundles.js';
 
 // `--faults <file>` and `--seed <integer>`: rules loaded at start, a bad file stops the start with exit 2 naming
 // the file and the field.
 
-const root = join(import.meta.dirname, '..', '..');
+const root = join(import.meta.dirname, '..', '..', '..');
 const dir = mkdtempSync(join(tmpdir(), 'psp-faults-'));
 const file = (name: string, text: string) => {
   const path = join(dir, name);

@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type RunningReference, startReference } from '../../src/reference/start.js';
-import { bundled } from '../support/bundles.js';
+import { type RunningReference, startReference } from '../../../src/reference/start.js';
+import { bundled } from '../../support/bundles.js';
 
-// `psp-reference shadow` (src/reference/cli-shadow.ts), started from the bundled CLI as a user starts it.
+// `psp-reference shadow` (src/reference/cli/cli-shadow.ts), started from the bundled CLI as a user starts it.
 
 const children: ChildProcess[] = [];
 let upstream: RunningReference | undefined;

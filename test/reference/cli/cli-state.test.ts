@@ -3,11 +3,11 @@ import { lstat, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createReference } from '../../src/reference/service.js';
-import { readStateFile, StateFileError, writeStateFile } from '../../src/reference/state/file.js';
-import { bundled } from '../support/bundles.js';
+import { createReference } from '../../../src/reference/service.js';
+import { readStateFile, StateFileError, writeStateFile } from '../../../src/reference/state/file.js';
+import { bundled } from '../../support/bundles.js';
 
-const root = join(import.meta.dirname, '..', '..');
+const root = join(import.meta.dirname, '..', '..', '..');
 const children: ChildProcess[] = [];
 const dirs: string[] = [];
 afterEach(async () => {

@@ -4,11 +4,11 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
-import { WEBHOOK_EVENTS } from '../../src/schemas/names.js';
-import { parseTriggerArgs } from '../../src/reference/adapters/trigger-args.js';
-import { type TriggerResult, triggerCommand } from '../../src/reference/cli-trigger.js';
-import { type RunningReference, startReference } from '../../src/reference/start.js';
-import { bundled } from '../support/bundles.js';
+import { WEBHOOK_EVENTS } from '../../../src/schemas/names.js';
+import { parseTriggerArgs } from '../../../src/reference/cli/trigger-args.js';
+import { type TriggerResult, triggerCommand } from '../../../src/reference/cli/cli-trigger.js';
+import { type RunningReference, startReference } from '../../../src/reference/start.js';
+import { bundled } from '../../support/bundles.js';
 
 // `psp-reference trigger` against a real started reference (manual clock: no payout or expiry timer moves anything
 // on its own), with a webhook receiver that records what the reference delivers.
@@ -452,7 +452,7 @@ describe('psp-reference trigger', () => {
   });
 
   it("docs/testing.md's trigger command runs as written", async () => {
-    const text = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'testing.md'), 'utf8');
+    const text = readFileSync(join(import.meta.dirname, '..', '..', '..', 'docs', 'testing.md'), 'utf8');
     const section = text.slice(text.indexOf('## Triggers'));
     const line = section.split('\n').find((l) => l.startsWith('npx psp-reference trigger '));
     expect(line, 'the trigger example of docs/testing.md').toBeDefined();
@@ -471,7 +471,7 @@ describe('psp-reference trigger', () => {
   });
 
   it('the bin runs it: exit 0 with the JSON line, exit 2 on a bad event', async () => {
-    const root = join(import.meta.dirname, '..', '..');
+    const root = join(import.meta.dirname, '..', '..', '..');
     const run = (args: string[]) =>
       new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
         const child = spawn(process.execPath, [bundled('cli'), 'trigger', ...args], {

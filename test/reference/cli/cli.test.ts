@@ -3,10 +3,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createReference } from '../../src/reference/service.js';
-import { bundled } from '../support/bundles.js';
+import { createReference } from '../../../src/reference/service.js';
+import { bundled } from '../../support/bundles.js';
 
-const root = join(import.meta.dirname, '..', '..');
+const root = join(import.meta.dirname, '..', '..', '..');
 const children: ChildProcess[] = [];
 afterEach(() => {
   for (const child of children.splice(0))

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseCliArgs, USAGE } from '../../../src/reference/adapters/cli-args.js';
-import { parseTriggerArgs, TRIGGER_USAGE } from '../../../src/reference/adapters/trigger-args.js';
-import { optionsHelp, parserOptions } from '../../../src/reference/adapters/usage.js';
+import { parseCliArgs, USAGE } from '../../../src/reference/cli/cli-args.js';
+import { parseTriggerArgs, TRIGGER_USAGE } from '../../../src/reference/cli/trigger-args.js';
+import { optionsHelp, parserOptions } from '../../../src/reference/cli/usage.js';
 
 // Issue 22: the CLIs' help was kept by hand beside their option tables (two copies that drift). Now each option is
 // written once, with its help, and both the parser and `--help` are made from that table.

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { ADMIN_TOKEN_MIN_LENGTH } from '../../../src/reference/domain/admin-token.js';
-import { parseTriggerArgs } from '../../../src/reference/adapters/trigger-args.js';
+import { parseTriggerArgs } from '../../../src/reference/cli/trigger-args.js';
 import { createReference } from '../../../src/reference/service.js';
 import { expectError, setup } from '../helpers.js';
 
