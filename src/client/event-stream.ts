@@ -109,9 +109,9 @@ const WATCHDOG = 'heartbeat_timeout';
 
 /**
  * The realtime event stream (spec 4.8, 6.2) as an async iterable of envelopes `{ kind, payload, at }`. It
- * reconnects by itself with jittered exponential backoff after a network break, a 5xx/429 (honouring
- * `Retry-After`), an ended stream, or heartbeat silence; it stops on `: replaced`, on `close()` and on the
- * signal (the loop just ends), and throws the typed API error on 401, 403 and other 4xx answers. A malformed
+ * reconnects by itself with jittered exponential backoff after a network break, a 408, 429 or 5xx but 501
+ * (honouring `Retry-After`), an ended stream, or heartbeat silence; it stops on `: replaced`, on `close()` and on
+ * the signal (the loop just ends), and throws the typed API error on 401, 403, 501 and other 4xx answers. A malformed
  * message is logged and skipped; kinds newer than this SDK pass through (handle them in a `default` branch).
  * Never more than one connection at a time; the iterable can be iterated once.
  *
