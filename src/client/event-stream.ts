@@ -245,11 +245,10 @@ export function streamEvents(
         if (stop.signal.aborted) return;
         // Not a failure: the loop's top waits for the lease again, which paces it.
         if (options.lease && !hold) continue;
-        const attempt = r.attempt;
-        const delayMs = r.broke(reason, retryAfterMs);
-        log(logger, 'warn', 'psp-sdk: event stream disconnected, reconnecting', { reason, attempt, delayMs });
-        safely(options.onDisconnect, { attempt, reason, delayMs });
-        await sleep(delayMs, stop.signal);
+        const info = r.broke(reason, retryAfterMs);
+        log(logger, 'warn', 'psp-sdk: event stream disconnected, reconnecting', info);
+        safely(options.onDisconnect, info);
+        await sleep(info.delayMs, stop.signal);
       }
     } catch (err) {
       // An error ends the stream too, but it is the error the app sees, not onEnd.

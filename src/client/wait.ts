@@ -35,8 +35,7 @@ export interface Backoff {
  * backoffDelay(3, { firstMs: 1000, maxMs: 30_000, jitter: 'equal' }, Math.random); // between 2000 and 4000
  */
 export function backoffDelay(attempt: number, b: Backoff, random: () => number = Math.random): number {
-  // Past 2^30 every ceiling has long been reached; the bound keeps the product finite.
-  const doubled = b.firstMs * 2 ** Math.min(30, Math.max(0, attempt - 1));
+  const doubled = b.firstMs * 2 ** Math.max(0, attempt - 1);
   if (b.jitter === 'full') return Math.min(b.maxMs, doubled * random());
   const ceiling = Math.min(b.maxMs, doubled);
   return b.jitter === 'equal' ? Math.round(ceiling / 2 + (ceiling / 2) * random()) : ceiling;
@@ -47,10 +46,10 @@ export interface Timers {
   setTimer(delayMs: number, fn: () => void): { cancel(): void };
 }
 
-/** Real time: `setTimeout`, within its ceiling (a longer delay would fire at once). */
+/** Real time: `setTimeout`. */
 export const realTimers: Timers = {
   setTimer(delayMs, fn) {
-    const handle = setTimeout(fn, Math.min(delayMs, 2_147_483_647));
+    const handle = setTimeout(fn, delayMs);
     return { cancel: () => clearTimeout(handle) };
   },
 };

@@ -29,17 +29,16 @@ export interface EventParser {
  * for (const ev of parser.feed(chunk)) console.log(ev.kind);
  */
 export function eventParser(logger?: Logger | undefined): EventParser {
-  let out: SseEvent[] = [];
+  let out: SseEvent[];
   const decoder = new TextDecoder();
   const state = {
     replaced: false,
     overflow: false,
     retryMs: undefined as number | undefined,
     feed(chunk: Uint8Array): SseEvent[] {
-      parser.feed(decoder.decode(chunk, { stream: true }));
-      const events = out;
       out = [];
-      return events;
+      parser.feed(decoder.decode(chunk, { stream: true }));
+      return out;
     },
   };
   const parser = createParser({

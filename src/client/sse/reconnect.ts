@@ -34,10 +34,11 @@ export interface Reconnection {
   /** The connection is over, however it ended; `retryMs` is the server's last `retry:` field, if it sent one. */
   closed(retryMs?: number): void;
   /**
-   * The connection failed or ended, for `reason`: the wait in ms before the next attempt. Throws a
-   * `PspConnectionError` once more than `maxRetries` attempts in a row have failed.
+   * The connection failed or ended, for `reason`: the failed attempt's number, and the wait in ms before the next
+   * (what `onDisconnect` reports). Throws a `PspConnectionError` once more than `maxRetries` attempts in a row
+   * have failed.
    */
-  broke(reason: string, retryAfterMs?: number): number;
+  broke<R extends string>(reason: R, retryAfterMs?: number): { attempt: number; reason: R; delayMs: number };
 }
 
 // A connection open this long has really worked (more than one 25 s heartbeat): only then do failures restart
@@ -54,7 +55,7 @@ const MAX_RETRY_AFTER_MS = 600_000;
  *
  * @example
  * const r = reconnection({ maxRetries: 5 });
- * const delayMs = r.broke('http_503', 3000); // 3000
+ * r.broke('http_503', 3000); // { attempt: 1, reason: 'http_503', delayMs: 3000 }
  */
 export function reconnection(options: ReconnectOptions = {}): Reconnection {
   let failures = 0;
@@ -81,13 +82,15 @@ export function reconnection(options: ReconnectOptions = {}): Reconnection {
       if (options.maxRetries !== undefined && failures > options.maxRetries)
         throw new PspConnectionError(`Event stream gave up after ${failures} failed attempts (${reason}).`);
       lastReason = reason;
-      if (retryAfterMs) return Math.min(retryAfterMs, MAX_RETRY_AFTER_MS);
       const { initialDelayMs = serverRetryMs ?? 1000, maxDelayMs = 30_000 } = options.backoff ?? {};
-      return backoffDelay(
-        failures,
-        { firstMs: initialDelayMs, maxMs: maxDelayMs, jitter: 'equal' },
-        options.random,
-      );
+      const delayMs = retryAfterMs
+        ? Math.min(retryAfterMs, MAX_RETRY_AFTER_MS)
+        : backoffDelay(
+            failures,
+            { firstMs: initialDelayMs, maxMs: maxDelayMs, jitter: 'equal' },
+            options.random,
+          );
+      return { attempt: failures, reason, delayMs };
     },
   };
 }

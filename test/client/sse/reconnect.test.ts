@@ -15,7 +15,7 @@ describe('reconnection', () => {
     const waits = [];
     for (let i = 0; i < 7; i++) {
       expect(r.attempt).toBe(i + 1);
-      waits.push(r.broke('network_error'));
+      waits.push(r.broke('network_error').delayMs);
     }
     expect(waits).toEqual([750, 1500, 3000, 6000, 12000, 22500, 22500]);
   });
@@ -23,17 +23,17 @@ describe('reconnection', () => {
   it("the app's backoff wins over the server's retry:, which wins over the default", () => {
     const server = reconnection({ random: () => 0 });
     server.closed(4000);
-    expect(server.broke('stream_ended')).toBe(2000);
+    expect(server.broke('stream_ended').delayMs).toBe(2000);
     const app = reconnection({ random: () => 0, backoff: { initialDelayMs: 100, maxDelayMs: 150 } });
     app.closed(4000);
-    expect([app.broke('stream_ended'), app.broke('stream_ended')]).toEqual([50, 75]);
+    expect([app.broke('stream_ended').delayMs, app.broke('stream_ended').delayMs]).toEqual([50, 75]);
   });
 
   it('a readable Retry-After is the wait, up to 10 minutes; 0 counts as absent', () => {
     const r = reconnection({ random: () => 0 });
-    expect(r.broke('http_503', 3000)).toBe(3000);
-    expect(r.broke('http_503', 86_400_000)).toBe(600_000);
-    expect(r.broke('http_503', 0)).toBe(2000);
+    expect(r.broke('http_503', 3000)).toEqual({ attempt: 1, reason: 'http_503', delayMs: 3000 });
+    expect(r.broke('http_503', 86_400_000).delayMs).toBe(600_000);
+    expect(r.broke('http_503', 0)).toEqual({ attempt: 3, reason: 'http_503', delayMs: 2000 });
   });
 
   it('tells a reconnection from the first connection, with its attempts and the reason of the break', () => {
