@@ -15,7 +15,8 @@ import { sleep } from './wait.js';
 
 /**
  * How the stream (`events.stream`) is reached; the client builds it. Every connection attempt goes out
- * through the client's one send step (`send.ts`), built from these `fetch`, `middleware` and `headers`.
+ * through the client's one send step (`send.ts`), built from these `fetch`, `middleware`, `headers` and
+ * `userAgent`.
  */
 export interface EventStreamTransport extends SendOptions {
   /** Absolute URL of the `events.stream` operation. */
@@ -111,9 +112,9 @@ const WATCHDOG = 'heartbeat_timeout';
  * The realtime event stream (spec 4.8, 6.2) as an async iterable of envelopes `{ kind, payload, at }`. It
  * reconnects by itself with jittered exponential backoff after a network break, a 408, 429 or 5xx but 501
  * (honouring `Retry-After`), an ended stream, or heartbeat silence; it stops on `: replaced`, on `close()` and on
- * the signal (the loop just ends), and throws the typed API error on 401, 403, 501 and other 4xx answers. A malformed
- * message is logged and skipped; kinds newer than this SDK pass through (handle them in a `default` branch).
- * Never more than one connection at a time; the iterable can be iterated once.
+ * the signal (the loop just ends), and throws the typed API error on 401, 403, 501 and other 4xx answers. A
+ * malformed message is logged and skipped; kinds newer than this SDK pass through (handle them in a `default`
+ * branch). Never more than one connection at a time; the iterable can be iterated once.
  *
  * @example
  * const stream = streamEvents(transport, { onReconnect: () => void reconcile() });
