@@ -27,7 +27,7 @@ export {
   UnprocessableEntityError,
 } from './client/errors.js';
 export type { DisconnectReason, Lease, StreamEventsOptions } from './client/event-stream.js';
-export type { BackoffOptions } from './client/sse/backoff.js';
+export type { BackoffOptions } from './client/sse/reconnect.js';
 export type { Logger } from './client/logger.js';
 export type { AppInfo, ClientOptions, RequestOptions } from './client/options.js';
 export type { LogLevel } from './client/log-level.js';

@@ -159,7 +159,7 @@ export class UnprocessableEntityError extends PspApiError {
     named(UnprocessableEntityError, 'UnprocessableEntityError');
   }
 }
-/** 5xx: a server failure (retried automatically before this is thrown). @example err instanceof InternalServerError */
+/** 5xx: a server failure (retried automatically, 501 aside, before this is thrown). @example err instanceof InternalServerError */
 export class InternalServerError extends PspApiError {
   static {
     named(InternalServerError, 'InternalServerError');

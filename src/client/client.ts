@@ -33,7 +33,7 @@ export interface RawRequestOptions extends RequestOptions {
  * - Every method checks its input first (a `PspValidationError` names each bad field; nothing is sent).
  * - The three creates always send an `Idempotency-Key`, identical on every retry; read it with
  *   `.withResponse()` or from the error (`err.idempotencyKey`).
- * - Requests safe to repeat (GETs, the keyed creates, cancel) are retried on 408, 429, 5xx, timeouts and
+ * - Requests safe to repeat (GETs, the keyed creates, cancel) are retried on 408, 429, 5xx but 501, timeouts and
  *   connection failures, `maxRetries` times (default 2), with full-jitter backoff or the server's `Retry-After`.
  * - Failures are typed: `PspApiError` subclasses by code, then status; `PspTimeoutError`, `PspAbortError`,
  *   `PspConnectionError`, `PspResponseError`.

@@ -1,24 +1,26 @@
-import { createParser, type EventSourceMessage } from 'eventsource-parser';
+// The event stream, `client.events.stream()`: this file runs the steps (connect.ts, parse.ts, reconnect.ts in
+// sse/) one connection after another, and keeps what spans them: the lease, the heartbeat watchdog, the
+// client's tap for `waitFor`, and the end.
 import type { SseEvent } from '../schemas/events.js';
-import { PUBLIC_PREFIX, pathOf } from '../schemas/operations.js';
 
 export type { SseEvent } from '../schemas/events.js';
-import { apiErrorOf, PspApiError, PspConnectionError, parseRetryAfter } from './errors.js';
+import { PspApiError } from './errors.js';
 import { type Logger, log } from './logger.js';
 import { release } from './release.js';
 import { createSendStep, type SendOptions } from './send.js';
-import { type BackoffOptions, backoffDelay, sleep } from './sse/backoff.js';
-import { parseEnvelope } from './sse/envelope.js';
+import { connect } from './sse/connect.js';
+import { eventParser } from './sse/parse.js';
+import { type BackoffOptions, reconnection } from './sse/reconnect.js';
+import { sleep } from './wait.js';
 
 /**
  * How the stream (`events.stream`) is reached; the client builds it. Every connection attempt goes out
- * through the client's one send step (`send.ts`), built from these `fetch`, `middleware` and `headers`.
+ * through the client's one send step (`send.ts`), built from these `fetch`, `middleware`, `headers` and
+ * `userAgent`.
  */
 export interface EventStreamTransport extends SendOptions {
   /** Absolute URL of the `events.stream` operation. */
   url: string;
-  /** Sent on every connection, before the middleware (which may change it), as on every call. */
-  userAgent?: string | undefined;
   logger?: Logger | undefined;
   /** Where the client's `waitFor` calls listen to this stream (they never open one of their own). */
   tap?: StreamTap | undefined;
@@ -105,22 +107,14 @@ export interface StreamEventsOptions {
 }
 
 const WATCHDOG = 'heartbeat_timeout';
-// A connection open this long has really worked (more than one 25 s heartbeat): only then do failures restart
-// from zero. `: connected` alone does not count; a server that greets and then fails would never reach maxRetries.
-const STABLE_MS = 30_000;
-const TEMPLATE = `${PUBLIC_PREFIX}${pathOf('events.stream')}`;
-const MAX_BUFFER = 1 << 20;
-const MAX_RETRY_AFTER_MS = 600_000;
-// 408 and 429 are "later, please"; 5xx are the server's trouble. Any other 4xx will not heal by retrying.
-const retryable = (status: number) => status >= 500 || status === 408 || status === 429;
 
 /**
  * The realtime event stream (spec 4.8, 6.2) as an async iterable of envelopes `{ kind, payload, at }`. It
- * reconnects by itself with jittered exponential backoff after a network break, a 5xx/429 (honouring
- * `Retry-After`), an ended stream, or heartbeat silence; it stops on `: replaced`, on `close()` and on the
- * signal (the loop just ends), and throws the typed API error on 401, 403 and other 4xx answers. A malformed
- * message is logged and skipped; kinds newer than this SDK pass through (handle them in a `default` branch).
- * Never more than one connection at a time; the iterable can be iterated once.
+ * reconnects by itself with jittered exponential backoff after a network break, a 408, 429 or 5xx but 501
+ * (honouring `Retry-After`), an ended stream, or heartbeat silence; it stops on `: replaced`, on `close()` and on
+ * the signal (the loop just ends), and throws the typed API error on 401, 403, 501 and other 4xx answers. A
+ * malformed message is logged and skipped; kinds newer than this SDK pass through (handle them in a `default`
+ * branch). Never more than one connection at a time; the iterable can be iterated once.
  *
  * @example
  * const stream = streamEvents(transport, { onReconnect: () => void reconcile() });
@@ -154,11 +148,8 @@ export function streamEvents(
 
   async function* run(): AsyncGenerator<SseEvent, void, undefined> {
     const send = createSendStep(transport);
-    const logger = transport.logger;
-    const tap = transport.tap;
-    let failures = 0;
-    let reconnectReason: string | undefined;
-    let serverRetryMs: number | undefined;
+    const { logger, tap } = transport;
+    const r = reconnection(options);
     let current: AbortController | undefined;
     try {
       while (!stop.signal.aborted) {
@@ -179,7 +170,6 @@ export function streamEvents(
         current = conn;
         const abortConn = () => conn.abort('stopped');
         stop.signal.addEventListener('abort', abortConn, { once: true });
-        let stable: ReturnType<typeof setTimeout> | undefined;
         let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
         conn.signal.addEventListener('abort', () => void release(reader), { once: true });
         let watchdog: ReturnType<typeof setTimeout> | undefined;
@@ -187,87 +177,46 @@ export function streamEvents(
           clearTimeout(watchdog);
           watchdog = setTimeout(() => conn.abort(WATCHDOG), options.heartbeatTimeoutMs ?? 62_500);
         };
+        const parser = eventParser(logger);
         let live = false;
         let reason: DisconnectReason = 'stream_ended';
         let retryAfterMs: number | undefined;
         try {
           arm();
-          const headers: Record<string, string> = {
-            accept: 'text/event-stream',
-            'cache-control': 'no-cache',
-          };
-          if (transport.userAgent) headers['user-agent'] = transport.userAgent;
-          // The connection stays ours to end: the send step keeps this signal on whatever the middleware passes.
-          const request = new Request(transport.url, { headers, signal: conn.signal, redirect: 'manual' });
-          const context = {
-            operation: 'events.stream',
-            attempt: failures + 1,
-            urlTemplate: TEMPLATE,
-          } as const;
-          const res = await send(request, context);
-          if (!res.ok && !retryable(res.status)) throw await apiErrorOf(res, { attempts: failures + 1 });
-          if (!res.ok || !res.body || !/^text\/event-stream/i.test(res.headers.get('content-type') ?? '')) {
-            // A retryable error answer, or not a stream: the body is not needed, release the connection.
-            await release(res.body);
-            reason = res.ok ? 'unexpected_content_type' : `http_${res.status}`;
-            const after = res.ok ? undefined : parseRetryAfter(res.headers.get('retry-after'));
-            // Honoured as given, up to 10 minutes: a stream that silently waits for days helps nobody.
-            if (after !== undefined) retryAfterMs = Math.min(after, MAX_RETRY_AFTER_MS);
+          const opened = await connect(send, transport.url, conn.signal, r.attempt);
+          if ('failed' in opened) {
+            reason = opened.failed;
+            retryAfterMs = opened.retryAfterMs;
           } else {
-            log(logger, 'debug', 'psp-sdk: event stream connected', { attempt: failures + 1 });
-            stable = setTimeout(() => (failures = 0), STABLE_MS);
+            log(logger, 'debug', 'psp-sdk: event stream connected', { attempt: r.attempt });
+            const after = r.opened();
             if (tap) {
               live = true;
               tap.live++;
             }
-            if (reconnectReason !== undefined) {
-              const info = { attempt: failures, reason: reconnectReason };
-              log(logger, 'info', 'psp-sdk: event stream reconnected', info);
-              safely(options.onReconnect, info);
+            if (after) {
+              log(logger, 'info', 'psp-sdk: event stream reconnected', after);
+              safely(options.onReconnect, after);
             }
-            reader = res.body.getReader();
-            const queue: SseEvent[] = [];
-            let replaced = false;
-            let overflow = false;
-            const parser = createParser({
-              maxBufferSize: MAX_BUFFER,
-              onEvent: (msg: EventSourceMessage) => {
-                const ev = parseEnvelope(msg.event, msg.data);
-                if (ev) {
-                  queue.push(ev);
-                  if (tap) for (const l of tap.listeners) safely(l, ev);
-                } else
-                  log(logger, 'warn', 'psp-sdk: skipped a malformed event', {
-                    event: msg.event,
-                    bytes: msg.data.length,
-                  });
-              },
-              onComment: (comment) => {
-                if (comment.trim() === 'replaced') replaced = true;
-              },
-              onRetry: (ms) => {
-                // Never below the 1 s default: `retry: 0` from a broken server would reconnect in a tight loop.
-                serverRetryMs = Math.max(ms, 1000);
-              },
-              onError: (err) => {
-                if (err.type === 'max-buffer-size-exceeded') overflow = true;
-              },
-            });
-            const decoder = new TextDecoder();
+            reader = opened.body.getReader();
             for (;;) {
               arm();
               const { value, done } = await reader.read();
               clearTimeout(watchdog);
               if (done) break;
-              parser.feed(decoder.decode(value, { stream: true }));
-              if (queue.length) failures = 0;
+              const events = parser.feed(value);
+              if (events.length) r.worked();
+              if (tap) for (const ev of events) for (const l of tap.listeners) safely(l, ev);
               // Watchdog paused while the app handles events: a slow consumer is not a silent server.
-              while (queue.length && !stop.signal.aborted) yield queue.shift()!;
-              if (replaced) {
+              for (const ev of events) {
+                if (stop.signal.aborted) break;
+                yield ev;
+              }
+              if (parser.replaced) {
                 log(logger, 'warn', 'psp-sdk: event stream replaced by another connection with the same key');
                 end('replaced');
               }
-              if (overflow) {
+              if (parser.overflow) {
                 reason = 'stream_too_large';
                 break;
               }
@@ -282,7 +231,7 @@ export function streamEvents(
           log(logger, 'debug', 'psp-sdk: event stream connection failed', { error });
         } finally {
           clearTimeout(watchdog);
-          clearTimeout(stable);
+          r.closed(parser.retryMs);
           stop.signal.removeEventListener('abort', abortConn);
           // Close this connection before any other opens: never two at once.
           conn.abort('done');
@@ -297,24 +246,10 @@ export function streamEvents(
         if (stop.signal.aborted) return;
         // Not a failure: the loop's top waits for the lease again, which paces it.
         if (options.lease && !hold) continue;
-        failures++;
-        if (options.maxRetries !== undefined && failures > options.maxRetries)
-          throw new PspConnectionError(`Event stream gave up after ${failures} failed attempts (${reason}).`);
-        // The server's `retry:` stands in for an initial delay the app did not set.
-        const backoff = {
-          ...options.backoff,
-          initialDelayMs: options.backoff?.initialDelayMs ?? serverRetryMs,
-        };
-        // `Retry-After: 0` (or a date past) counts as absent: honoured, it would reconnect at once, without end.
-        const delayMs = retryAfterMs || backoffDelay(failures, backoff, options.random);
-        log(logger, 'warn', 'psp-sdk: event stream disconnected, reconnecting', {
-          reason,
-          attempt: failures,
-          delayMs,
-        });
-        safely(options.onDisconnect, { attempt: failures, reason, delayMs });
-        reconnectReason = reason;
-        await sleep(delayMs, stop.signal);
+        const info = r.broke(reason, retryAfterMs);
+        log(logger, 'warn', 'psp-sdk: event stream disconnected, reconnecting', info);
+        safely(options.onDisconnect, info);
+        await sleep(info.delayMs, stop.signal);
       }
     } catch (err) {
       // An error ends the stream too, but it is the error the app sees, not onEnd.

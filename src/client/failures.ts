@@ -9,22 +9,18 @@ import {
 } from './errors.js';
 import { redactSecrets } from '../internal/redact.js';
 
-/** Per-call state, shared by the attempts of one call. */
-export interface CallState {
-  attempts: number;
-  body: string;
-  /** Whether the call has a body (sent as `application/json`). */
-  json: boolean;
-  timeout: number;
-  signal: AbortSignal | undefined;
-  idempotencyKey: string | undefined;
-  started: number;
+/** What an error tells of the call that failed: its attempts so far, timeout, signal and Idempotency-Key. */
+export interface FailedCall {
+  readonly attempts: number;
+  readonly timeout: number;
+  readonly signal: AbortSignal | undefined;
+  readonly idempotencyKey: string | undefined;
 }
 
-/** Stamps the call's attempt count and Idempotency-Key on an error. @example markCall(new PspAbortError('x'), state) */
+/** Stamps the call's attempt count and Idempotency-Key on an error. @example markCall(new PspAbortError('x'), call) */
 export function markCall<E extends PspError & { attempts: number; idempotencyKey?: string | undefined }>(
   err: E,
-  state: CallState,
+  state: FailedCall,
 ): E {
   err.attempts = Math.max(1, state.attempts);
   if (state.idempotencyKey !== undefined) err.idempotencyKey = state.idempotencyKey;
@@ -36,11 +32,11 @@ export function markCall<E extends PspError & { attempts: number; idempotencyKey
  * an attempt or of its body) or a connection failure, in that order of precedence.
  *
  * @example
- * catch (err) { throw await toPspError(err, state, 'payments.get'); }
+ * catch (err) { throw await toPspError(err, { attempts, timeout, signal, idempotencyKey }, 'payments.get'); }
  */
 export async function toPspError(
   err: unknown,
-  state: CallState,
+  state: FailedCall,
   what: string,
   origin?: string,
 ): Promise<PspError> {

@@ -1,7 +1,8 @@
-// The client's retry policy, in one place: ky runs the attempts and sleeps, and asks `retryDecision` (through
-// its `shouldRetry`) whether and when to try again.
+// The calls' retry policy, in one place: after each failed attempt (one ky call), the transport asks
+// `retryDecision` whether and when to try again, and waits with the SDK's one sleep (wait.ts).
 import { HTTPError, TimeoutError } from 'ky';
 import { PspError, parseRetryAfter } from './errors.js';
+import { backoffDelay, worthRetrying } from './wait.js';
 
 /**
  * How an attempt ended: an HTTP error answer (`status`, with its readable `Retry-After` in ms), a `timeout` of
@@ -34,7 +35,8 @@ const STOP: RetryDecision = { retry: false };
 
 /**
  * Whether to try a failed call again, and after how long. Retried: timeouts, network failures and the answers
- * 408, 429, 500 and 502 and above (501 and 413 are final), on calls safe to repeat, up to `maxRetries` retries.
+ * `worthRetrying` (wait.ts: 408, 429, 500, 502 and above; 501 and 413 are final), on calls safe to repeat, up to
+ * `maxRetries` retries.
  * A 429 whose `Retry-After` outlasts the call's timeout is answered at once (the error carries `retryAfter`). The
  * wait is the answer's readable `Retry-After`, else full jitter over 0.3 s x 2^(attempt-1), capped by
  * `maxRetryDelay`.
@@ -48,14 +50,18 @@ export function retryDecision(input: RetryInput): RetryDecision {
   const after = 'status' in o ? o.retryAfter : undefined;
   const final =
     'status' in o
-      ? !retriedStatus(o.status) || (o.status === 429 && after !== undefined && after > input.timeout)
+      ? !worthRetrying(o.status) || (o.status === 429 && after !== undefined && after > input.timeout)
       : o.failure === 'final';
   if (final || !input.safe || input.attempt > input.maxRetries) return STOP;
-  const backoff = () => (input.random ?? Math.random)() * 300 * 2 ** (input.attempt - 1);
-  return { retry: true, delayMs: Math.min(after ?? backoff(), input.maxRetryDelay) };
+  const { maxRetryDelay: maxMs } = input;
+  return {
+    retry: true,
+    delayMs:
+      after === undefined
+        ? backoffDelay(input.attempt, { firstMs: 300, maxMs, jitter: 'full' }, input.random)
+        : Math.min(after, maxMs),
+  };
 }
-
-const retriedStatus = (status: number) => status === 408 || status === 429 || status === 500 || status >= 502;
 
 /**
  * The outcome of an attempt from what ky threw: its `HTTPError` (with the `Retry-After` of a 429 or 503, when

@@ -1,6 +1,7 @@
 // The one way a request of this client leaves the process, for calls (per attempt) and the event stream (per
-// connection): the app's middleware, then the secrets, then fetch. Written once so that the key, the
-// Idempotency-Key and the signature are added, and a redirect refused, by the same lines everywhere.
+// connection): the headers every request carries, the app's middleware, then the secrets, then fetch. Written
+// once so that the user agent, the key, the Idempotency-Key and the signature are added, and a redirect refused,
+// by the same lines everywhere.
 import { redirectMessage, PspResponseError } from './errors.js';
 import { type AttemptContext, bodyBytes, type Middleware, runChain } from './middleware.js';
 import { release } from './release.js';
@@ -25,11 +26,13 @@ export interface SendOptions {
   headers: Credentials;
   /** The client's `baseUrl`: a request a middleware moves outside it (origin or path) is refused, unsent. */
   baseUrl: string;
+  /** Sent on every request before the middleware (which may change it); none in a browser, which sets its own. */
+  userAgent?: string | undefined;
 }
 
 /**
- * Sends `request` (built on baseUrl with `redirect: 'manual'`, without secrets) with `body`, its exact text,
- * once. `init` is handed to fetch as given (ky's per-attempt options).
+ * Sends `request` (built on baseUrl with `redirect: 'manual'`, without headers of its own but a call's trace
+ * context) with `body`, its exact JSON text, once. `init` is handed to fetch as given (ky's per-attempt options).
  */
 export type SendStep = (
   request: Request,
@@ -59,7 +62,21 @@ export function credentialsOf(apiKey: string, signingSecret?: string): Credentia
 }
 
 /**
- * The send step: runs the middleware chain (which refuses a request moved outside `baseUrl`), then sets the
+ * The headers every request carries that are no secret, set before the middleware: what it accepts (the event
+ * stream, `text/event-stream`, uncached; every call JSON), the JSON type of a body, and the user agent.
+ */
+function plainHeaders(h: Headers, context: AttemptContext, body: string | undefined, userAgent?: string) {
+  if (context.operation === 'events.stream') {
+    h.set('accept', 'text/event-stream');
+    h.set('cache-control', 'no-cache');
+  } else h.set('accept', 'application/json');
+  // A string body made the Request `text/plain`; every body sent here is JSON.
+  if (body !== undefined) h.set('content-type', 'application/json');
+  if (userAgent) h.set('user-agent', userAgent);
+}
+
+/**
+ * The send step: sets the headers every request carries (see `plainHeaders`), runs the middleware chain (which refuses a request moved outside `baseUrl`), then sets the
  * secret headers on a copy the middleware never sees, over the bytes the last middleware left, then fetches with
  * `redirect: 'manual'`. An answer that a custom fetch reached by following a redirect anyway is refused with a
  * `PspResponseError`: it is not the API's.
@@ -68,7 +85,13 @@ export function credentialsOf(apiKey: string, signingSecret?: string): Credentia
  * const send = createSendStep({ fetch, middleware, headers: credentialsOf(apiKey), baseUrl });
  * const res = await send(new Request(url, { redirect: 'manual' }), { operation: 'banks.list', attempt: 1, urlTemplate });
  */
-export function createSendStep({ fetch, middleware = [], headers, baseUrl }: SendOptions): SendStep {
+export function createSendStep({
+  fetch,
+  middleware = [],
+  headers,
+  baseUrl,
+  userAgent,
+}: SendOptions): SendStep {
   const finish = async (
     request: Request,
     body: string | Uint8Array | undefined,
@@ -86,8 +109,9 @@ export function createSendStep({ fetch, middleware = [], headers, baseUrl }: Sen
   };
   // `request` is built with `redirect: 'manual'` (ky's option, the stream's own): the API never redirects, and a
   // 3xx is an error answer, never a hop that takes the key elsewhere.
-  return (request, context, body, init) =>
-    middleware.length
+  return (request, context, body, init) => {
+    plainHeaders(request.headers, context, body, userAgent);
+    return middleware.length
       ? runChain(
           middleware,
           request,
@@ -107,4 +131,5 @@ export function createSendStep({ fetch, middleware = [], headers, baseUrl }: Sen
           baseUrl,
         )
       : finish(request, body, context, init);
+  };
 }

@@ -1,7 +1,7 @@
 import ky, { HTTPError, type KyInstance, type Options as KyOptions } from 'ky';
 import type { ApiResult } from './api-promise.js';
 import { PspAbortError, type PspError, PspResponseError, readText } from './errors.js';
-import { type CallState, markCall, toPspError } from './failures.js';
+import { type FailedCall, markCall, toPspError } from './failures.js';
 import { logFailure } from './log-level.js';
 import { log, safeHeaders } from './logger.js';
 import { type Middleware, templateOf } from './middleware.js';
@@ -9,6 +9,7 @@ import { type RequestOptions, type ResolvedOptions, resolveCallOptions } from '.
 import type { Operation } from './operation.js';
 import { release } from './release.js';
 import { outcomeOf, retryDecision } from './retry.js';
+import { sleep } from './wait.js';
 import { type Credentials, createSendStep, credentialsOf, type SendStep } from './send.js';
 import type { StreamTap } from './event-stream.js';
 import { type CallRecorder, telemetry } from './telemetry.js';
@@ -38,8 +39,8 @@ const FINAL = { failure: 'final' } as const;
 type Parse<T> = (json: unknown, status: number) => T;
 
 /**
- * The HTTP layer. ky runs the attempts, their timeouts and the abortable sleep between them; whether and when to
- * retry is `retryDecision`'s (`retry.ts`), asked from ky's `shouldRetry`. Each attempt goes out through the send
+ * The HTTP layer. ky runs each attempt with its timeout; between attempts the call asks `retryDecision`
+ * (`retry.ts`) whether and when to retry, and waits with the SDK's one abortable sleep (`wait.ts`). Each attempt goes out through the send
  * step (`send.ts`: middleware, then the secrets, then fetch), the one the event stream uses too. Every failure
  * leaves as a typed, secret-free {@link PspError}.
  *
@@ -75,18 +76,19 @@ export class Transport {
       middleware: options.middleware,
       headers: this.credentials,
       baseUrl: options.baseUrl,
+      userAgent: options.userAgent,
     });
     // Everything constant lives in the instance, and no headers or hooks are set there: ky merges an instance's
-    // headers into two fresh Headers objects per call and its constructor two more, so the headers are set on
-    // the Request in `#attempt` instead (the secrets by the send step). A plain call then costs less than a bare
-    // `ky.get` with an auth header.
+    // headers into two fresh Headers objects per call and its constructor two more, so the send step sets them on
+    // the Request instead. A plain call then costs less than a bare `ky.get` with an auth header.
     this.#ky = ky.create({
       timeout: options.timeout,
       // The API never redirects: a 3xx is an error answer (see createApiError), never a hop that would re-send the
       // key, the body and the signature to another host.
       redirect: 'manual',
-      // Whether to retry is `retryDecision`'s alone (asked per call, in `#call`): ky's own limit never stops it.
-      retry: { methods: ['get', 'post'], limit: Number.POSITIVE_INFINITY },
+      // One attempt per ky call: whether and when to try again is `retryDecision`'s, asked by `#call`'s loop
+      // (ky's `delay` never sees the failure, so it could not wait for the answer's own Retry-After).
+      retry: 0,
     });
   }
 
@@ -127,76 +129,53 @@ export class Transport {
     rec: CallRecorder | undefined,
   ): Promise<ApiResult<T>> {
     const call = resolveCallOptions(req.options, this.#options);
-    const state: CallState = {
-      attempts: 0,
-      body: req.body ?? '',
-      json: req.body !== undefined,
+    const started = this.#options.logger?.debug ? Date.now() : 0;
+    const failed = (attempts: number): FailedCall => ({
+      attempts,
       timeout: call.timeout,
       signal: call.signal,
       idempotencyKey: req.idempotencyKey,
-      started: this.#options.logger?.debug ? Date.now() : 0,
-    };
+    });
     if (call.signal?.aborted)
-      throw markCall(new PspAbortError('The request was aborted by the caller'), state);
+      throw markCall(new PspAbortError('The request was aborted by the caller'), failed(0));
 
-    // The wait `retryDecision` chose, for ky's `delay` (asked right after `shouldRetry`).
-    let delayMs = 0;
+    // ky makes one attempt (its own retries are off: see the constructor) with its timeout; between attempts
+    // this loop asks `retryDecision` and waits with the SDK's one abortable sleep.
+    let attempt = 1;
     const kyOptions: KyOptions = {
       method: req.method,
-      fetch: (input, init) => this.#attempt(input as Request, init, state, req, rec),
-      retry: {
-        shouldRetry: ({ error, retryCount }) => {
-          // The caller's abort is final: ky's sleep would end at once anyway.
-          const outcome = call.signal?.aborted ? FINAL : outcomeOf(error);
-          const decision = retryDecision({
-            attempt: retryCount,
-            maxRetries: call.maxRetries,
-            safe: req.safe,
-            outcome,
-            timeout: call.timeout,
-            maxRetryDelay: this.#options.maxRetryDelay,
-          });
-          if (!decision.retry) return false;
-          delayMs = decision.delayMs;
-          // The failed answer's body is never read: release its connection.
-          if (error instanceof HTTPError) void release(error.response.body);
-          if (this.#options.logger?.info)
-            log(this.#options.logger, 'info', 'psp-sdk: retrying', {
-              method: req.method,
-              url: this.url(req.path),
-              attempt: retryCount + 1,
-              reason:
-                'status' in outcome
-                  ? `HTTP ${outcome.status}`
-                  : outcome.failure === 'network'
-                    ? (error as Error).name
-                    : outcome.failure,
-              delayMs,
-            });
-          return true;
-        },
-        delay: () => delayMs,
-      },
+      fetch: (input, init) => this.#attempt(input as Request, init, attempt, req, rec),
     };
     // No body for ky: see `#attempt`.
     if (call.timeout !== this.#options.timeout) kyOptions.timeout = call.timeout;
     if (call.signal) kyOptions.signal = call.signal;
 
-    let response: Response;
+    let response: Response | undefined;
+    while (!response) {
+      try {
+        response = await this.#ky(this.url(req.path), kyOptions);
+      } catch (err) {
+        const delayMs = this.#retryDelay(err, attempt, call, req);
+        if (delayMs === undefined) throw await this.#fail(err, failed(attempt), req);
+        await sleep(delayMs, call.signal);
+        // Aborted while waiting: the call ends now, without another attempt.
+        if (call.signal?.aborted) throw await this.#fail(err, failed(attempt), req);
+        attempt++;
+      }
+    }
     let text: string;
     try {
-      response = await this.#ky(this.url(req.path), kyOptions);
       text = await readText(response, call.timeout, req.idempotencyKey);
     } catch (err) {
-      throw await this.#fail(err, state, req);
+      throw await this.#fail(err, failed(attempt), req);
     }
     if (this.#options.logger?.debug) {
       log(this.#options.logger, 'debug', 'psp-sdk: response', {
         method: req.method,
         path: req.path,
         status: response.status,
-        attempts: state.attempts,
-        ms: Date.now() - state.started,
+        attempts: attempt,
+        ms: Date.now() - started,
         headers: safeHeaders(response.headers),
       });
     }
@@ -220,54 +199,80 @@ export class Transport {
       data,
       response,
       idempotencyKey: req.idempotencyKey,
-      attempts: state.attempts,
+      attempts: attempt,
       requestId: response.headers.get('x-request-id') ?? undefined,
     };
+  }
+
+  /**
+   * The wait before the next attempt of a call whose attempt `attempt` failed with `err`, or undefined when the
+   * failure is final (`retryDecision`'s answer). Logs the retry and releases the failed answer's connection.
+   */
+  #retryDelay(
+    err: unknown,
+    attempt: number,
+    call: { timeout: number; maxRetries: number; signal?: AbortSignal | undefined },
+    req: TransportRequest,
+  ): number | undefined {
+    // The caller's abort is final: the sleep would end at once anyway.
+    const outcome = call.signal?.aborted ? FINAL : outcomeOf(err);
+    const decision = retryDecision({
+      attempt,
+      maxRetries: call.maxRetries,
+      safe: req.safe,
+      outcome,
+      timeout: call.timeout,
+      maxRetryDelay: this.#options.maxRetryDelay,
+    });
+    if (!decision.retry) return undefined;
+    // The failed answer's body is never read: release its connection.
+    if (err instanceof HTTPError) void release(err.response.body);
+    if (this.#options.logger?.info)
+      log(this.#options.logger, 'info', 'psp-sdk: retrying', {
+        method: req.method,
+        url: this.url(req.path),
+        attempt: attempt + 1,
+        reason:
+          'status' in outcome
+            ? `HTTP ${outcome.status}`
+            : outcome.failure === 'network'
+              ? (err as Error).name
+              : outcome.failure,
+        delayMs: decision.delayMs,
+      });
+    return decision.delayMs;
   }
 
   /** One attempt: ky calls this in place of fetch, with the Request it built (headers mutable, no body). */
   #attempt(
     input: Request,
     init: RequestInit | undefined,
-    state: CallState,
+    attempt: number,
     req: TransportRequest,
     rec: CallRecorder | undefined,
   ): Promise<Response> {
     // The body joins here, per attempt, as the exact text (same method, headers and signal as ky's Request). Given
     // to ky, a body costs a tee of its stream on every call (ky clones the Request to keep one for a retry) and two
     // stream cancels at the end: about 7 % of a create in bench/suites/client.mjs.
-    const request = state.json ? new Request(input, { body: state.body }) : input;
-    state.attempts++;
+    const request = req.body === undefined ? input : new Request(input, { body: req.body });
     const logger = this.#options.logger;
     if (logger?.debug) {
       log(logger, 'debug', 'psp-sdk: request', {
         method: request.method,
         url: request.url,
-        attempt: state.attempts,
-        idempotencyKey: state.idempotencyKey,
+        attempt,
+        idempotencyKey: req.idempotencyKey,
       });
     }
-    // The headers of every attempt that are no secret, set here rather than through ky's `headers` option (see
-    // the constructor), before the middleware; the secrets are the send step's, after it.
-    const h = request.headers;
-    h.set('accept', 'application/json');
-    // The Request gave a string body `text/plain`; every body here is JSON.
-    if (state.json) h.set('content-type', 'application/json');
-    if (this.#options.userAgent) h.set('user-agent', this.#options.userAgent);
     // Built only for a middleware or a recorder: a plain call computes no template.
     const template =
       rec || this.middleware.length ? `${API_PREFIX}${req.template ?? templateOf(req.path)}` : '';
-    const end = rec?.attempt(request.method, template, state.attempts);
-    end?.inject?.(h);
+    const end = rec?.attempt(request.method, template, attempt);
+    end?.inject?.(request.headers);
     const sent = this.#send(
       request,
-      {
-        operation: req.operation,
-        attempt: state.attempts,
-        idempotencyKey: state.idempotencyKey,
-        urlTemplate: template,
-      },
-      state.json ? state.body : undefined,
+      { operation: req.operation, attempt, idempotencyKey: req.idempotencyKey, urlTemplate: template },
+      req.body,
       init,
     );
     if (!end) return sent;
@@ -283,8 +288,8 @@ export class Transport {
     );
   }
 
-  async #fail(err: unknown, state: CallState, req: TransportRequest): Promise<PspError> {
-    const out = await toPspError(err, state, `${req.method} ${req.path}`, this.#origin);
+  async #fail(err: unknown, call: FailedCall, req: TransportRequest): Promise<PspError> {
+    const out = await toPspError(err, call, `${req.method} ${req.path}`, this.#origin);
     logFailure(this.#options.logger, out, `${req.method} ${req.path}`);
     return out;
   }

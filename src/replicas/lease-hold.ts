@@ -4,6 +4,7 @@
  * so that only the holder can renew or release it.
  */
 import type { Lease } from '../client/event-stream.js';
+import { realTimers, sleep } from '../client/wait.js';
 
 /**
  * The time a lease follows: `now()` in ms and one-shot timers. The reference's clock (`ref.clock`, or a
@@ -15,13 +16,7 @@ export interface LeaseClock {
 }
 
 /** Real time: `performance.now()` (monotonic) and `setTimeout`. */
-export const realClock: LeaseClock = {
-  now: () => performance.now(),
-  setTimer(delayMs, fn) {
-    const handle = setTimeout(fn, delayMs);
-    return { cancel: () => clearTimeout(handle) };
-  },
-};
+export const realClock: LeaseClock = { now: () => performance.now(), setTimer: realTimers.setTimer };
 
 /** What a lease needs from its store: three atomic steps over one key. */
 export interface LeaseStore {
@@ -131,17 +126,6 @@ export function leaseOver(
     }
   };
   const letGo = (token: string) => void store.release(token).catch(report);
-  const wait = (ms: number, signal: AbortSignal) =>
-    new Promise<void>((resolve) => {
-      if (signal.aborted) return resolve();
-      const done = () => {
-        timer.cancel();
-        signal.removeEventListener('abort', done);
-        resolve();
-      };
-      const timer = clock.setTimer(ms, done);
-      signal.addEventListener('abort', done, { once: true });
-    });
 
   // One try with a fresh token: the hold, or how long to wait before the next try.
   async function attempt(signal: AbortSignal): Promise<{ readonly lost: AbortSignal } | number> {
@@ -191,7 +175,8 @@ export function leaseOver(
       while (!signal.aborted) {
         const got = await attempt(signal);
         if (typeof got !== 'number') return got;
-        await wait(got, signal);
+        // The SDK's one abortable sleep, on the lease's clock.
+        await sleep(got, signal, clock);
       }
       return undefined;
     },

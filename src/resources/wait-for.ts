@@ -8,6 +8,7 @@ import {
 } from '../client/errors.js';
 import type { StreamTap } from '../client/event-stream.js';
 import { checkNumber } from '../client/options.js';
+import { backoffDelay, sleep, worthRetrying } from '../client/wait.js';
 import type { FieldIssue } from '../schemas/issues.js';
 import type { SseEvent } from '../schemas/events.js';
 
@@ -74,12 +75,9 @@ const MAX_POLL = 30_000;
 const MAX_TIMER = 2_147_483_647;
 const TIMED_OUT = Symbol('timed out');
 
-/** Failures a later read may not meet: no answer, a timeout, 408, 429, 5xx. */
-function transient(err: unknown): boolean {
-  if (err instanceof PspConnectionError) return true;
-  const status = err instanceof PspApiError ? err.status : 0;
-  return status >= 500 || status === 408 || status === 429;
-}
+/** Failures a later read may not meet: no answer, a timeout, or an answer worth another attempt (wait.ts). */
+const transient = (err: unknown): boolean =>
+  err instanceof PspConnectionError || (err instanceof PspApiError && worthRetrying(err.status));
 
 /**
  * Resolves with the object once its status is in `until` (at once if it already is). While the client has an
@@ -131,18 +129,14 @@ export async function waitFor<T extends { status: string }>(
         if (!transient(err)) throw err;
       }
       const live = (w.tap?.live ?? 0) > 0;
-      const delay = live ? MAX_POLL : Math.min(interval * 2 ** Math.min(n, 30), Math.max(MAX_POLL, interval));
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          clearTimeout(t);
-          stop.signal.removeEventListener('abort', done);
-          wake = undefined;
-          resolve();
-        };
-        const t = setTimeout(done, delay);
-        stop.signal.addEventListener('abort', done);
-        wake = done;
-      });
+      const delay = live
+        ? MAX_POLL
+        : backoffDelay(n + 1, { firstMs: interval, maxMs: Math.max(MAX_POLL, interval), jitter: 'none' });
+      // The wait ends early on the stream's news (`wake`) as on the end of the whole wait.
+      const woken = new AbortController();
+      wake = () => woken.abort();
+      await sleep(delay, AbortSignal.any([stop.signal, woken.signal]));
+      wake = undefined;
     }
     throw stop.signal.reason === TIMED_OUT
       ? new WaitTimeoutError(

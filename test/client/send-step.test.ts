@@ -1,5 +1,9 @@
 import { createHmac } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { AttemptContext } from '../../src/client/middleware.js';
+import { createSendStep } from '../../src/client/send.js';
 import type { Middleware } from '../../src/index.js';
 import { API_KEY, BANKS, client, json, SIGNING_SECRET, stubFetch } from './helpers.js';
 
@@ -43,5 +47,73 @@ describe('one send step for calls and the event stream', () => {
       expect(sent.headers.authorization).toBe(`Bearer ${API_KEY}`);
       expect(sent.headers['x-psp-signature']).toBe(sign(''));
     }
+  });
+});
+
+describe("the headers every request carries are the send step's", () => {
+  const context = (operation: AttemptContext['operation']): AttemptContext => ({
+    operation,
+    attempt: 1,
+    urlTemplate: '',
+  });
+  const step = (fetchFn: typeof fetch, middleware: Middleware[] = []) =>
+    createSendStep({
+      fetch: fetchFn,
+      headers: () => ({ authorization: 'Bearer k' }),
+      baseUrl: 'http://psp.test',
+      userAgent: 'psp-sdk/9.9.9',
+      middleware,
+    });
+
+  it('a call accepts JSON, a body is JSON, the stream accepts an event stream uncached; all carry the user agent', async () => {
+    const { fetch, seen } = stubFetch(() => json({}));
+    const send = step(fetch);
+    const url = 'http://psp.test/api/v1/public/x';
+    await send(new Request(url, { redirect: 'manual' }), context('banks.list'));
+    await send(
+      new Request(url, { method: 'POST', redirect: 'manual', body: '{}' }),
+      context('request'),
+      '{}',
+    );
+    await send(new Request(url, { redirect: 'manual' }), context('events.stream'));
+    expect(seen.map((s) => s.headers)).toEqual([
+      { accept: 'application/json', 'user-agent': 'psp-sdk/9.9.9', authorization: 'Bearer k' },
+      {
+        accept: 'application/json',
+        'content-type': 'application/json',
+        'user-agent': 'psp-sdk/9.9.9',
+        authorization: 'Bearer k',
+      },
+      {
+        accept: 'text/event-stream',
+        'cache-control': 'no-cache',
+        'user-agent': 'psp-sdk/9.9.9',
+        authorization: 'Bearer k',
+      },
+    ]);
+  });
+
+  it('they are set before the middleware, which may change them', async () => {
+    const { fetch, seen } = stubFetch(() => json({}));
+    const mine: Middleware = (req, next) => {
+      req.headers.set('user-agent', `${req.headers.get('user-agent')} my-app/1.0`);
+      return next(req);
+    };
+    await step(fetch, [mine])(
+      new Request('http://psp.test/a', { redirect: 'manual' }),
+      context('banks.list'),
+    );
+    expect(seen[0]?.headers['user-agent']).toBe('psp-sdk/9.9.9 my-app/1.0');
+  });
+
+  it('no other file of src/client sets the accept, content-type, user-agent or cache-control header', () => {
+    // `h.set('accept', ...)`, `headers['user-agent'] = ...`, `{ accept: '...' }`: reading an answer's header is fine.
+    const sets =
+      /(\.set\(\s*|\[\s*)['"`](accept|content-type|user-agent|cache-control)['"`]|(\baccept|['"`](content-type|user-agent|cache-control)['"`])\s*:\s*['"`]/i;
+    const dir = join(import.meta.dirname, '../../src/client');
+    const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
+    expect(files).toContain('transport.ts');
+    expect(files.filter((f) => f !== 'send.ts' && sets.test(readFileSync(join(dir, f), 'utf8')))).toEqual([]);
+    expect(sets.test(readFileSync(join(dir, 'send.ts'), 'utf8'))).toBe(true);
   });
 });

@@ -1,5 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { NotFoundError, PspConnectionError, PspValidationError } from '../../src/client/errors.js';
+import {
+  createApiError,
+  NotFoundError,
+  PspConnectionError,
+  PspValidationError,
+} from '../../src/client/errors.js';
 import type { StreamTap } from '../../src/client/event-stream.js';
 import { type Waitable, WaitTimeoutError, waitFor } from '../../src/resources/wait-for.js';
 
@@ -128,6 +133,26 @@ describe('waitFor', () => {
     const notFound = new NotFoundError({ status: 404, headers: new Headers(), attempts: 1 } as never);
     const { get: g2 } = reads(notFound);
     await expect(waitFor(waitable(g2))).rejects.toBe(notFound);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('waits through a 503 but rejects at once on a 501, which no later read can heal', async () => {
+    const answer = (status: number) =>
+      createApiError({
+        status,
+        body: undefined,
+        headers: new Headers(),
+        attempts: 1,
+        idempotencyKey: undefined,
+      });
+    const { get } = reads(answer(503), 'succeeded');
+    const p = waitFor(waitable(get), { pollInterval: 10 });
+    await vi.advanceTimersByTimeAsync(10);
+    await expect(p).resolves.toEqual({ id: ID, status: 'succeeded' });
+    const notImplemented = answer(501);
+    const { get: g2 } = reads(notImplemented, 'succeeded');
+    await expect(waitFor(waitable(g2), { pollInterval: 10 })).rejects.toBe(notImplemented);
+    expect(g2).toHaveBeenCalledTimes(1);
     expect(vi.getTimerCount()).toBe(0);
   });
 
