@@ -1,7 +1,7 @@
 import { CLIENT_CODES, SDK_CODES } from '../schemas/errors.js';
 import { hide, named, PspError, PspResponseError } from './base-errors.js';
 import { release } from './release.js';
-import { redactSecrets } from '../internal/redact.js';
+import { formsOnly } from '../internal/redact.js';
 
 /** What {@link createApiError} and every API error constructor take. */
 export interface ApiErrorArgs {
@@ -112,9 +112,9 @@ export class PspApiError extends PspError {
     super(message);
     this.status = args.status;
     // The server chooses the code and the request id: an echo of the Authorization header must not survive.
-    this.code = redactSecrets(code);
+    this.code = formsOnly.text(code);
     const headers = new Headers();
-    for (const [name, value] of args.headers) headers.append(name, redactSecrets(value));
+    for (const [name, value] of args.headers) headers.append(name, formsOnly.text(value));
     hide(this, 'headers', headers);
     this.idempotencyKey = args.idempotencyKey;
     this.attempts = args.attempts;

@@ -3,7 +3,8 @@ import type { SseEvent } from '../schemas/events.js';
 import { PUBLIC_PREFIX, pathOf } from '../schemas/operations.js';
 
 export type { SseEvent } from '../schemas/events.js';
-import { apiErrorOf, PspApiError, PspConnectionError, parseRetryAfter } from './errors.js';
+import type { Redactor } from '../internal/redact.js';
+import { apiErrorOf, PspApiError, PspConnectionError, parseRetryAfter, redactError } from './errors.js';
 import { type Logger, log } from './logger.js';
 import { release } from './release.js';
 import { createSendStep, type SendOptions } from './send.js';
@@ -20,6 +21,8 @@ export interface EventStreamTransport extends SendOptions {
   /** Sent on every connection, before the middleware (which may change it), as on every call. */
   userAgent?: string | undefined;
   logger?: Logger | undefined;
+  /** The client's redaction, for the error an answer ends the stream with. Default: secrets by their form only. */
+  redact?: Redactor | undefined;
   /** Where the client's `waitFor` calls listen to this stream (they never open one of their own). */
   tap?: StreamTap | undefined;
 }
@@ -205,7 +208,10 @@ export function streamEvents(
             urlTemplate: TEMPLATE,
           } as const;
           const res = await send(request, context);
-          if (!res.ok && !retryable(res.status)) throw await apiErrorOf(res, { attempts: failures + 1 });
+          if (!res.ok && !retryable(res.status)) {
+            const error = await apiErrorOf(res, { attempts: failures + 1 });
+            throw transport.redact ? redactError(error, transport.redact) : error;
+          }
           if (!res.ok || !res.body || !/^text\/event-stream/i.test(res.headers.get('content-type') ?? '')) {
             // A retryable error answer, or not a stream: the body is not needed, release the connection.
             await release(res.body);
