@@ -254,6 +254,16 @@ describe('each client redacts with its own secrets (no process-wide registry)', 
     expect(redactSecrets(`saw ${KEY_SECRET}`)).toBe(`saw ${KEY_SECRET}`);
   });
 
+  it("a validation error naming a metadata key made of the client's secret part hides it", async () => {
+    const c = new PspClient({ apiKey: API_KEY, baseUrl: BASE_URL, fetch: stubFetch(() => json({})).fetch });
+    const err = await c.payments
+      .create({ amount: 100, metadata: { [KEY_SECRET]: 'x'.repeat(501) } })
+      .then(undefined, (e: unknown) => e);
+    expect(err).toBeInstanceOf(PspValidationError);
+    expectNoSecret(err);
+    expect(JSON.stringify((err as PspValidationError).issues)).not.toContain(KEY_SECRET);
+  });
+
   it('the redaction is an instance: it shows none of its secrets, and two know different ones', () => {
     const mine = new Redactor([API_KEY, SIGNING_SECRET]);
     const theirs = new Redactor([OTHER_KEY]);
