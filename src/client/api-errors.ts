@@ -1,5 +1,5 @@
 import { CLIENT_CODES, SDK_CODES } from '../schemas/errors.js';
-import { hide, named, PspError, PspResponseError } from './base-errors.js';
+import { hideHeaders, named, PspError, PspResponseError } from './base-errors.js';
 import { release } from './release.js';
 import { formsOnly } from '../internal/redact.js';
 
@@ -113,9 +113,7 @@ export class PspApiError extends PspError {
     this.status = args.status;
     // The server chooses the code and the request id: an echo of the Authorization header must not survive.
     this.code = formsOnly.text(code);
-    const headers = new Headers();
-    for (const [name, value] of args.headers) headers.append(name, formsOnly.text(value));
-    hide(this, 'headers', headers);
+    const headers = hideHeaders(this, args.headers, formsOnly);
     this.idempotencyKey = args.idempotencyKey;
     this.attempts = args.attempts;
     const rid = headers.get('x-request-id') ?? headers.get('request-id');

@@ -127,18 +127,26 @@ export function redactError<E>(err: E, redact: Redactor): E {
   adopt(err, redact);
   // The stack first: its head is the message as the constructor left it, which is what it is cut at.
   err.stack = safeStack(err, redact);
-  err.message = redact.text(err.message);
   const self = err as unknown as Record<string, unknown>;
-  for (const key of ['code', 'requestId'])
+  for (const key of ['message', 'code', 'requestId'])
     if (typeof self[key] === 'string') self[key] = redact.text(self[key] as string);
   if (Array.isArray(self.issues)) self.issues = redact.deep(self.issues);
-  if (self.headers instanceof Headers) {
-    const headers = new Headers();
-    for (const [name, value] of self.headers) headers.append(name, redact.text(value));
-    hide(err, 'headers', headers);
-  }
+  if (self.headers instanceof Headers) hideHeaders(err, self.headers, redact);
   if (err.cause instanceof Error) hide(err, 'cause', safeCause(err.cause, 3, redact));
   return err;
+}
+
+/**
+ * Keeps a redacted copy of `headers` as the error's hidden `headers` (every header, each value redacted).
+ *
+ * @example
+ * hideHeaders(err, response.headers, formsOnly);
+ */
+export function hideHeaders(err: PspError, headers: Headers, redact: Redactor): Headers {
+  const copy = new Headers();
+  for (const [name, value] of headers) copy.append(name, redact.text(value));
+  hide(err, 'headers', copy);
+  return copy;
 }
 
 /**

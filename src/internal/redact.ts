@@ -98,7 +98,7 @@ function hidesSecret(token: string, known: RegExp | undefined): boolean {
  * redact.text('echo S3cretPart0123'); // 'echo ***'
  */
 export class Redactor {
-  // The secrets live only in this pattern, out of reach of util.inspect and JSON.stringify.
+  // The secrets live only in this pattern, a private field: util.inspect and JSON.stringify never show it.
   readonly #known: RegExp | undefined;
 
   /** `secrets`: the owner's own (an API key, a signing secret, ...); those under 8 characters past the prefix are found by their form only. */
@@ -152,16 +152,6 @@ export class Redactor {
     // Headers iterates lower-cased names.
     for (const [name, value] of headers) if (SAFE_HEADERS.has(name)) out[name] = this.text(value);
     return out;
-  }
-
-  /** What `JSON.stringify` shows of it: nothing of its secrets. */
-  toJSON(): string {
-    return 'Redactor';
-  }
-
-  /** @internal What `util.inspect` shows of it: nothing of its secrets. */
-  [Symbol.for('nodejs.util.inspect.custom')](): string {
-    return 'Redactor';
   }
 }
 

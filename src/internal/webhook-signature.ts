@@ -66,18 +66,17 @@ export interface WebhookHeadersInput {
  * const headers = webhookHeaders({ secret, body, version: 'v2', timestamp: 1_763_000_000, eventId: 'evt_1' });
  */
 export function webhookHeaders(input: WebhookHeadersInput): Record<string, string> {
-  const { secret, body, version, timestamp, eventId } = input;
-  const signature = computeSignatureHeader({ secret, body, version, timestamp });
+  const { timestamp, eventId } = input;
+  const signature = computeSignatureHeader(input);
   // v2 checked it already; v1 signs no time, but still sends it.
   if (!isUnixSeconds(timestamp)) throw new TypeError(TIMESTAMP_RULE);
-  const headers: Record<string, string> = {
+  return {
     'content-type': 'application/json',
     'user-agent': 'psp-webhook/1.0',
+    ...(eventId === undefined ? {} : { 'x-psp-event-id': eventId }),
+    'x-psp-signature': signature,
+    'x-psp-timestamp': String(timestamp),
   };
-  if (eventId !== undefined) headers['x-psp-event-id'] = eventId;
-  headers['x-psp-signature'] = signature;
-  headers['x-psp-timestamp'] = String(timestamp);
-  return headers;
 }
 
 /**
