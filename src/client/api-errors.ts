@@ -1,7 +1,7 @@
 import { CLIENT_CODES, SDK_CODES } from '../schemas/errors.js';
-import { hide, named, PspError, PspResponseError } from './base-errors.js';
+import { hideHeaders, named, PspError, PspResponseError } from './base-errors.js';
 import { release } from './release.js';
-import { redactSecrets } from '../internal/redact.js';
+import { formsOnly } from '../internal/redact.js';
 
 /** What {@link createApiError} and every API error constructor take. */
 export interface ApiErrorArgs {
@@ -112,10 +112,8 @@ export class PspApiError extends PspError {
     super(message);
     this.status = args.status;
     // The server chooses the code and the request id: an echo of the Authorization header must not survive.
-    this.code = redactSecrets(code);
-    const headers = new Headers();
-    for (const [name, value] of args.headers) headers.append(name, redactSecrets(value));
-    hide(this, 'headers', headers);
+    this.code = formsOnly.text(code);
+    const headers = hideHeaders(this, args.headers, formsOnly);
     this.idempotencyKey = args.idempotencyKey;
     this.attempts = args.attempts;
     const rid = headers.get('x-request-id') ?? headers.get('request-id');

@@ -1,5 +1,5 @@
 import { type FieldIssue, formatFieldIssues } from '../schemas/issues.js';
-import { redactDeep, redactSecrets, safeHeaders } from '../internal/redact.js';
+import { formsOnly, type Redactor } from '../internal/redact.js';
 
 /** Node's `util.inspect` hook (a registered symbol: no node: import needed). */
 export const INSPECT = Symbol.for('nodejs.util.inspect.custom');
@@ -38,27 +38,30 @@ export function hide(target: object, key: string, value: unknown): void {
  * An error's stack, redacted. When it is V8's (the `name: message` line, then only `at` frames), the frames are
  * code locations and are kept as they are: redacting them would be most of the cost of an error.
  */
-function safeStack(err: Error): string {
+function safeStack(err: Error, redact: Redactor): string {
   const stack = err.stack ?? '';
   const head = `${err.name}: ${err.message}`;
   const frames = stack.startsWith(head) ? stack.slice(head.length) : undefined;
   return frames !== undefined && /^(\n {4}at [^\n]*)*$/.test(frames)
-    ? redactSecrets(head) + frames
-    : redactSecrets(stack || head);
+    ? redact.text(head) + frames
+    : redact.text(stack || head);
 }
 
 /** A redacted copy of an error chain: name, message, stack, a string `code`; nothing else survives. */
-function safeCause(cause: unknown, depth: number): Error | undefined {
+function safeCause(cause: unknown, depth: number, redact: Redactor): Error | undefined {
   if (!(cause instanceof Error) || depth === 0) return undefined;
-  const copy = new Error(redactSecrets(cause.message));
+  const copy = new Error(redact.text(cause.message));
   copy.name = cause.name;
-  copy.stack = safeStack(cause);
+  copy.stack = safeStack(cause, redact);
   const code = (cause as { code?: unknown }).code;
-  if (typeof code === 'string') Object.assign(copy, { code: redactSecrets(code) });
-  const inner = safeCause(cause.cause, depth - 1);
+  if (typeof code === 'string') Object.assign(copy, { code: redact.text(code) });
+  const inner = safeCause(cause.cause, depth - 1, redact);
   if (inner) hide(copy, 'cause', inner);
   return copy;
 }
+
+/** Sets the redaction of a PspError's `toJSON()` and `util.inspect`: see {@link redactError}. */
+let adopt: (err: PspError, redact: Redactor) => void;
 
 /**
  * Root of every error the SDK throws. `message`, `stack`, `JSON.stringify(err)` and `util.inspect(err)` never
@@ -70,14 +73,20 @@ function safeCause(cause: unknown, depth: number): Error | undefined {
 export class PspError extends Error {
   static {
     named(PspError, 'PspError');
+    adopt = (err, redact) => {
+      err.#redact = redact;
+    };
   }
 
+  // Whose secrets this error must not show: every secret's form until the client that throws it adopts it.
+  #redact: Redactor = formsOnly;
+
   constructor(message: string, options?: { cause?: unknown }) {
-    super(redactSecrets(message));
+    super(formsOnly.text(message));
     if (options?.cause !== undefined) {
       // A foreign error (a custom fetch's, say) may quote the request, Authorization header included: keep a
       // redacted copy, out of enumeration, never the original.
-      hide(this, 'cause', safeCause(options.cause, 3));
+      hide(this, 'cause', safeCause(options.cause, 3, formsOnly));
     }
   }
 
@@ -86,20 +95,58 @@ export class PspError extends Error {
     const out: Record<string, unknown> = { name: this.name, message: this.message };
     const self = this as unknown as Record<string, unknown>;
     for (const k of SAFE_FIELDS) if (self[k] !== undefined) out[k] = self[k];
-    if (self.headers instanceof Headers) out.headers = safeHeaders(self.headers);
+    if (self.headers instanceof Headers) out.headers = this.#redact.headers(self.headers);
     const cause = this.cause;
     if (cause instanceof Error) out.cause = { name: cause.name, message: cause.message };
     // Every string once more, whatever field a subclass or a caller added.
-    return redactDeep(out) as Record<string, unknown>;
+    return this.#redact.deep(out) as Record<string, unknown>;
   }
 
   /** @internal What `util.inspect` shows: the stack and the safe fields. */
   [INSPECT](_depth: number, options: unknown, inspect?: Inspect): string {
     const { name: _n, message: _m, ...rest } = this.toJSON();
-    const head = safeStack(this);
+    const head = safeStack(this, this.#redact);
     if (Object.keys(rest).length === 0 || !inspect) return head;
     return `${head} ${inspect(rest, options)}`;
   }
+}
+
+/**
+ * Makes `err` the error of the owner of `redact` (a client, for every error it throws): what the error shows (its
+ * message, stack, `code`, `requestId`, headers, `issues` and cause chain) is redacted again, now knowing the
+ * owner's secrets without their prefix, and `toJSON()` and `util.inspect` redact with it from then on. An error is
+ * made knowing only the forms of secrets (each class's constructor redacts what it is given): the owner's secrets
+ * reach it here, so that no registry of secrets outlives its owner. Anything but a {@link PspError} is returned
+ * as it is.
+ *
+ * @example
+ * throw redactError(await toPspError(err, state, what), this.#redact);
+ */
+export function redactError<E>(err: E, redact: Redactor): E {
+  if (!(err instanceof PspError)) return err;
+  adopt(err, redact);
+  // The stack first: its head is the message as the constructor left it, which is what it is cut at.
+  err.stack = safeStack(err, redact);
+  const self = err as unknown as Record<string, unknown>;
+  for (const key of ['message', 'code', 'requestId'])
+    if (typeof self[key] === 'string') self[key] = redact.text(self[key] as string);
+  if (Array.isArray(self.issues)) self.issues = redact.deep(self.issues);
+  if (self.headers instanceof Headers) hideHeaders(err, self.headers, redact);
+  if (err.cause instanceof Error) hide(err, 'cause', safeCause(err.cause, 3, redact));
+  return err;
+}
+
+/**
+ * Keeps a redacted copy of `headers` as the error's hidden `headers` (every header, each value redacted).
+ *
+ * @example
+ * hideHeaders(err, response.headers, formsOnly);
+ */
+export function hideHeaders(err: PspError, headers: Headers, redact: Redactor): Headers {
+  const copy = new Headers();
+  for (const [name, value] of headers) copy.append(name, redact.text(value));
+  hide(err, 'headers', copy);
+  return copy;
 }
 
 /**
@@ -117,7 +164,7 @@ export class PspValidationError extends PspError {
   declare readonly issues: FieldIssue[];
   constructor(issues: FieldIssue[], what = 'input') {
     super(`Invalid ${what}: ${formatFieldIssues(issues)}`);
-    this.issues = redactDeep(issues) as FieldIssue[];
+    this.issues = formsOnly.deep(issues) as FieldIssue[];
   }
 }
 
@@ -143,7 +190,7 @@ export class PspResponseError extends PspError {
   constructor(message: string, status: number, issues: FieldIssue[] = [], idempotencyKey?: string) {
     super(message);
     // In strict mode an issue names an unknown field, which a hostile server may have named after the key.
-    Object.assign(this, { status, issues: redactDeep(issues), idempotencyKey });
+    Object.assign(this, { status, issues: formsOnly.deep(issues), idempotencyKey });
   }
 }
 

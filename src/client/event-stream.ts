@@ -4,7 +4,8 @@
 import type { SseEvent } from '../schemas/events.js';
 
 export type { SseEvent } from '../schemas/events.js';
-import { PspApiError } from './errors.js';
+import type { Redactor } from '../internal/redact.js';
+import { PspApiError, redactError } from './errors.js';
 import { type Logger, log } from './logger.js';
 import { release } from './release.js';
 import { createSendStep, type SendOptions } from './send.js';
@@ -22,6 +23,8 @@ export interface EventStreamTransport extends SendOptions {
   /** Absolute URL of the `events.stream` operation. */
   url: string;
   logger?: Logger | undefined;
+  /** The client's redaction, for the error an answer ends the stream with. Default: secrets by their form only. */
+  redact?: Redactor | undefined;
   /** Where the client's `waitFor` calls listen to this stream (they never open one of their own). */
   tap?: StreamTap | undefined;
 }
@@ -225,7 +228,7 @@ export function streamEvents(
           }
         } catch (err) {
           if (stop.signal.aborted) return;
-          if (err instanceof PspApiError) throw err;
+          if (err instanceof PspApiError) throw transport.redact ? redactError(err, transport.redact) : err;
           reason = 'network_error';
           const error = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
           log(logger, 'debug', 'psp-sdk: event stream connection failed', { error });

@@ -1,3 +1,4 @@
+import type { Redactor } from '../internal/redact.js';
 import { PspAbortError, type PspError } from './errors.js';
 import { type Logger, log } from './logger.js';
 
@@ -27,14 +28,20 @@ export function parseLogLevel(value: unknown): LogLevel | undefined {
 }
 
 /**
- * The logger the client writes to: `logger` (default `console`) with only the methods at `level` or above; `undefined` when nothing is to be written, so the client skips building the lines. A pino logger
- * (recognised by its `bindings()` and `levels`) gets its arguments in pino's order, `(meta, msg)`.
+ * The logger the client writes to: `logger` (default `console`) with only the methods at `level` or above, each
+ * line's message and every string of its meta redacted by `redact` (the client's own redaction, which knows its
+ * key and signing secret); `undefined` when nothing is to be written, so the client skips building the lines. A
+ * pino logger (recognised by its `bindings()` and `levels`) gets its arguments in pino's order, `(meta, msg)`.
  *
  * @example
- * const log = leveledLogger(console, 'info');
+ * const log = leveledLogger(console, 'info', new Redactor([apiKey]));
  * log?.debug; // undefined: below the level
  */
-export function leveledLogger(logger: Logger | undefined, level: LogLevel): Logger | undefined {
+export function leveledLogger(
+  logger: Logger | undefined,
+  level: LogLevel,
+  redact: Redactor,
+): Logger | undefined {
   const target = logger ?? (globalThis as { console?: Logger | undefined }).console;
   if (!target || level === 'off') return undefined;
   const p = target as { bindings?: unknown; levels?: { values?: unknown } | undefined };
@@ -43,11 +50,12 @@ export function leveledLogger(logger: Logger | undefined, level: LogLevel): Logg
   for (const name of LEVELS.slice(LEVELS.indexOf(level))) {
     const fn = target[name];
     if (typeof fn !== 'function') continue;
-    // Lines arrive redacted: `log()` redacts every line before it calls these.
     out[name] = (msg, meta) => {
-      if (meta === undefined) fn.call(target, msg);
-      else if (pino) fn.call(target, meta as never, msg as never);
-      else fn.call(target, msg, meta);
+      const line = redact.text(msg);
+      if (meta === undefined) return void fn.call(target, line);
+      const safe = redact.deep(meta) as Record<string, unknown>;
+      if (pino) fn.call(target, safe as never, line as never);
+      else fn.call(target, line, safe);
     };
   }
   return Object.keys(out).length > 0 ? out : undefined;
@@ -69,20 +77,21 @@ export function logFailure(logger: Logger | undefined, err: PspError, what: stri
 let reported: string | undefined;
 
 /**
- * The client's logger at the level in force: `PSP_LOG` (case aside) when it is a level, else `level`. A `PSP_LOG`
- * that is not a level is reported once, at `warn` (an ops typo would otherwise pass unseen), where the level in
- * force lets a warning through.
+ * The client's logger at the level in force: `PSP_LOG` (case aside) when it is a level, else `level`, redacting
+ * with `redact` (see {@link leveledLogger}). A `PSP_LOG` that is not a level is reported once, at `warn` (an ops
+ * typo would otherwise pass unseen), where the level in force lets a warning through.
  *
  * @example
- * const logger = clientLogger(console, 'warn', process.env.PSP_LOG);
+ * const logger = clientLogger(console, 'warn', process.env.PSP_LOG, redactor);
  */
 export function clientLogger(
   logger: Logger | undefined,
   level: LogLevel,
   fromEnv: string | undefined,
+  redact: Redactor,
 ): Logger | undefined {
   const envLevel = parseLogLevel(fromEnv?.toLowerCase());
-  const out = leveledLogger(logger, envLevel ?? level);
+  const out = leveledLogger(logger, envLevel ?? level, redact);
   if (fromEnv !== undefined && !envLevel && fromEnv !== reported && out?.warn) {
     reported = fromEnv;
     log(

@@ -1,7 +1,3 @@
-import { redactDeep, redactSecrets } from '../internal/redact.js';
-
-export { redactSecrets, SAFE_HEADERS, safeHeaders } from '../internal/redact.js';
-
 type LogFn = (msg: string, meta?: Record<string, unknown>) => void;
 
 /**
@@ -21,8 +17,9 @@ export interface Logger {
 }
 
 /**
- * Calls `logger[level]` if the logger has it, with the message and every string of `meta` redacted (see
- * `redactSecrets`): the one way the SDK writes a log line. A logger that throws never breaks a request.
+ * Calls `logger[level]` if the logger has it: the one way the SDK writes a log line. `logger` is the client's
+ * (`ResolvedOptions.logger`, made by `clientLogger`), which redacts the message and every string of `meta` with
+ * the client's own redaction. A logger that throws never breaks a request.
  *
  * @example
  * log(options.logger, 'debug', 'request', { method: 'GET', url });
@@ -36,7 +33,7 @@ export function log(
   const fn = logger?.[level] as LogFn | undefined;
   if (!fn) return;
   try {
-    fn.call(logger, redactSecrets(msg), meta && (redactDeep(meta) as Record<string, unknown>));
+    fn.call(logger, msg, meta);
   } catch {
     // A broken logger must not turn a successful payment into a failure.
   }

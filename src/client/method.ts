@@ -51,7 +51,7 @@ export function defineMethod<N extends MethodName>(
           ...(withId ? idIssue('id', id) : []),
           ...(row.idempotent ? idempotencyKeyIssue(options?.idempotencyKey) : []),
         ];
-        checkInput(row.input ? inputSchemas()[row.input] : undefined, input, issues);
+        checkInput(row.input ? inputSchemas()[row.input] : undefined, input, issues, transport.redact);
         return transport.request(
           {
             operation: name,

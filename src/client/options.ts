@@ -3,7 +3,7 @@ import { PspValidationError } from './errors.js';
 import { clientLogger, LEVEL_NAMES, type LogLevel, parseLogLevel } from './log-level.js';
 import type { Logger } from './logger.js';
 import type { Middleware } from './middleware.js';
-import { rememberSecret } from '../internal/redact.js';
+import { Redactor } from '../internal/redact.js';
 import type { TelemetryOptions } from './telemetry.js';
 import { VERSION } from '../internal/version.js';
 
@@ -117,6 +117,8 @@ export interface ResolvedOptions {
   fetch: typeof fetch;
   /** The logger at the level in force: only its enabled methods, every line redacted; undefined when silent. */
   logger: Logger | undefined;
+  /** This client's redaction: its key and signing secret, even without their prefix, in any encoding. */
+  redact: Redactor;
   strict: boolean;
   banksCacheTtl: number;
   middleware: readonly Middleware[];
@@ -281,9 +283,9 @@ export function resolveOptions(options: ClientOptions = {}): ResolvedOptions {
   const fetchFn = options.fetch ?? globalThis.fetch;
   if (typeof fetchFn !== 'function') issues.push({ field: 'fetch', message: 'must be a function' });
   if (issues.length > 0) throw new PspValidationError(issues, 'client options');
-  // From here on, an echo of either (with or without its prefix, in any encoding) is masked in errors and logs.
-  rememberSecret(apiKey as string);
-  if (signingSecret) rememberSecret(signingSecret);
+  // From here on, an echo of either (with or without its prefix, in any encoding) is masked in this client's errors
+  // and log lines; no other client's redaction knows them.
+  const redact = new Redactor([apiKey as string, signingSecret]);
   return {
     apiKey: apiKey as string,
     mode: keyMatch?.[1] as 'test' | 'live',
@@ -296,7 +298,8 @@ export function resolveOptions(options: ClientOptions = {}): ResolvedOptions {
     // (in a test's beforeAll) than a module-level client is made. Called on globalThis: a detached fetch throws
     // "Illegal invocation" in some runtimes.
     fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
-    logger: clientLogger(options.logger, logLevel, env('PSP_LOG', denied)),
+    logger: clientLogger(options.logger, logLevel, env('PSP_LOG', denied), redact),
+    redact,
     strict: options.strict === true,
     banksCacheTtl,
     middleware: [...mw],

@@ -1,9 +1,10 @@
 import ky, { HTTPError, type KyInstance, type Options as KyOptions } from 'ky';
 import type { ApiResult } from './api-promise.js';
-import { PspAbortError, type PspError, PspResponseError, readText } from './errors.js';
+import type { Redactor } from '../internal/redact.js';
+import { PspAbortError, type PspError, PspResponseError, readText, redactError } from './errors.js';
 import { type FailedCall, markCall, toPspError } from './failures.js';
 import { logFailure } from './log-level.js';
-import { log, safeHeaders } from './logger.js';
+import { log } from './logger.js';
 import { type Middleware, templateOf } from './middleware.js';
 import { type RequestOptions, type ResolvedOptions, resolveCallOptions } from './options.js';
 import type { Operation } from './operation.js';
@@ -58,6 +59,8 @@ export class Transport {
   readonly strict: boolean;
   /** The client's `middleware`, also run around the event stream's connection attempts. */
   readonly middleware: readonly Middleware[];
+  /** The client's redaction (its key and signing secret): every error the client throws is redacted with it. */
+  readonly redact: Redactor;
   /** The client's open event streams, which its `waitFor` calls listen to. */
   readonly tap: StreamTap = { live: 0, listeners: new Set() };
   readonly #tel: ReturnType<typeof telemetry>;
@@ -68,6 +71,7 @@ export class Transport {
     this.#options = options;
     this.#origin = new URL(options.baseUrl).origin;
     this.strict = options.strict;
+    this.redact = options.redact;
     this.middleware = options.middleware;
     this.#tel = telemetry(options.telemetry, options.baseUrl);
     this.credentials = credentialsOf(options.apiKey, options.signingSecret);
@@ -176,7 +180,7 @@ export class Transport {
         status: response.status,
         attempts: attempt,
         ms: Date.now() - started,
-        headers: safeHeaders(response.headers),
+        headers: this.redact.headers(response.headers),
       });
     }
     let data: T;
@@ -193,7 +197,7 @@ export class Transport {
             );
       out.idempotencyKey = req.idempotencyKey;
       logFailure(this.#options.logger, out, `${req.method} ${req.path}`);
-      throw out;
+      throw redactError(out, this.redact);
     }
     return {
       data,
@@ -289,7 +293,10 @@ export class Transport {
   }
 
   async #fail(err: unknown, call: FailedCall, req: TransportRequest): Promise<PspError> {
-    const out = await toPspError(err, call, `${req.method} ${req.path}`, this.#origin);
+    const out = redactError(
+      await toPspError(err, call, `${req.method} ${req.path}`, this.#origin),
+      this.redact,
+    );
     logFailure(this.#options.logger, out, `${req.method} ${req.path}`);
     return out;
   }

@@ -4,22 +4,29 @@ import { IdempotencyKey } from '../schemas/inputs.js';
 import { responseSchemas } from '../schemas/resources.js';
 
 type ResponseSchemas = ReturnType<typeof responseSchemas>;
-import { PspResponseError, PspValidationError } from './errors.js';
+import { formsOnly, type Redactor } from '../internal/redact.js';
+import { PspResponseError, PspValidationError, redactError } from './errors.js';
 
 /** Any UUID (8-4-4-4-12 hex digits): the id of a path. */
 const UUID_RE = /^[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}$/i;
 
 /**
- * Checks a request body against its schema; throws {@link PspValidationError} naming every bad field.
+ * Checks a request body against its schema; throws {@link PspValidationError} naming every bad field, redacted with
+ * `redact` (the client's: a field is named by its key, and a metadata key is the caller's text).
  * Returns the input itself, not zod's copy: what is sent is what the caller wrote.
  *
  * @example
  * checkInput(inputSchemas().CreatePaymentInput, { amount: 0 }); // throws: amount: must be at least 1
  */
-export function checkInput<T>(schema: z.ZodMiniType | undefined, input: T, extra: FieldIssue[] = []): T {
+export function checkInput<T>(
+  schema: z.ZodMiniType | undefined,
+  input: T,
+  extra: FieldIssue[] = [],
+  redact: Redactor = formsOnly,
+): T {
   const r = schema && parseOwn(schema, input);
   const issues = !r || r.success ? extra : [...ownFieldIssues(r.error.issues), ...extra];
-  if (issues.length > 0) throw new PspValidationError(issues);
+  if (issues.length > 0) throw redactError(new PspValidationError(issues), redact);
   return input;
 }
 

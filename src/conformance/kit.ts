@@ -4,7 +4,7 @@ import { PspApiError } from '../client/api-errors.js';
 import { PspClient } from '../client/client.js';
 import { retryDecision } from '../client/retry.js';
 import { hmacSha256Hex } from '../internal/hmac.js';
-import { redactSecrets } from '../internal/redact.js';
+import { Redactor, redactSecrets } from '../internal/redact.js';
 import { OPERATIONS, type OperationName, PUBLIC_PREFIX, pathOf } from '../schemas/operations.js';
 import { CheckFailure, CheckSkipped, NeedsControl } from './outcomes.js';
 import type { Receiver } from './receiver.js';
@@ -91,8 +91,12 @@ export class Kit {
   #client: PspClient | undefined;
   #cleaning = false;
 
+  /** The run's own redaction (its key, signing secret and admin token, even without their prefix): see `runOne`. */
+  readonly redact: Redactor;
+
   constructor(settings: KitSettings) {
     this.#settings = settings;
+    this.redact = new Redactor([settings.apiKey, settings.signingSecret, settings.adminToken]);
     this.baseUrl = settings.baseUrl;
     this.apiKey = settings.apiKey;
     this.signingSecret = settings.signingSecret;

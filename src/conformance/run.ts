@@ -153,9 +153,18 @@ async function runOne(check: Check, kit: Kit): Promise<Pick<CheckResult, 'outcom
   } catch (error) {
     if (error instanceof CheckSkipped) return { outcome: 'skipped', reason: error.message };
     if (error instanceof NeedsControl) return { outcome: 'needs-control', reason: error.message };
-    const reason = redactSecrets(String((error as Error)?.message ?? error));
-    if (error instanceof CheckFailure && error.observed)
-      return { outcome: 'failed', reason, observed: error.observed };
+    // Where a failure leaves the run: redacted with the run's own credentials, whatever a check quoted.
+    const { redact } = kit;
+    const reason = redact.text(String((error as Error)?.message ?? error));
+    if (error instanceof CheckFailure && error.observed) {
+      const { observed } = error;
+      const requestId = observed.requestId && redact.text(observed.requestId);
+      return {
+        outcome: 'failed',
+        reason,
+        observed: { ...observed, requestId, body: redact.text(observed.body) },
+      };
+    }
     return { outcome: 'failed', reason };
   } finally {
     clearTimeout(timer);

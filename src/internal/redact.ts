@@ -1,6 +1,8 @@
-// The one redaction of the package: the client's errors and log lines and the reference's error bodies and log
-// lines all pass through `redactSecrets`. A server, a proxy or a custom fetch may echo a secret in any encoding it
-// likes, so a piece of text is checked as written and as each encoding would read it.
+// The one redaction of the package. Each owner of secrets has its own `Redactor` (a PspClient for its errors and log
+// lines, a reference for its error bodies and log lines), which knows its owner's secrets and no other's; text that
+// no owner holds goes through `redactSecrets`, which knows every secret by its form only. A server, a proxy or a
+// custom fetch may echo a secret in any encoding it likes, so a piece of text is checked as written and as each
+// encoding would read it.
 
 // A secret of this API by its form. `sk_test_`/`sk_live_` anywhere; the short prefixes only at the start of a
 // word, so that `algorithm_x` stays readable. The secret runs to the next separator.
@@ -14,57 +16,25 @@ const B64_RUN_RE = /[A-Za-z\d+/_-]{12,}/g;
 const HEX_RUN_RE = /(?:[\da-f]{2}){6,}/gi;
 const MASK = '***';
 
-/** The secrets this process gave a PspClient, past their prefix: redacted wherever a piece of one shows. */
-const known = new Set<string>();
-let knownRe: RegExp | undefined;
+/** The part of a secret that is found without its prefix: the prefix alone is found by its form. */
+const bare = (secret: string) => secret.replace(/^(sk_(test|live)_[^_]*|thm|whs|adm)_/, '');
 
 /**
- * Remembers a secret (the client's API key and signing secret) so that {@link redactSecrets} also finds it without
- * its prefix, and any piece of 8 characters or more of it (a secret split across two fields, or cut short). At most
- * 32 are kept, the oldest forgotten first.
- *
- * @example
- * rememberSecret('sk_test_ab12cd_S3cretPart0123');
+ * Every 8 characters in a row of each secret, then the rest of the run of secret characters (a longer piece goes
+ * whole): a secret split across two fields or cut short is still found. Escaped whole: an admin token may hold any
+ * visible character.
  */
-export function rememberSecret(secret: string): void {
-  // With the prefix it is found by its form; a short part would match ordinary words. A secret given again (a
-  // client per request) only makes the pattern be built once more, on the next redaction.
-  const s = secret.replace(/^(sk_(test|live)_[^_]*|thm)_/, '');
-  if (s.length < 8) return;
-  known.add(s);
-  if (known.size > 32) known.delete(known.values().next().value as string);
-  knownRe = undefined;
+function piecesPattern(secrets: readonly string[]): RegExp | undefined {
+  const literal = (piece: string) => piece.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
+  const pieces = secrets.flatMap((s) => [...s.slice(7)].map((_, i) => literal(s.slice(i, i + 8))));
+  return pieces.length ? new RegExp(`(?:${pieces.join('|')})[\\w.~+/=-]*`, 'gi') : undefined;
 }
 
-/**
- * Forgets every remembered secret, as a new process starts. For a test runner that runs many test files in one
- * process (vitest with `isolate: false`): a secret one file gave a client is not masked in another file's text.
- *
- * @example
- * afterAll(() => forgetSecrets());
- */
-export function forgetSecrets(): void {
-  known.clear();
-  knownRe = undefined;
-}
-
-function knownPattern(): RegExp | undefined {
-  if (!known.size) return undefined;
-  // Every 8 characters in a row of a secret, then the rest of the run of secret characters: a longer piece goes
-  // whole. Only `.` and `+` of a secret's alphabet (see options.ts) need escaping.
-  knownRe ??= new RegExp(
-    `(?:${[...known].flatMap((s) => [...s.slice(7)].map((_, i) => s.slice(i, i + 8).replace(/[.+]/g, '\\$&'))).join('|')})[\\w.~+/=-]*`,
-    'gi',
-  );
-  return knownRe;
-}
-
-function looksSecret(text: string): boolean {
+function looksSecret(text: string, known: RegExp | undefined): boolean {
   // Most decoded views are binary noise: no run of secret characters, nothing to look for.
   if (!/[\w.~+/=-]{4}/.test(text)) return false;
-  const re = knownPattern();
-  if (re) re.lastIndex = 0;
-  return PREFIX_RE.test(text) || (re?.test(text) ?? false);
+  if (known) known.lastIndex = 0;
+  return PREFIX_RE.test(text) || (known?.test(text) ?? false);
 }
 
 const fromCode = (n: string, radix: number) => String.fromCharCode(Number.parseInt(n, radix));
@@ -108,46 +78,95 @@ function base64Views(text: string): string[] {
 }
 
 /** Whether an encoded reading of `token` (not the token as written) carries a secret. */
-function hidesSecret(token: string): boolean {
+function hidesSecret(token: string, known: RegExp | undefined): boolean {
   const plain = decodeEscapes(token);
-  if (plain !== token && looksSecret(plain)) return true;
-  return [token, plain].some((t) => base64Views(t).some(looksSecret));
+  if (plain !== token && looksSecret(plain, known)) return true;
+  return [token, plain].some((t) => base64Views(t).some((view) => looksSecret(view, known)));
 }
 
 /**
- * Masks every secret in `text`: API keys (`sk_test_...`, `sk_live_...`), signing secrets (`thm_...`), webhook
- * secrets (`whs_...`), admin tokens (`adm_...`), bearer and basic credentials, and the secrets given to a
- * PspClient in this process even without their prefix, or any piece of 8 characters of them. A secret written
- * plainly keeps its prefix (`sk_test_***`); one hidden in an encoding (percent-encoded in any case, JSON or HTML
- * escapes, base64, hex) takes its whole run of text with it (`[redacted]`).
+ * The redaction of one owner's text: a PspClient's errors and log lines, a reference's error bodies and log lines.
+ * It masks every secret of this API by its form (API keys `sk_test_...`/`sk_live_...`, signing secrets `thm_...`,
+ * webhook secrets `whs_...`, admin tokens `adm_...`, bearer and basic credentials) and the owner's own secrets even
+ * without their prefix, or any piece of 8 characters of them. A secret written plainly keeps its prefix
+ * (`sk_test_***`); one hidden in an encoding (percent-encoded in any case, JSON or HTML escapes, base64, hex) takes
+ * its whole run of text with it (`[redacted]`). An instance, not a registry: its secrets go when its owner does, and
+ * one owner's redaction knows nothing of another's secrets.
+ *
+ * @example
+ * const redact = new Redactor(['sk_test_ab12cd_S3cretPart0123']);
+ * redact.text('echo S3cretPart0123'); // 'echo ***'
+ */
+export class Redactor {
+  // The secrets live only in this pattern, a private field: util.inspect and JSON.stringify never show it.
+  readonly #known: RegExp | undefined;
+
+  /** `secrets`: the owner's own (an API key, a signing secret, ...); those under 8 characters past the prefix are found by their form only. */
+  constructor(secrets: Iterable<string | undefined> = []) {
+    const parts = [...secrets].flatMap((s) =>
+      typeof s === 'string' && bare(s).length >= 8 ? [bare(s)] : [],
+    );
+    this.#known = piecesPattern([...new Set(parts)]);
+  }
+
+  /**
+   * `text` with every secret masked.
+   *
+   * @example
+   * redactor.text('bad key sk_test_abc123_s3cr3t'); // 'bad key sk_test_***'
+   * redactor.text('key=sk%5Ftest%5Fabc123%5Fs3cr3t'); // '[redacted]'
+   */
+  text(text: string): string {
+    const known = this.#known;
+    let out = text.replace(TOKEN_RE, (token) => (hidesSecret(token, known) ? '[redacted]' : token));
+    out = out.replace(SECRET_RE, `$1${MASK}`).replace(BEARER_RE, `$1${MASK}`);
+    return known ? out.replace(known, MASK) : out;
+  }
+
+  /**
+   * A copy of `value` with {@link Redactor.text} applied to every string in it (object keys included), through
+   * plain objects and arrays; what a log line's meta goes through.
+   *
+   * @example
+   * redactor.deep({ error: 'fetch failed: Bearer sk_test_ab12cd_x' }); // { error: 'fetch failed: Bearer ***' }
+   */
+  deep(value: unknown, depth = 6): unknown {
+    if (typeof value === 'string') return this.text(value);
+    if (value === null || typeof value !== 'object' || depth === 0) return value;
+    if (Array.isArray(value)) return value.map((v) => this.deep(v, depth - 1));
+    const proto = Object.getPrototypeOf(value);
+    if (proto !== Object.prototype && proto !== null) return value;
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[this.text(k)] = this.deep(v, depth - 1);
+    return out;
+  }
+
+  /**
+   * A plain object of only the allow-listed headers of `headers` (see {@link SAFE_HEADERS}), each value redacted.
+   *
+   * @example
+   * redactor.headers(new Headers({ authorization: 'Bearer sk_...', 'retry-after': '2' })); // { 'retry-after': '2' }
+   */
+  headers(headers: Headers): Record<string, string> {
+    const out: Record<string, string> = {};
+    // Headers iterates lower-cased names.
+    for (const [name, value] of headers) if (SAFE_HEADERS.has(name)) out[name] = this.text(value);
+    return out;
+  }
+}
+
+/** The redaction that knows no secret of its own: every secret by its form only (text no client or reference owns). */
+export const formsOnly: Redactor = new Redactor();
+
+/**
+ * {@link Redactor.text} of {@link formsOnly}: text that belongs to no client and no reference (a CLI's argument
+ * errors, a value quoted into a message before its owner's redaction runs).
  *
  * @example
  * redactSecrets('bad key sk_test_abc123_s3cr3t'); // 'bad key sk_test_***'
- * redactSecrets('key=sk%5Ftest%5Fabc123%5Fs3cr3t'); // '[redacted]'
  */
 export function redactSecrets(text: string): string {
-  let out = text.replace(TOKEN_RE, (token) => (hidesSecret(token) ? '[redacted]' : token));
-  out = out.replace(SECRET_RE, `$1${MASK}`).replace(BEARER_RE, `$1${MASK}`);
-  const re = knownPattern();
-  return re ? out.replace(re, MASK) : out;
-}
-
-/**
- * A copy of `value` with {@link redactSecrets} applied to every string in it (object keys included), through
- * plain objects and arrays; what a log line's meta goes through.
- *
- * @example
- * redactDeep({ error: 'fetch failed: Bearer sk_test_ab12cd_x' }); // { error: 'fetch failed: Bearer ***' }
- */
-export function redactDeep(value: unknown, depth = 6): unknown {
-  if (typeof value === 'string') return redactSecrets(value);
-  if (value === null || typeof value !== 'object' || depth === 0) return value;
-  if (Array.isArray(value)) return value.map((v) => redactDeep(v, depth - 1));
-  const proto = Object.getPrototypeOf(value);
-  if (proto !== Object.prototype && proto !== null) return value;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) out[redactSecrets(k)] = redactDeep(v, depth - 1);
-  return out;
+  return formsOnly.text(text);
 }
 
 /**
@@ -169,16 +188,3 @@ export const SAFE_HEADERS: ReadonlySet<string> = new Set([
   'user-agent',
   'accept',
 ]);
-
-/**
- * A plain object of only the allow-listed headers of `headers` (see {@link SAFE_HEADERS}).
- *
- * @example
- * safeHeaders(new Headers({ authorization: 'Bearer sk_...', 'retry-after': '2' })); // { 'retry-after': '2' }
- */
-export function safeHeaders(headers: Headers): Record<string, string> {
-  const out: Record<string, string> = {};
-  // Headers iterates lower-cased names.
-  for (const [name, value] of headers) if (SAFE_HEADERS.has(name)) out[name] = redactSecrets(value);
-  return out;
-}

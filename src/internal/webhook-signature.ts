@@ -1,6 +1,6 @@
-// The X-PSP-Signature header a webhook carries, computed once for both halves: psp-sdk/webhooks' signWebhook and
-// verifyWebhook's secret check, and the reference's sender (src/reference/webhooks/sign.ts), which must not import
-// a public entry's files. The formats are described in src/webhooks/signature.ts.
+// The headers a webhook carries (spec 6.1), built once for both halves: psp-sdk/webhooks' signWebhook and
+// verifyWebhook's secret check, and the reference's sender (src/reference/webhooks/dispatcher.ts), which must not
+// import a public entry's files. The signature formats are described in src/webhooks/signature.ts.
 import { hmacSha256HexParts } from './hmac.js';
 import type { SignatureVersion } from '../schemas/names.js';
 
@@ -31,12 +31,52 @@ export function computeSignatureHeader(input: SignatureHeaderInput): string {
   const problem = secretProblem(secret);
   if (problem) throw new TypeError(`The webhook secret ${problem}.`);
   if (version === 'v1') return `sha256=${hmacSha256HexParts(secret, [body])}`;
-  // The 1e11 bound (year 5138) catches epoch milliseconds passed by mistake.
-  const ts = timestamp as number;
-  if (version !== 'v2' || !Number.isSafeInteger(ts) || ts < 0 || ts >= 1e11)
-    throw new TypeError('timestamp must be integer Unix seconds (not ms); version v1 or v2.');
+  if (version !== 'v2' || !isUnixSeconds(timestamp)) throw new TypeError(TIMESTAMP_RULE);
   const signed = hmacSha256HexParts(secret, [`${timestamp}.`, body]);
   return `t=${timestamp},v1=${signed},v2=${signed}`;
+}
+
+const TIMESTAMP_RULE = 'timestamp must be integer Unix seconds (not ms); version v1 or v2.';
+
+// The 1e11 bound (year 5138) catches epoch milliseconds passed by mistake.
+const isUnixSeconds = (ts: unknown): ts is number =>
+  Number.isSafeInteger(ts) && (ts as number) >= 0 && (ts as number) < 1e11;
+
+/** Input of {@link webhookHeaders}. */
+export interface WebhookHeadersInput {
+  /** The endpoint's `whs_...` secret, prefix included. */
+  secret: string;
+  /** The exact body that will be sent. */
+  body: string | Uint8Array;
+  version: SignatureVersion;
+  /** Unix seconds (an integer) of this attempt: `t=` of a v2 signature, and `X-PSP-Timestamp` in both versions. */
+  timestamp: number;
+  /** The event's `evt_` id, sent as `X-PSP-Event-Id`; left out when undefined (a test payload without an id). */
+  eventId?: string | undefined;
+}
+
+/**
+ * Every header of one webhook request (spec 6.1), lowercase names: what the reference's sender attaches to each
+ * attempt and what `signWebhook` hands a merchant's test, so the two cannot differ. `X-PSP-Timestamp` is sent for
+ * v1 too (docs/spec-decisions.md, "Webhook delivery"): spec 6.1's table of request headers lists it without a
+ * condition. Pure, like {@link computeSignatureHeader}.
+ *
+ * @throws {TypeError} on an unusable secret, version or timestamp (the message never contains the secret).
+ * @example
+ * const headers = webhookHeaders({ secret, body, version: 'v2', timestamp: 1_763_000_000, eventId: 'evt_1' });
+ */
+export function webhookHeaders(input: WebhookHeadersInput): Record<string, string> {
+  const { timestamp, eventId } = input;
+  const signature = computeSignatureHeader(input);
+  // v2 checked it already; v1 signs no time, but still sends it.
+  if (!isUnixSeconds(timestamp)) throw new TypeError(TIMESTAMP_RULE);
+  return {
+    'content-type': 'application/json',
+    'user-agent': 'psp-webhook/1.0',
+    ...(eventId === undefined ? {} : { 'x-psp-event-id': eventId }),
+    'x-psp-signature': signature,
+    'x-psp-timestamp': String(timestamp),
+  };
 }
 
 /**

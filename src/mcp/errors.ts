@@ -9,7 +9,7 @@ import {
   PspTimeoutError,
   PspValidationError,
 } from '../client/base-errors.js';
-import { redactSecrets } from '../internal/redact.js';
+import { formsOnly, type Redactor } from '../internal/redact.js';
 import { DomainError } from '../reference/domain/errors.js';
 import { WebhookVerificationError } from '../webhooks/errors.js';
 import { CODE } from '../schemas/errors.js';
@@ -52,8 +52,8 @@ function classify(err: unknown): ToolErrorInfo {
   return { code: CODE.internal_error, status: null, message: `psp-mcp failed: ${message}` };
 }
 
-/** The refusal of `err`, every field redacted. */
-export function refusalOf(err: unknown): ToolErrorInfo {
+/** The refusal of `err`, every field redacted by `redact` (the target's; the forms of secrets only before there is one). */
+export function refusalOf(err: unknown, redact: Redactor = formsOnly): ToolErrorInfo {
   const r = classify(err);
-  return { code: redactSecrets(r.code), status: r.status, message: redactSecrets(r.message) };
+  return { code: redact.text(r.code), status: r.status, message: redact.text(r.message) };
 }

@@ -9,7 +9,7 @@ import {
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { redactSecrets } from '../internal/redact.js';
+import type { Redactor } from '../internal/redact.js';
 import { VERSION } from '../internal/version.js';
 import { Confirmations } from './confirm.js';
 import { refusalOf, ToolRefusal } from './errors.js';
@@ -27,8 +27,8 @@ Creations carry an Idempotency-Key (given or made and returned): to repeat a cal
 The spec and the guides are resources (psp://spec/..., psp://docs/...): read them rather than guessing a rule.`;
 
 /** The one answer of a tool: its JSON as text, and as structured content; never a secret. */
-function answer(result: Record<string, unknown>): CallToolResult {
-  const text = redactSecrets(JSON.stringify(result));
+function answer(result: Record<string, unknown>, redact: Redactor): CallToolResult {
+  const text = redact.text(JSON.stringify(result));
   return {
     content: [{ type: 'text', text }],
     structuredContent: JSON.parse(text) as Record<string, unknown>,
@@ -36,8 +36,11 @@ function answer(result: Record<string, unknown>): CallToolResult {
 }
 
 /** A refused call: the typed error's code, status and message, never a stack. */
-function refused(err: unknown): CallToolResult {
-  return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error: refusalOf(err) }) }] };
+function refused(err: unknown, redact: Redactor): CallToolResult {
+  return {
+    isError: true,
+    content: [{ type: 'text', text: JSON.stringify({ error: refusalOf(err, redact) }) }],
+  };
 }
 
 /** Builds one MCP server over `target` (one per connection; they share the target). */
@@ -50,7 +53,7 @@ export function createServer(target: Target): Server {
   const available = [...apiTools, ...streamTools, ...(target.reference ? referenceTools : [])];
   const byName = new Map(available.map((t) => [t.name, t]));
 
-  const run = async (tool: Tool, call: Checked) => answer(await tool.run(call, target));
+  const run = async (tool: Tool, call: Checked) => answer(await tool.run(call, target), target.redact);
 
   const confirm = defineTool({
     name: 'confirm',
@@ -117,15 +120,18 @@ export function createServer(target: Target): Server {
         throw new ToolRefusal('not_confirmed', null, `Not confirmed, nothing was done: ${action}`);
       }
       const { token, expires } = confirmations.add({ tool: tool.name, args, action });
-      return answer({
-        confirmation_required: true,
-        action,
-        confirmation_token: token,
-        expires_at: new Date(expires).toISOString(),
-        ...(typeof args.idempotency_key === 'string' ? { idempotency_key: args.idempotency_key } : {}),
-      });
+      return answer(
+        {
+          confirmation_required: true,
+          action,
+          confirmation_token: token,
+          expires_at: new Date(expires).toISOString(),
+          ...(typeof args.idempotency_key === 'string' ? { idempotency_key: args.idempotency_key } : {}),
+        },
+        target.redact,
+      );
     } catch (err) {
-      return refused(err);
+      return refused(err, target.redact);
     }
   });
 

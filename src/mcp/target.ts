@@ -1,5 +1,6 @@
 // What the server drives: the in-process reference (the default, no key needed) or a service by its URL and key.
 import { PspClient } from '../client/client.js';
+import { Redactor } from '../internal/redact.js';
 import { type RunningReference, startReference } from '../reference/start.js';
 import { EventBuffer } from './events.js';
 import { INBOX_URL, Inbox } from './inbox.js';
@@ -29,6 +30,8 @@ export interface Target {
   events: EventBuffer;
   /** The webhook secrets `webhooks_verify` checks against (`PSP_WEBHOOK_SECRET` for a service; comma-separated). */
   webhookSecrets(endpointId?: string): string[];
+  /** The redaction of what the server answers: every secret's form, and this target's own even without its prefix. */
+  redact: Redactor;
   close(): Promise<void>;
 }
 
@@ -77,6 +80,7 @@ async function openService(
     reference: undefined,
     events,
     webhookSecrets: () => secrets,
+    redact: new Redactor([apiKey ?? env.PSP_API_KEY, env.PSP_SIGNING_SECRET, ...secrets]),
     close: async () => events.close(),
   };
 }
@@ -104,6 +108,7 @@ async function openReference(clock: 'manual' | 'real'): Promise<Target> {
     kind: 'reference',
     reference: { ref, inbox, inboxEndpointId: created.id, secrets, snapshots: new Map() },
     events,
+    redact: new Redactor([ref.api_key, ref.signing_secret, ref.admin_token, created.secret]),
     webhookSecrets(endpointId) {
       if (endpointId === undefined) return [...secrets.values()];
       const secret = secrets.get(endpointId);

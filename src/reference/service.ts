@@ -8,7 +8,7 @@ import type { BankAdapter } from './domain/bank.js';
 import { ConnectionReset, Faults, type FaultRuleInput } from './faults/index.js';
 import { createApp } from './http/app.js';
 import { hostNames } from './http/pay-page-host.js';
-import { redactSecrets } from '../internal/redact.js';
+import { Redactor } from '../internal/redact.js';
 import type { RequestInfo } from './http/context.js';
 import { toResponse } from './http/errors.js';
 import { createEventStreamHub } from './sse/index.js';
@@ -249,12 +249,16 @@ export function createReference(options: ReferenceOptions = {}): Reference {
     },
   };
   const facts: StartupFacts = Object.freeze({ admin_token: adminToken, ...first });
+  // This reference's own redaction: its startup credentials, even without their prefix, in its error bodies and
+  // log lines (and nobody else's: a client in the same process has its own).
+  const redact = new Redactor([facts.api_key, facts.signing_secret, adminToken, webhookSecret]);
   const appDeps = {
     domain,
     cabinet,
     simulator,
     hub,
     adminToken,
+    redact,
     trustProxy: options.trustProxy ?? false,
     faults,
     journal,
@@ -274,7 +278,7 @@ export function createReference(options: ReferenceOptions = {}): Reference {
       const started = Date.now();
       const logLine = (outcome: string) => {
         if (!log) return;
-        const path = redactSecrets(new URL(request.url).pathname);
+        const path = redact.text(new URL(request.url).pathname);
         log(`${request.method} ${path.length > 200 ? `${path.slice(0, 200)}…` : path} ${outcome}`);
       };
       const requestId = `req_${crypto.randomUUID()}`;
@@ -288,7 +292,7 @@ export function createReference(options: ReferenceOptions = {}): Reference {
           if (onChange && !READS.has(request.method)) onChange(); // a reset after the route ran
           throw err;
         }
-        res = toResponse(err, log);
+        res = toResponse(err, redact, log);
       }
       try {
         // Set here, not by hono's requestId middleware: that one echoes a client's X-Request-Id, and the spec's id is

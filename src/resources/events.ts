@@ -60,6 +60,7 @@ export function eventsOf(
           baseUrl: transport.baseUrl,
           userAgent,
           logger,
+          redact: transport.redact,
           middleware: transport.middleware,
           tap: transport.tap,
         },

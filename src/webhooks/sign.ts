@@ -1,5 +1,5 @@
 import type { SignatureVersion } from '../schemas/names.js';
-import { computeSignatureHeader } from '../internal/webhook-signature.js';
+import { webhookHeaders } from '../internal/webhook-signature.js';
 
 export { computeSignatureHeader, type SignatureHeaderInput } from '../internal/webhook-signature.js';
 
@@ -18,9 +18,9 @@ export interface SignedWebhook {
 }
 
 /**
- * Signs a webhook the way the Payment Service does, for merchants' tests of their receivers. An object payload is
- * serialised with `JSON.stringify` and its `id` becomes
- * `X-PSP-Event-Id`; a string is sent as is.
+ * Signs a webhook the way the Payment Service does, for merchants' tests of their receivers: the same headers the
+ * service sends (`X-PSP-Timestamp` in both versions). An object payload is serialised with `JSON.stringify` and its
+ * `id` becomes `X-PSP-Event-Id`; a string is sent as is.
  *
  * @example
  * const { body, headers } = signWebhook(
@@ -38,13 +38,7 @@ export function signWebhook(
   if (typeof body !== 'string') throw new TypeError('payload must be a string or JSON-serialisable.');
   const { version = 'v2', timestamp: at = new Date() } = options;
   const timestamp = at instanceof Date ? Math.floor(at.getTime() / 1000) : at;
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    'user-agent': 'psp-webhook/1.0',
-    'x-psp-signature': computeSignatureHeader({ secret, body, version, timestamp }),
-  };
   const id = (payload as { id?: unknown }).id;
-  if (typeof id === 'string') headers['x-psp-event-id'] = id;
-  if (version === 'v2') headers['x-psp-timestamp'] = String(timestamp);
-  return { body, headers };
+  const eventId = typeof id === 'string' ? id : undefined;
+  return { body, headers: webhookHeaders({ secret, body, version, timestamp, eventId }) };
 }

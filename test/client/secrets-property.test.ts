@@ -1,8 +1,8 @@
 import util from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { redactSecrets } from '../../src/internal/redact.js';
-import { createApiError } from '../../src/client/errors.js';
+import { Redactor, redactSecrets } from '../../src/internal/redact.js';
+import { createApiError, redactError } from '../../src/client/errors.js';
 import { PspClient, PspConnectionError, PspResponseError, PspValidationError } from '../../src/index.js';
 
 const SECRET_CHARS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._~+/=-';
@@ -39,8 +39,9 @@ describe('redaction holds for any key and signing secret the client accepts', ()
         (mode, id, keySecret, thmSecret, before, after) => {
           const apiKey = `sk_${mode}_${id}_${keySecret}`;
           const signingSecret = `thm_${thmSecret}`;
-          // The client accepts exactly these forms.
+          // The client accepts exactly these forms, and redacts the errors it throws with its own redaction.
           expect(new PspClient({ apiKey, signingSecret, baseUrl: 'http://x.test' }).mode).toBe(mode);
+          const redact = new Redactor([apiKey, signingSecret]);
           const message = `${before}${apiKey}${after} ${before}${signingSecret}${after} Bearer ${apiKey}`;
           const errors = [
             createApiError({
@@ -52,7 +53,7 @@ describe('redaction holds for any key and signing secret the client accepts', ()
             createApiError({ status: 502, body: message, headers: new Headers(), attempts: 1 }),
             new PspConnectionError(`failed: ${message}`, { cause: new Error(message) }),
             new PspValidationError([{ field: 'x', message }]),
-          ];
+          ].map((e) => redactError(e, redact));
           for (const e of errors) {
             const text = allForms(e);
             expect(text).not.toContain(keySecret);
@@ -129,20 +130,28 @@ describe('redaction holds in every encoding', () => {
           const apiKey = `sk_${mode}_${id}_${keySecret}`;
           const signingSecret = `thm_${thmSecret}`;
           new PspClient({ apiKey, signingSecret, baseUrl: 'http://x.test' });
+          const redact = new Redactor([apiKey, signingSecret]);
           const encoded = encode(which ? apiKey : signingSecret);
           const echo = `${before}${encoded}${after}`;
-          const e = createApiError({
-            status: 400,
-            body: { error: { code: echo, message: `got ${echo}` } },
-            headers: new Headers({ 'x-request-id': encoded, 'x-echo': encoded }),
-            attempts: 1,
-          });
+          const e = redactError(
+            createApiError({
+              status: 400,
+              body: { error: { code: echo, message: `got ${echo}` } },
+              headers: new Headers({ 'x-request-id': encoded, 'x-echo': encoded }),
+              attempts: 1,
+            }),
+            redact,
+          );
+          const drift = redactError(
+            new PspResponseError('x', 200, [{ field: encoded, message: echo }]),
+            redact,
+          );
           const text = [
             allForms(e),
             e.code,
             e.requestId,
             JSON.stringify([...e.headers]),
-            JSON.stringify(new PspResponseError('x', 200, [{ field: encoded, message: echo }])),
+            JSON.stringify(drift),
           ].join('\n');
           expect(text).not.toContain(keySecret);
           expect(text).not.toContain(thmSecret);

@@ -11,6 +11,7 @@ import {
   PspValidationError,
 } from '../../src/index.js';
 import type { ClientOptions } from '../../src/client/options.js';
+import { redactSecrets } from '../../src/internal/redact.js';
 import type { Logger } from '../../src/index.js';
 import {
   API_KEY,
@@ -217,5 +218,49 @@ describe('no secret in any error form or log line', () => {
       );
     expect(err).toBeInstanceOf(PspResponseError);
     expect(err).not.toBeInstanceOf(PspConnectionError);
+  });
+});
+
+describe('each client redacts with its own secrets (no process-wide registry)', () => {
+  const OTHER_KEY = 'sk_test_zz99yy_Wq7mLx2VnB9hTgY4kD8rJ3';
+  const OTHER_SECRET = OTHER_KEY.slice(15);
+  // A server that echoes both secret parts, without their prefix: only a redaction that knows a secret finds it.
+  const echoBoth = () => apiError(400, 'bad_request', `saw ${KEY_SECRET} and ${OTHER_SECRET}`);
+
+  it("a client's errors and log lines hide its own key without its prefix, and only its own", async () => {
+    const logs = [recordingLogger(), recordingLogger()];
+    const [a, b] = [API_KEY, OTHER_KEY].map(
+      (apiKey, i) =>
+        new PspClient({
+          apiKey,
+          baseUrl: BASE_URL,
+          fetch: stubFetch(echoBoth).fetch,
+          logger: logs[i]!.logger,
+          logLevel: 'debug',
+          maxRetries: 0,
+        }),
+    );
+    const errA = await a!.payments.get(PAYMENT_ID).then(undefined, (e: unknown) => e);
+    const errB = await b!.payments.get(PAYMENT_ID).then(undefined, (e: unknown) => e);
+    const [textA, textB] = [errA, errB].map((e) => Object.values(forms(e)).join('\n'));
+    expect(textA).not.toContain(KEY_SECRET);
+    expect(logs[0]!.text()).not.toContain(KEY_SECRET);
+    expect(textB).not.toContain(OTHER_SECRET);
+    expect(logs[1]!.text()).not.toContain(OTHER_SECRET);
+    // Each knows nothing of the other's key: with a registry shared by the process, both would be masked in both.
+    expect(textA).toContain(OTHER_SECRET);
+    expect(textB).toContain(KEY_SECRET);
+    // Nor does the redaction of text no client owns: constructing clients registered nothing.
+    expect(redactSecrets(`saw ${KEY_SECRET}`)).toBe(`saw ${KEY_SECRET}`);
+  });
+
+  it("a validation error naming a metadata key made of the client's secret part hides it", async () => {
+    const c = new PspClient({ apiKey: API_KEY, baseUrl: BASE_URL, fetch: stubFetch(() => json({})).fetch });
+    const err = await c.payments
+      .create({ amount: 100, metadata: { [KEY_SECRET]: 'x'.repeat(501) } })
+      .then(undefined, (e: unknown) => e);
+    expect(err).toBeInstanceOf(PspValidationError);
+    expectNoSecret(err);
+    expect(JSON.stringify((err as PspValidationError).issues)).not.toContain(KEY_SECRET);
   });
 });

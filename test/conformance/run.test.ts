@@ -137,7 +137,10 @@ describe('runContract against the reference in-process', { timeout: 180_000 }, (
   it('shows what came back on a failure (status, request id, body) with secrets redacted, in the summary and JUnit', async () => {
     const leaky: typeof globalThis.fetch = async () =>
       new Response(
-        JSON.stringify({ error: { code: 'oops', message: 'key sk_test_abc123_leakedSecretValue9' } }),
+        // The run's own key also without its prefix: only the run's redaction knows that one.
+        JSON.stringify({
+          error: { code: 'oops', message: 'key sk_test_abc123_leakedSecretValue9 and callerSecretValue0' },
+        }),
         {
           status: 500,
           headers: { 'content-type': 'application/json', 'x-request-id': 'req_kit_1' },

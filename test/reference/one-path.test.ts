@@ -11,6 +11,7 @@ import { createEventStreamHub } from '../../src/reference/sse/index.js';
 import { createState } from '../../src/reference/state/index.js';
 import { createWebhookService } from '../../src/reference/webhooks/index.js';
 import { expectError, setup } from './helpers.js';
+import { Redactor } from '../../src/internal/redact.js';
 
 // Every request goes through the one hono app: its router, its middleware and its error handler. No route, the
 // busiest two included, answers around them.
@@ -47,6 +48,7 @@ function appWith(middleware: MiddlewareHandler<AppEnv>[], journal?: RequestJourn
     simulator,
     hub,
     adminToken,
+    redact: new Redactor([first.api_key, first.signing_secret, adminToken]),
     trustProxy: false,
     ...(journal ? { journal } : {}),
   };

@@ -170,6 +170,32 @@ describe('secrets in error messages', () => {
   });
 });
 
+describe("the reference's own redaction", () => {
+  it("masks its startup credentials without their prefix in error bodies and log lines, and no other reference's", async () => {
+    const lines: string[] = [];
+    env = setup({ logger: (l) => lines.push(l) });
+    const other = setup();
+    try {
+      const mine = env.ref.api_key.slice('sk_test_xxxxxx_'.length);
+      const theirs = other.ref.api_key.slice('sk_test_xxxxxx_'.length);
+      const a = await env.call(`/payments/${mine}`);
+      expectError(a, 404, 'not_found');
+      expect(a.text).not.toContain(mine);
+      expect(a.text).not.toContain(mine.slice(0, 12));
+      const b = await env.call('/payments', { body: { amount: 100, [env.ref.signing_secret.slice(4)]: 1 } });
+      expectError(b, 400, 'bad_request');
+      expect(b.text).not.toContain(env.ref.signing_secret.slice(4));
+      for (const l of lines) expect(l).not.toContain(mine);
+      // An instance per reference: the other one's key is nothing to this one (a registry would mask it).
+      const c = await env.call(`/payments/${theirs}`);
+      expectError(c, 404, 'not_found');
+      expect(c.text).toContain(theirs);
+    } finally {
+      await other.ref.close();
+    }
+  });
+});
+
 describe('the request log', () => {
   it('writes one line per request and never a secret', async () => {
     const lines: string[] = [];

@@ -59,12 +59,20 @@ describe('signWebhook', () => {
     expect(dated.headers['x-psp-timestamp']).toBe(String(T));
   });
 
-  it('signs a string payload as is and v1 without X-PSP-Timestamp', () => {
-    const { body, headers } = signWebhook(BODY, SECRET, { version: 'v1' });
+  it('signs a string payload as is (no X-PSP-Event-Id), and v1 with X-PSP-Timestamp as the service sends it', () => {
+    const { body, headers } = signWebhook(BODY, SECRET, { version: 'v1', timestamp: T });
     expect(body).toBe(BODY);
-    expect(headers['x-psp-signature']).toBe(`sha256=${hmacHex(SECRET, BODY)}`);
-    expect(headers['x-psp-timestamp']).toBeUndefined();
+    expect(headers).toEqual({
+      'content-type': 'application/json',
+      'user-agent': 'psp-webhook/1.0',
+      'x-psp-signature': `sha256=${hmacHex(SECRET, BODY)}`,
+      'x-psp-timestamp': String(T),
+    });
     expect(verifyWebhook(body, headers, SECRET).id).toBe('evt_01JD3Z8K9QW');
+  });
+
+  it('refuses a v1 timestamp that is not Unix seconds, as it does for v2', () => {
+    expect(() => signWebhook(BODY, SECRET, { version: 'v1', timestamp: NOW_MS })).toThrow(/not ms/);
   });
 
   it('produces a stale signature for a past timestamp, for replay tests', () => {

@@ -51,7 +51,7 @@ export interface AppOptions {
 export function createApp(deps: AppDeps, options: AppOptions = {}): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   // First: the journal records what leaves, whatever answered it.
-  if (deps.journal) app.use(journalMiddleware(deps.journal));
+  if (deps.journal) app.use(journalMiddleware(deps.journal, deps.redact));
   for (const handler of options.middleware ?? []) app.use(handler);
   app.route(PUBLIC_PREFIX, publicRoutes(deps));
   app.route('/_cabinet', cabinetRoutes(deps));
@@ -82,7 +82,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Hono<AppEnv>
   app.onError((err) => {
     // A fault's reset has no answer: it leaves the app for the adapter to drop the connection.
     if (err instanceof ConnectionReset) throw err;
-    return toResponse(err, options.log);
+    return toResponse(err, deps.redact, options.log);
   });
   return app;
 }

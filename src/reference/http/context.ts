@@ -12,6 +12,7 @@ import type { RequestJournal } from '../journal/index.js';
 import type { EventStreamHub } from '../sse/index.js';
 import type { StateApi, StateSaving } from '../state/index.js';
 import { quote } from '../../internal/quote.js';
+import type { Redactor } from '../../internal/redact.js';
 
 /** What the socket adapter knows about a request and a Request cannot carry. */
 export interface RequestInfo {
@@ -47,6 +48,11 @@ export interface AppDeps {
   simulator: SimulatorApi & StateApi;
   hub: EventStreamHub;
   adminToken: string;
+  /**
+   * The reference's own redaction of its error bodies and log lines: every secret by its form, and its startup
+   * credentials even without their prefix. An instance per reference, as each client has its own.
+   */
+  redact: Redactor;
   trustProxy: boolean;
   /** Origin of `payment_url`; default the request's own origin. */
   publicUrl?: string | undefined;

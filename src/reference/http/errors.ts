@@ -1,6 +1,6 @@
 import { CODE, ERROR_CODES, type ErrorCode } from '../../schemas/errors.js';
 import { DomainError } from '../domain/errors.js';
-import { redactSecrets } from '../../internal/redact.js';
+import { formsOnly, type Redactor } from '../../internal/redact.js';
 
 /** A JSON answer with the reference's standard headers. */
 export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
@@ -25,25 +25,28 @@ export function errorCodeOf(response: Response): string | null {
 }
 
 /**
- * The spec's error body (2.9) for a status and code. Secret-shaped substrings of the message and of the code (a key
- * pasted into a path or a field name, in any encoding; a fault rule's `code`, which a key fits) are masked by the
- * package's one redaction: error bodies end up in logs.
+ * The spec's error body (2.9) for a status and code. Secrets in the message and in the code (a key pasted into a
+ * path or a field name, in any encoding; a fault rule's `code`, which a key fits) are masked by `redact`, the
+ * reference's own redaction (`AppDeps.redact`, which also knows its startup credentials without their prefix):
+ * error bodies end up in logs.
  */
 export function errorResponse(
   status: number,
   code: string,
   message: string,
-  headers: Record<string, string> = {},
+  headers: Record<string, string>,
+  redact: Redactor,
 ): Response {
-  const shown = redactSecrets(code);
-  const response = json(status, { error: { code: shown, message: redactSecrets(message) } }, headers);
+  const shown = redact.text(code);
+  const response = json(status, { error: { code: shown, message: redact.text(message) } }, headers);
   codes.set(response, shown);
   return response;
 }
 
 /**
  * The error body of `code` at its status from the table of codes, for an answer made without a thrown
- * {@link DomainError} (the 404 and 405 of an unknown path, an adapter's own refusals).
+ * {@link DomainError} (the 404 and 405 of an unknown path, an adapter's own refusals). Its message is the
+ * reference's own words (a caller's value only through `quote`), so the forms of secrets are all it masks.
  *
  * @example
  * return refusalResponse(CODE.not_found, 'No such endpoint.');
@@ -53,12 +56,16 @@ export function refusalResponse(
   message: string,
   headers?: Record<string, string>,
 ): Response {
-  return errorResponse(ERROR_CODES[code].status, code, message, headers);
+  return errorResponse(ERROR_CODES[code].status, code, message, headers ?? {}, formsOnly);
 }
 
-/** Maps a thrown value to an answer: a DomainError to its status and body, anything else to a 500 (a bug). */
-export function toResponse(err: unknown, log?: (line: string) => void): Response {
-  if (err instanceof DomainError) return errorResponse(err.status, err.code, err.message, err.headers);
-  log?.(redactSecrets(`internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`));
+/**
+ * Maps a thrown value to an answer: a DomainError to its status and body, anything else to a 500 (a bug), whose
+ * stack goes to `log`; both redacted by `redact` (see {@link errorResponse}).
+ */
+export function toResponse(err: unknown, redact: Redactor, log?: (line: string) => void): Response {
+  if (err instanceof DomainError)
+    return errorResponse(err.status, err.code, err.message, err.headers ?? {}, redact);
+  log?.(redact.text(`internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`));
   return refusalResponse(CODE.internal_error, 'The reference failed to answer this request.');
 }

@@ -4,6 +4,7 @@ import type { Domain } from '../domain/core.js';
 import { bearer } from './auth.js';
 import type { AppEnv } from './context.js';
 import { errorResponse } from './errors.js';
+import type { Redactor } from '../../internal/redact.js';
 import { ConnectionReset, type Faults } from '../faults/index.js';
 
 /**
@@ -39,9 +40,9 @@ async function discard(c: Context<AppEnv>): Promise<void> {
  * `after`: the route runs and commits, then its answer is replaced (`error`), dropped (`reset`, `timeout` after
  * its delay) or delayed (`latency`). A reset leaves as a thrown {@link ConnectionReset}.
  *
- * @example publicRoutes.use('*', faultMiddleware(faults, domain));
+ * @example publicRoutes.use('*', faultMiddleware(faults, domain, redact));
  */
-export function faultMiddleware(faults: Faults, domain: Domain): MiddlewareHandler<AppEnv> {
+export function faultMiddleware(faults: Faults, domain: Domain, redact: Redactor): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const request = c.req.raw;
     const rule = faults.pick({
@@ -75,7 +76,7 @@ export function faultMiddleware(faults: Faults, domain: Domain): MiddlewareHandl
       const message = `Injected by fault rule ${rule.id} of the reference.`;
       return replace(
         c,
-        errorResponse(rule.status ?? 503, rule.code ?? CODE.service_unavailable, message, headers),
+        errorResponse(rule.status ?? 503, rule.code ?? CODE.service_unavailable, message, headers, redact),
       );
     }
     if (rule.kind === 'timeout') await wait();

@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import { sha256Hex } from '../../internal/hmac.js';
-import { redactSecrets } from '../../internal/redact.js';
+import type { Redactor } from '../../internal/redact.js';
 import { OPERATIONS, type OperationName, PUBLIC_PREFIX } from '../../schemas/operations.js';
 import { ConnectionReset } from '../faults/index.js';
 import type { Caller } from '../domain/validate.js';
@@ -45,10 +45,10 @@ async function errorCode(res: Response): Promise<string | null> {
   }
 }
 
-function bodyText(raw: Uint8Array): string {
+function bodyText(raw: Uint8Array, redact: Redactor): string {
   // A UTF-8 character is at most 4 bytes: this many bytes hold the most characters kept.
   const text = new TextDecoder().decode(raw.subarray(0, MAX_JOURNAL_BODY * 4));
-  return redactSecrets(cut(text, MAX_JOURNAL_BODY));
+  return redact.text(cut(text, MAX_JOURNAL_BODY));
 }
 
 /**
@@ -57,9 +57,9 @@ function bodyText(raw: Uint8Array): string {
  * request already carried through the app (the body's bytes if section 5 read them, the caller it found), so it
  * reads no byte more and changes nothing.
  *
- * @example app.use(journalMiddleware(journal));
+ * @example app.use(journalMiddleware(journal, deps.redact));
  */
-export function journalMiddleware(journal: RequestJournal): MiddlewareHandler<AppEnv> {
+export function journalMiddleware(journal: RequestJournal, redact: Redactor): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const path = c.req.path;
     if (!isPublic(path)) return next();
@@ -72,15 +72,15 @@ export function journalMiddleware(journal: RequestJournal): MiddlewareHandler<Ap
         time,
         operation: operationOf(request.method, path),
         method: request.method,
-        path: cut(redactSecrets(path), 200),
+        path: cut(redact.text(path), 200),
         status: res?.status ?? null,
         error_code: res ? await errorCode(res) : null,
-        idempotency_key: key === null ? null : cut(redactSecrets(key), 255),
+        idempotency_key: key === null ? null : cut(redact.text(key), 255),
         request_id: res ? (c.env?.requestId ?? null) : null,
         merchant_id: (c.get('caller') as Caller | undefined)?.merchant.id ?? null,
         body_bytes: raw ? raw.byteLength : null,
         body_sha256: raw ? sha256Hex(raw) : null,
-        ...(journal.bodies ? { body: raw ? bodyText(raw) : null } : {}),
+        ...(journal.bodies ? { body: raw ? bodyText(raw, redact) : null } : {}),
       });
     };
     try {

@@ -27,7 +27,7 @@ export function publicRoutes(deps: AppDeps): Hono<AppEnv> {
   const operationOf = new Map<Handler<AppEnv>, OperationName>();
 
   // Faults first: they stand for the network in front of the service (src/reference/faults).
-  if (deps.faults) r.use('*', faultMiddleware(deps.faults, domain));
+  if (deps.faults) r.use('*', faultMiddleware(deps.faults, domain, deps.redact));
   // Section 5, in order: key, allow-list, rate limit, live mode, then the body and its signature.
   r.use('*', async (c, next) => {
     const request = c.req.raw;

@@ -5,7 +5,7 @@
  * service it doubles.
  */
 import { hmacSha256Hex } from '../../internal/hmac.js';
-import { redactSecrets } from '../../internal/redact.js';
+import { formsOnly, redactSecrets } from '../../internal/redact.js';
 import { CODE } from '../../schemas/errors.js';
 import { PUBLIC_PREFIX } from '../../schemas/operations.js';
 import { isAdminToken, bearer } from '../http/auth.js';
@@ -140,7 +140,7 @@ export function createShadow(options: ShadowOptions): Shadow {
       if (hasBody)
         body = info?.readBody ? await info.readBody(MAX_BODY) : await readRawBody(request, MAX_BODY);
     } catch (error) {
-      return toResponse(error);
+      return toResponse(error, formsOnly);
     }
     const unreachable = () =>
       refusalResponse(CODE.service_unavailable, 'The shadow could not reach its upstream.', {

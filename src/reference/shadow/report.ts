@@ -1,4 +1,4 @@
-import { redactDeep, redactSecrets, safeHeaders } from '../../internal/redact.js';
+import { formsOnly, redactSecrets } from '../../internal/redact.js';
 import type { OperationName } from '../../schemas/operations.js';
 import { Fifo } from '../util/fifo.js';
 import type { ComparedAnswer, Difference } from './compare.js';
@@ -50,9 +50,9 @@ export function shown(answer: ComparedAnswer | undefined, text = ''): ShadowAnsw
   const json = answer.body === undefined ? text : JSON.stringify(answer.body);
   const body =
     answer.body !== undefined && json.length <= MAX_BODY_TEXT
-      ? redactDeep(answer.body, 64)
+      ? formsOnly.deep(answer.body, 64)
       : redactSecrets(json.length > MAX_BODY_TEXT ? `${json.slice(0, MAX_BODY_TEXT)}…` : json);
-  return { status: answer.status, headers: safeHeaders(answer.headers), body };
+  return { status: answer.status, headers: formsOnly.headers(answer.headers), body };
 }
 
 /** The differences found so far, bounded. */
@@ -74,8 +74,8 @@ export class ShadowRecorder {
     this.#differing++;
     const differences = item.differences.map((d) => ({
       ...d,
-      upstream: redactDeep(cutValue(d.upstream)),
-      replay: redactDeep(cutValue(d.replay)),
+      upstream: formsOnly.deep(cutValue(d.upstream)),
+      replay: formsOnly.deep(cutValue(d.replay)),
     }));
     this.#items.push({ seq, ...item, differences });
     if (this.#items.size > this.#max) {

@@ -1,3 +1,4 @@
+import { webhookHeaders } from '../../internal/webhook-signature.js';
 import type { Clock, Timer } from '../domain/clock.js';
 import { iso } from '../domain/ids.js';
 import type { Endpoint, EndpointRegistry } from './endpoints.js';
@@ -6,7 +7,6 @@ import { PendingBound } from './pending.js';
 import { post } from './post.js';
 import { SendQueue } from './queue.js';
 import { MAX_ATTEMPTS, RETRY_DELAYS_MS, RetryTimers } from './retries.js';
-import { signedHeaders } from './sign.js';
 
 /** A pending series as a snapshot keeps it. */
 export interface PendingSeries {
@@ -241,7 +241,15 @@ export class Dispatcher {
     d.attempt++;
     d.dueAt = null;
     const at = clock.now();
-    const headers = signedHeaders(event, endpoint.secret, endpoint.signatureVersion, at);
+    // Whole seconds on the service clock at this attempt: a retry is signed afresh and passes a receiver's
+    // freshness check. The headers are signWebhook's, so the sender and what merchants test against cannot differ.
+    const headers = webhookHeaders({
+      secret: endpoint.secret,
+      body: event.body,
+      version: endpoint.signatureVersion,
+      timestamp: Math.floor(at / 1000),
+      eventId: event.id,
+    });
     const abort = new AbortController();
     this.#aborts.add(abort);
     const result = await post(this.#options.fetch, url, event.body, headers, abort, this.#options.deadlineMs);

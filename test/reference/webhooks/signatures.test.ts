@@ -2,7 +2,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { ManualClock } from '../../../src/reference/domain/clock.js';
 import { EventBus } from '../../../src/reference/domain/events.js';
 import { createWebhookService, type WebhookService } from '../../../src/reference/webhooks/index.js';
-import { verifyWebhook } from '../../../src/webhooks/index.js';
+import { signWebhook, verifyWebhook } from '../../../src/webhooks/index.js';
 import { hmac, type Receiver, receiver, SHOP_A, succeeded, T0 } from './helpers.js';
 
 let svc: WebhookService | undefined;
@@ -69,6 +69,33 @@ describe('signed requests over a real socket (spec 6.1)', () => {
     expect(req!.headers['x-psp-timestamp']).toBe(String(T0 / 1000));
     expect(svc.deliveries(ep.id)[0]).toMatchObject({ status_code: 200, error: null });
   });
+
+  test.each(['v1', 'v2'] as const)(
+    '%s: the delivery carries exactly the headers signWebhook gives for the same body, secret and time',
+    async (version) => {
+      rx = await receiver();
+      const bus = new EventBus();
+      svc = createWebhookService({ bus, clock: new ManualClock(T0 + 999) });
+      const ep = svc.createEndpoint(SHOP_A, { url: rx.url, signature_version: version });
+      bus.publish(succeeded());
+      await svc.idle();
+      const [req] = rx.seen;
+      const sdk = signWebhook(JSON.parse(req!.body), ep.secret, { version, timestamp: T0 / 1000 });
+      expect(sdk.body).toBe(req!.body);
+      // What fetch and the socket add (host, content-length, accept, sec-fetch-mode, ...) aside.
+      const sent = Object.fromEntries(
+        Object.entries(req!.headers).filter(([k]) => /^(content-type|user-agent|x-.*)$/.test(k)),
+      );
+      expect(sent).toEqual(sdk.headers);
+      expect(Object.keys(sdk.headers).sort()).toEqual([
+        'content-type',
+        'user-agent',
+        'x-psp-event-id',
+        'x-psp-signature',
+        'x-psp-timestamp',
+      ]);
+    },
+  );
 
   test('a non-ASCII body is signed over its UTF-8 bytes as sent', async () => {
     rx = await receiver();
