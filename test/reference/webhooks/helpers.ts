@@ -1,7 +1,9 @@
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { DomainEvent } from '../../../src/reference/domain/events.js';
+import { ManualClock } from '../../../src/reference/domain/clock.js';
+import { type DomainEvent, EventBus } from '../../../src/reference/domain/events.js';
+import { createWebhookService } from '../../../src/reference/webhooks/index.js';
 import type { Payment, Payout, Refund } from '../../../src/schemas/resources.js';
 
 export const T0 = Date.UTC(2026, 4, 6, 12, 0, 0);
@@ -82,12 +84,17 @@ interface EventOpts {
   webhookUrl?: string | null;
 }
 
+/** When and whose an event is: T0, MERCHANT and SHOP_A unless `o` says otherwise. */
+const origin = (o: EventOpts) => ({
+  at: o.at ?? T0,
+  merchantId: o.merchantId ?? MERCHANT,
+  shopId: o.shopId ?? SHOP_A,
+});
+
 export function paymentChanged(p: Payment, from: string, to: string, o: EventOpts = {}): DomainEvent {
   return {
     type: 'payment.status_changed',
-    at: o.at ?? T0,
-    merchantId: o.merchantId ?? MERCHANT,
-    shopId: o.shopId ?? SHOP_A,
+    ...origin(o),
     payment: { ...p, status: to as Payment['status'] },
     from,
     to,
@@ -102,9 +109,7 @@ export function succeeded(o: EventOpts = {}, p: Payment = payment()): DomainEven
 export function payoutChanged(p: Payout, from: string, to: string, o: EventOpts = {}): DomainEvent {
   return {
     type: 'payout.status_changed',
-    at: o.at ?? T0,
-    merchantId: o.merchantId ?? MERCHANT,
-    shopId: o.shopId ?? SHOP_A,
+    ...origin(o),
     payout: { ...p, status: to as Payout['status'] },
     from,
     to,
@@ -135,6 +140,33 @@ export function stubFetch(
     return answer(req, seen.length - 1);
   }) as typeof fetch;
   return { fetch: fetchImpl, seen };
+}
+
+/**
+ * A webhook service on a manual clock at T0 delivering to {@link stubFetch}`(answer)`, with its log lines and the
+ * clock's time of each attempt; `options` override any of its options. The test closes it.
+ */
+export function stubbedService(
+  answer?: Parameters<typeof stubFetch>[0],
+  options: Partial<Parameters<typeof createWebhookService>[0]> = {},
+) {
+  const bus = new EventBus();
+  const clock = new ManualClock(T0);
+  const stub = stubFetch(answer);
+  const lines: string[] = [];
+  const attemptTimes: number[] = [];
+  const fetchImpl: typeof fetch = (input, init) => {
+    attemptTimes.push(clock.now());
+    return stub.fetch(input, init);
+  };
+  const svc = createWebhookService({
+    bus,
+    clock,
+    fetch: fetchImpl,
+    logger: (l) => lines.push(l),
+    ...options,
+  });
+  return { bus, clock, stub, seen: stub.seen, lines, attemptTimes, svc };
 }
 
 export interface Receiver {

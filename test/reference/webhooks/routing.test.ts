@@ -12,6 +12,7 @@ import {
   refund,
   SHOP_A,
   SHOP_B,
+  stubbedService,
   stubFetch,
   succeeded,
   T0,
@@ -25,12 +26,9 @@ afterEach(async () => {
 });
 
 function setup(answer?: Parameters<typeof stubFetch>[0]) {
-  const bus = new EventBus();
-  const clock = new ManualClock(T0);
-  const stub = stubFetch(answer);
-  const lines: string[] = [];
-  svc = createWebhookService({ bus, clock, fetch: stub.fetch, logger: (l) => lines.push(l) });
-  return { bus, clock, seen: stub.seen, svc, lines };
+  const made = stubbedService(answer);
+  svc = made.svc;
+  return made;
 }
 
 const eventsAt = (seen: { url: string; body: string }[], url: string) =>

@@ -6,7 +6,7 @@ import {
   MAX_ATTEMPTS,
   type WebhookService,
 } from '../../../src/reference/webhooks/index.js';
-import { SHOP_A, stubFetch, succeeded, T0 } from './helpers.js';
+import { SHOP_A, stubbedService, stubFetch, succeeded, T0 } from './helpers.js';
 
 const S = 1000;
 const MIN = 60 * S;
@@ -22,16 +22,9 @@ afterEach(async () => {
 });
 
 function setup(answer?: Parameters<typeof stubFetch>[0]) {
-  const bus = new EventBus();
-  const clock = new ManualClock(T0);
-  const stub = stubFetch(answer);
-  const attemptTimes: number[] = [];
-  const fetchImpl: typeof fetch = (input, init) => {
-    attemptTimes.push(clock.now());
-    return stub.fetch(input, init);
-  };
-  svc = createWebhookService({ bus, clock, fetch: fetchImpl });
-  return { bus, clock, seen: stub.seen, attemptTimes, svc };
+  const made = stubbedService(answer);
+  svc = made.svc;
+  return made;
 }
 
 describe('retry schedule (spec 6.1, 8)', () => {
