@@ -116,6 +116,28 @@ export function payoutChanged(p: Payout, from: string, to: string, o: EventOpts 
   };
 }
 
+/** One event of each kind the stream sends, a tick apart from T0; `orderId` is the first payment's order. */
+export function oneOfEachKind(orderId: string): DomainEvent[] {
+  const p = payment({ status: 'pending', order_id: orderId });
+  const po = payout({ status: 'pending' });
+  const paid = payment();
+  return [
+    { type: 'payment.created', ...origin({}), payment: p, webhookUrl: null },
+    paymentChanged(p, 'pending', 'processing', { at: T0 + 1 }),
+    paymentChanged(p, 'processing', 'succeeded', { at: T0 + 2 }),
+    { type: 'payout.created', ...origin({ at: T0 + 3 }), payout: po },
+    payoutChanged(po, 'pending', 'failed', { at: T0 + 4 }),
+    {
+      type: 'refund.created',
+      ...origin({ at: T0 + 5 }),
+      refund: refund(paid, 700),
+      payment: paid,
+      webhookUrl: null,
+    },
+    paymentChanged(paid, 'succeeded', 'refunded', { at: T0 + 6 }),
+  ];
+}
+
 /** A request a stub fetch or a receiver saw. */
 export interface Seen {
   url: string;
