@@ -6,6 +6,7 @@ import {
   type NodeServer,
   normalizeRemoteAddress,
 } from '../../../src/reference/adapters/node-http.js';
+import { handSse } from './sse-source.js';
 
 const servers: NodeServer[] = [];
 afterEach(async () => {
@@ -117,32 +118,16 @@ describe('node:http adapter', () => {
   });
 
   it('flushes every SSE chunk as it is enqueued', async () => {
-    const encoder = new TextEncoder();
-    let push: (s: string) => void = () => {};
-    const server = await serve(
-      () =>
-        new Response(
-          new ReadableStream<Uint8Array>({
-            start(controller) {
-              push = (s) => controller.enqueue(encoder.encode(s));
-              push(': connected\n\n');
-            },
-          }),
-          { headers: { 'content-type': 'text/event-stream' } },
-        ),
-      { overrideGlobalObjects: false },
-    );
+    const sse = handSse();
+    const server = await serve(sse.handler, { overrideGlobalObjects: false });
     const controller = new AbortController();
     const res = await fetch(`${server.url}/events`, { signal: controller.signal });
     const reader = res.body!.getReader();
-    const decoder = new TextDecoder();
-    expect(decoder.decode((await reader.read()).value)).toBe(': connected\n\n');
-    push('event: payment.created\ndata: {"kind":"payment.created"}\n\n');
-    expect(decoder.decode((await reader.read()).value)).toBe(
-      'event: payment.created\ndata: {"kind":"payment.created"}\n\n',
-    );
-    push(': ping\n\n');
-    expect(decoder.decode((await reader.read()).value)).toBe(': ping\n\n');
+    expect(await sse.next(reader)).toBe(': connected\n\n');
+    sse.push('event: payment.created\ndata: {"kind":"payment.created"}\n\n');
+    expect(await sse.next(reader)).toBe('event: payment.created\ndata: {"kind":"payment.created"}\n\n');
+    sse.push(': ping\n\n');
+    expect(await sse.next(reader)).toBe(': ping\n\n');
     controller.abort();
   });
 
