@@ -1,20 +1,15 @@
-import { afterEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import type { OutgoingWebhook } from '../../../src/reference/webhooks/events.js';
 import { EventHistory } from '../../../src/reference/webhooks/history.js';
-import type { WebhookService } from '../../../src/reference/webhooks/index.js';
 import type { Payment } from '../../../src/schemas/resources.js';
 import { PendingBound } from '../../../src/reference/webhooks/pending.js';
-import { payment, SHOP_A, SHOP_B, stubbedService, succeeded, T0 } from './helpers.js';
+import { payment, SHOP_A, SHOP_B, stubbedServicePerTest, succeeded, T0 } from './helpers.js';
 
 // Issue 13, hole 1 (the webhook service's share): what is kept for resend is bounded by bytes and count and holds
 // only events that went somewhere; the pending series of an endpoint that is down are bounded, the oldest given up
 // with a delivery-log entry that says so.
 
-let svc: WebhookService | undefined;
-afterEach(async () => {
-  await svc?.close();
-  svc = undefined;
-});
+const stubbed = stubbedServicePerTest();
 
 const event = (id: string, bytes: number): OutgoingWebhook => ({
   id,
@@ -89,10 +84,8 @@ describe('PendingBound', () => {
 });
 
 /** A receiver that is down: every attempt fails, so with the clock standing still every series stays pending. */
-function downService(options: Parameters<typeof stubbedService>[1]) {
-  const made = stubbedService(() => new Response('down', { status: 503 }), options);
-  svc = made.svc;
-  return made;
+function downService(options: Parameters<typeof stubbed>[1]) {
+  return stubbed(() => new Response('down', { status: 503 }), options);
 }
 
 /** A {@link downService} that has sent one payment.succeeded of `p` to SHOP_A's endpoint, and that body's size. */

@@ -1,9 +1,10 @@
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterEach } from 'vitest';
 import { ManualClock } from '../../../src/reference/domain/clock.js';
 import { type DomainEvent, EventBus } from '../../../src/reference/domain/events.js';
-import { createWebhookService } from '../../../src/reference/webhooks/index.js';
+import { createWebhookService, type WebhookService } from '../../../src/reference/webhooks/index.js';
 import type { Payment, Payout, Refund } from '../../../src/schemas/resources.js';
 
 export const T0 = Date.UTC(2026, 4, 6, 12, 0, 0);
@@ -189,6 +190,20 @@ export function stubbedService(
     ...options,
   });
   return { bus, clock, stub, seen: stub.seen, lines, attemptTimes, svc };
+}
+
+/** For a file's tests: a {@link stubbedService} maker whose service is closed after the test that made it. */
+export function stubbedServicePerTest(): typeof stubbedService {
+  let current: WebhookService | undefined;
+  afterEach(async () => {
+    await current?.close();
+    current = undefined;
+  });
+  return (answer, options) => {
+    const made = stubbedService(answer, options);
+    current = made.svc;
+    return made;
+  };
 }
 
 export interface Receiver {
