@@ -23,13 +23,11 @@ describe('node:http adapter with overrideGlobalObjects', () => {
     const sse = handSse();
     const server = await listenNode(sse.handler, { port: 0, overrideGlobalObjects: true });
     servers.push(server);
-    const controller = new AbortController();
-    const res = await fetch(`${server.url}/events`, { signal: controller.signal });
-    const reader = res.body!.getReader();
-    expect(await sse.next(reader)).toBe(': connected\n\n');
+    const client = await sse.open(`${server.url}/events`);
+    expect(client.first).toBe(': connected\n\n');
     sse.push('event: payment.created\ndata: {}\n\n');
-    expect(await sse.next(reader)).toBe('event: payment.created\ndata: {}\n\n');
-    controller.abort();
+    expect(await client.read()).toBe('event: payment.created\ndata: {}\n\n');
+    client.abort();
     await sse.cancelled;
   });
 

@@ -2,7 +2,8 @@
 
 /**
  * A handler answering `text/event-stream` that opens with `: connected` and then sends what `push` is given;
- * `cancelled` resolves when the stream is cancelled (the client went away). `next(reader)` reads one chunk as text.
+ * `cancelled` resolves when the stream is cancelled (the client went away). `open(url)` GETs the stream and reads
+ * its first chunk; `read()` reads the next one as text, `abort()` goes away.
  */
 export function handSse() {
   const encoder = new TextEncoder();
@@ -23,11 +24,12 @@ export function handSse() {
       { headers: { 'content-type': 'text/event-stream' } },
     );
   const decoder = new TextDecoder();
-  return {
-    handler,
-    push: (s: string) => push(s),
-    cancelled,
-    next: async (reader: ReadableStreamDefaultReader<Uint8Array>) =>
-      decoder.decode((await reader.read()).value),
-  };
+  async function open(url: string) {
+    const controller = new AbortController();
+    const res = await fetch(url, { signal: controller.signal });
+    const reader = res.body!.getReader();
+    const read = async () => decoder.decode((await reader.read()).value);
+    return { first: await read(), read, abort: () => controller.abort() };
+  }
+  return { handler, push: (s: string) => push(s), cancelled, open };
 }
