@@ -3,6 +3,7 @@
 // the newest MAX_EVENTS are kept, and a cursor older than them is told that events were dropped.
 import type { PspClient } from '../client/client.js';
 import type { SseEvent } from '../schemas/events.js';
+import { Numbered } from './numbered.js';
 
 export const MAX_EVENTS = 500;
 
@@ -21,11 +22,9 @@ export interface EventsPage {
 }
 
 export class EventBuffer {
-  readonly #items: NumberedEvent[] = [];
-  #seq = 0;
+  readonly #items = new Numbered<SseEvent>(MAX_EVENTS);
   #state: EventsPage['stream'] = 'closed';
   #stop: (() => void) | undefined;
-  #waiters = new Set<() => void>();
 
   /** Opens the stream once; later calls do nothing. One stream per key (spec 6.2): it replaces another one's. */
   open(client: PspClient, heartbeatTimeoutMs?: number): void {
@@ -40,12 +39,12 @@ export class EventBuffer {
     this.#stop = () => stream.close();
     void (async () => {
       try {
-        for await (const event of stream) this.#push(event);
+        for await (const event of stream) this.#items.push(event);
       } catch {
         // The stream gave up (it reconnects by itself first): the page says it is closed.
       }
       if (this.#state === 'open') this.#state = 'closed';
-      this.#wake();
+      this.#items.wake();
     })();
   }
 
@@ -53,45 +52,23 @@ export class EventBuffer {
     return this.#stop !== undefined;
   }
 
-  #push(event: SseEvent): void {
-    this.#items.push({ seq: ++this.#seq, ...event });
-    if (this.#items.length > MAX_EVENTS) this.#items.shift();
-    this.#wake();
-  }
-
-  #wake(): void {
-    for (const wake of this.#waiters) wake();
-    this.#waiters.clear();
-  }
-
   /** The events after `cursor`, waiting up to `waitMs` for the first one when there is none yet. */
   async since(asked: number, waitMs: number, limit: number): Promise<EventsPage> {
     // A cursor from before a restart of this server is ahead of the count: it reads from now on.
-    const cursor = Math.min(asked, this.#seq);
-    if (waitMs > 0 && this.#state === 'open' && this.#seq <= cursor) {
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          clearTimeout(timer);
-          this.#waiters.delete(done);
-          resolve();
-        };
-        const timer = setTimeout(done, waitMs);
-        this.#waiters.add(done);
-      });
-    }
-    const after = this.#items.filter((e) => e.seq > cursor);
-    const events = after.slice(0, limit);
-    const first = this.#items[0]?.seq ?? this.#seq + 1;
+    const cursor = Math.min(asked, this.#items.last);
+    if (this.#state === 'open') await this.#items.wait(cursor, waitMs);
+    const events = this.#items.after(cursor).slice(0, limit);
+    const first = this.#items.first;
     return {
       events,
       cursor: events.at(-1)?.seq ?? cursor,
-      dropped: cursor + 1 < first && this.#seq > cursor,
+      dropped: cursor + 1 < first && this.#items.last > cursor,
       stream: this.#state,
     };
   }
 
   close(): void {
     this.#stop?.();
-    this.#wake();
+    this.#items.wake();
   }
 }

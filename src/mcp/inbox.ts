@@ -1,6 +1,7 @@
 // In reference mode the reference delivers webhooks to an endpoint of this server's own (INBOX_URL) as well as to
 // any the developer adds: the agent sees what a receiver gets (headers and raw body, to verify) without a listener.
 // Deliveries to any other URL go out through `fetch` as usual.
+import { Numbered } from './numbered.js';
 
 /** The inbox endpoint's URL: `.invalid` never resolves, so nothing could reach it but this server's fetch. */
 export const INBOX_URL = 'https://inbox.psp-mcp.invalid/webhooks';
@@ -20,9 +21,7 @@ export interface ReceivedWebhook {
 const KEPT_HEADERS = ['content-type', 'user-agent', 'x-psp-event-id', 'x-psp-signature', 'x-psp-timestamp'];
 
 export class Inbox {
-  readonly #items: ReceivedWebhook[] = [];
-  #seq = 0;
-  readonly #waiters = new Set<() => void>();
+  readonly #items = new Numbered<Omit<ReceivedWebhook, 'seq'>>(MAX_INBOX);
 
   /** `inner` for every URL but the inbox's, which answers 200 and keeps the delivery. */
   fetch(inner: typeof fetch): typeof fetch {
@@ -34,14 +33,7 @@ export class Inbox {
         const value = request.headers.get(name);
         if (value !== null) headers[name] = value;
       }
-      this.#items.push({
-        seq: ++this.#seq,
-        received_at: new Date().toISOString(),
-        headers,
-        body: await request.text(),
-      });
-      if (this.#items.length > MAX_INBOX) this.#items.shift();
-      for (const wake of this.#waiters) wake();
+      this.#items.push({ received_at: new Date().toISOString(), headers, body: await request.text() });
       return new Response(null, { status: 204 });
     };
   }
@@ -51,17 +43,7 @@ export class Inbox {
    * sent after the change that caused it has been answered.
    */
   async since(cursor: number, waitMs = 0): Promise<ReceivedWebhook[]> {
-    if (waitMs > 0 && this.#seq <= cursor) {
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          clearTimeout(timer);
-          this.#waiters.delete(done);
-          resolve();
-        };
-        const timer = setTimeout(done, waitMs);
-        this.#waiters.add(done);
-      });
-    }
-    return this.#items.filter((w) => w.seq > cursor);
+    await this.#items.wait(cursor, waitMs);
+    return this.#items.after(cursor);
   }
 }

@@ -1,5 +1,5 @@
 import util from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   AmlBlockedError,
   AuthenticationError,
@@ -11,92 +11,89 @@ import {
   RateLimitError,
   SignatureError,
 } from '../../src/index.js';
-import type { RunningReference } from '../../src/reference/index.js';
-import { failure, merchant, PHONE, startRef } from './setup.js';
+import { failure, merchant, PHONE, referenceForFile } from './setup.js';
 
-let ref: RunningReference;
-beforeAll(async () => {
-  ref = await startRef();
-});
-afterAll(async () => {
-  await ref?.close();
-});
+const file = referenceForFile();
 
 describe('authentication (spec 5) and the errors of spec 7, over HTTP', () => {
   it('401 for an unknown key and for a revoked key', async () => {
-    const { m } = await merchant(ref);
-    const unknown = new PspClient({ apiKey: 'sk_test_zzzzzz_doesnotexist', baseUrl: ref.base_url });
+    const { m } = await merchant(file.ref);
+    const unknown = new PspClient({ apiKey: 'sk_test_zzzzzz_doesnotexist', baseUrl: file.ref.base_url });
     const e1 = await failure(unknown.banks.list());
     expect(e1).toBeInstanceOf(AuthenticationError);
     expect((e1 as AuthenticationError).status).toBe(401);
-    const { id, api_key } = await ref.control.createApiKey(m.terminal_id, { mode: 'test' });
-    const c = new PspClient({ apiKey: api_key, baseUrl: ref.base_url });
+    const { id, api_key } = await file.ref.control.createApiKey(m.terminal_id, { mode: 'test' });
+    const c = new PspClient({ apiKey: api_key, baseUrl: file.ref.base_url });
     expect((await c.banks.list()).items).toHaveLength(30);
-    await ref.control.revokeApiKey(id);
+    await file.ref.control.revokeApiKey(id);
     const e2 = await failure(c.banks.list({ refresh: true }));
     expect(e2).toBeInstanceOf(AuthenticationError);
     expect((e2 as AuthenticationError).attempts).toBe(1);
   });
 
   it('403 live_not_enabled for a live key until live mode is on; then mode is live', async () => {
-    const { m } = await merchant(ref);
-    const { api_key } = await ref.control.createApiKey(m.terminal_id, { mode: 'live' });
-    const live = new PspClient({ apiKey: api_key, baseUrl: ref.base_url, strict: true });
+    const { m } = await merchant(file.ref);
+    const { api_key } = await file.ref.control.createApiKey(m.terminal_id, { mode: 'live' });
+    const live = new PspClient({ apiKey: api_key, baseUrl: file.ref.base_url, strict: true });
     expect(live.mode).toBe('live');
     const e = await failure(live.payments.create({ amount: 1000 }));
     expect(e).toBeInstanceOf(LiveNotEnabledError);
     expect((e as LiveNotEnabledError).status).toBe(403);
-    await ref.control.updateMerchant(m.merchant_id, { live_enabled: true });
+    await file.ref.control.updateMerchant(m.merchant_id, { live_enabled: true });
     const r = await live.payments.create({ amount: 1000 });
     expect(r.mode).toBe('live');
   });
 
   it('403 ip_not_allowed outside the allow-list; 127.0.0.1 listed passes', async () => {
-    const { m, client } = await merchant(ref);
-    await ref.control.updateMerchant(m.merchant_id, { ip_allow_list: ['10.0.0.0/8', '2001:db8::/32'] });
+    const { m, client } = await merchant(file.ref);
+    await file.ref.control.updateMerchant(m.merchant_id, { ip_allow_list: ['10.0.0.0/8', '2001:db8::/32'] });
     const e = await failure(client.banks.list());
     expect(e).toBeInstanceOf(IpNotAllowedError);
     expect((e as IpNotAllowedError).code).toBe('ip_not_allowed');
-    await ref.control.updateMerchant(m.merchant_id, { ip_allow_list: ['10.0.0.0/8', '127.0.0.1/32'] });
+    await file.ref.control.updateMerchant(m.merchant_id, { ip_allow_list: ['10.0.0.0/8', '127.0.0.1/32'] });
     expect((await client.banks.list()).items.length).toBe(30);
   });
 
   it('403 aml_blocked and forbidden_purpose stop money movement', async () => {
-    const { m, client } = await merchant(ref);
-    await ref.control.updateMerchant(m.merchant_id, { block: 'aml_blocked' });
+    const { m, client } = await merchant(file.ref);
+    await file.ref.control.updateMerchant(m.merchant_id, { block: 'aml_blocked' });
     expect(await failure(client.payments.create({ amount: 1000 }))).toBeInstanceOf(AmlBlockedError);
     expect(
       await failure(client.payouts.create({ amount: 1000, phone: PHONE, bank_id: '100000000111' })),
     ).toBeInstanceOf(AmlBlockedError);
-    await ref.control.updateMerchant(m.merchant_id, { block: 'forbidden_purpose' });
+    await file.ref.control.updateMerchant(m.merchant_id, { block: 'forbidden_purpose' });
     const e = await failure(client.payments.create({ amount: 1000 }));
     expect(e).toBeInstanceOf(ForbiddenPurposeError);
     expect((e as ForbiddenPurposeError).status).toBe(403);
-    await ref.control.updateMerchant(m.merchant_id, { block: null });
+    await file.ref.control.updateMerchant(m.merchant_id, { block: null });
     expect((await client.payments.create({ amount: 1000 })).payment.status).toBe('pending');
   });
 
   it('require_signature: unsigned is signature_required, a wrong secret is invalid_signature, the right one passes everywhere', async () => {
-    const { m, client: unsigned } = await merchant(ref);
-    await ref.control.updateTerminal(m.terminal_id, { require_signature: true });
+    const { m, client: unsigned } = await merchant(file.ref);
+    await file.ref.control.updateTerminal(m.terminal_id, { require_signature: true });
     const e1 = await failure(unsigned.payments.create({ amount: 1000 }));
     expect(e1).toBeInstanceOf(SignatureError);
     expect((e1 as SignatureError).code).toBe('signature_required');
     expect((e1 as SignatureError).status).toBe(400);
-    const wrong = new PspClient({ apiKey: m.api_key, baseUrl: ref.base_url, signingSecret: 'thm_wrong' });
+    const wrong = new PspClient({
+      apiKey: m.api_key,
+      baseUrl: file.ref.base_url,
+      signingSecret: 'thm_wrong',
+    });
     const e2 = await failure(wrong.payments.get('6f9619ff-8b86-4d11-b42d-00c04fc964ff'));
     expect(e2).toBeInstanceOf(SignatureError);
     expect((e2 as SignatureError).code).toBe('invalid_signature');
     expect((e2 as SignatureError).status).toBe(400);
     const signed = new PspClient({
       apiKey: m.api_key,
-      baseUrl: ref.base_url,
+      baseUrl: file.ref.base_url,
       signingSecret: m.signing_secret,
       strict: true,
     });
     const { payment } = await signed.payments.create({ amount: 1000, description: 'подпись ✓' });
     expect((await signed.payments.get(payment.id)).id).toBe(payment.id);
-    await ref.control.succeedPayment(payment.id);
+    await file.ref.control.succeedPayment(payment.id);
     expect((await signed.payments.refund(payment.id, { amount: 10 })).amount).toBe(10);
     expect((await signed.payments.refund(payment.id)).amount).toBe(990);
     const other = (await signed.payments.create({ amount: 1000 })).payment;
@@ -108,8 +105,8 @@ describe('authentication (spec 5) and the errors of spec 7, over HTTP', () => {
 
   it('429: fails at once with retryAfter when the wait outlasts the timeout', async () => {
     // A client that waited (its 60 s timeout, or the hour the 429 asks) would outlast the test's 30 s timeout.
-    const { m, client } = await merchant(ref, { timeout: 60_000 });
-    await ref.control.updateMerchant(m.merchant_id, { rate_limit: { limit: 1, window_seconds: 3600 } });
+    const { m, client } = await merchant(file.ref, { timeout: 60_000 });
+    await file.ref.control.updateMerchant(m.merchant_id, { rate_limit: { limit: 1, window_seconds: 3600 } });
     await client.banks.list();
     const e = await failure(client.payments.create({ amount: 1000 }));
     expect(e).toBeInstanceOf(RateLimitError);
@@ -121,18 +118,18 @@ describe('authentication (spec 5) and the errors of spec 7, over HTTP', () => {
 
   it('429: waits out Retry-After (the service clock moves meanwhile) and succeeds with the same key', async () => {
     const seenKeys: string[] = [];
-    const { m, client } = await merchant(ref, {
+    const { m, client } = await merchant(file.ref, {
       maxRetryDelay: 10,
       fetch: async (input, init) => {
         const req = input as Request;
         if (req.method === 'POST') seenKeys.push(req.headers.get('idempotency-key') ?? '');
         const res = await fetch(input, init);
         // The client sleeps (clamped to 10 ms here); on the service's manual clock that sleep is the full wait.
-        if (res.status === 429) await ref.control.advanceClock(Number(res.headers.get('retry-after')));
+        if (res.status === 429) await file.ref.control.advanceClock(Number(res.headers.get('retry-after')));
         return res;
       },
     });
-    await ref.control.updateMerchant(m.merchant_id, { rate_limit: { limit: 1, window_seconds: 2 } });
+    await file.ref.control.updateMerchant(m.merchant_id, { rate_limit: { limit: 1, window_seconds: 2 } });
     await client.banks.list();
     const r = await client.payments.create({ amount: 1000 }).withResponse();
     expect(r.attempts).toBe(2);
@@ -141,16 +138,16 @@ describe('authentication (spec 5) and the errors of spec 7, over HTTP', () => {
   });
 
   it('no error from the reference carries the key or the signing secret', async () => {
-    const { m } = await merchant(ref);
-    await ref.control.updateTerminal(m.terminal_id, { require_signature: true });
-    await ref.control.updateMerchant(m.merchant_id, { ip_allow_list: ['10.0.0.0/8'] });
+    const { m } = await merchant(file.ref);
+    await file.ref.control.updateTerminal(m.terminal_id, { require_signature: true });
+    await file.ref.control.updateMerchant(m.merchant_id, { ip_allow_list: ['10.0.0.0/8'] });
     const c = new PspClient({
       apiKey: m.api_key,
-      baseUrl: ref.base_url,
+      baseUrl: file.ref.base_url,
       signingSecret: 'thm_notTheRightOne',
     });
     const errors = [await failure(c.banks.list()), await failure(c.payments.create({ amount: 1 }))];
-    await ref.control.updateMerchant(m.merchant_id, { ip_allow_list: [] });
+    await file.ref.control.updateMerchant(m.merchant_id, { ip_allow_list: [] });
     errors.push(await failure(c.banks.list()));
     for (const e of errors) {
       expect(e).toBeInstanceOf(PspError);

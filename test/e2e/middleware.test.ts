@@ -1,21 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type Middleware, PspClient } from '../../src/index.js';
-import type { RunningReference } from '../../src/reference/index.js';
-import { merchant, startRef } from './setup.js';
+import { merchant, referenceForFile } from './setup.js';
 
 // The middleware's unit tests are in test/client/middleware-calls.test.ts; here a rewritten body meets the
 // reference's signature check.
 
 describe('middleware against the reference', () => {
-  let ref: RunningReference;
-  beforeAll(async () => {
-    ref = await startRef();
-  });
-  afterAll(() => ref.close());
+  const file = referenceForFile();
 
   it('a middleware that rewrites the body still gets 201 with require_signature on', async () => {
-    const { m } = await merchant(ref);
-    await ref.control.updateTerminal(m.terminal_id, { require_signature: true });
+    const { m } = await merchant(file.ref);
+    await file.ref.control.updateTerminal(m.terminal_id, { require_signature: true });
     const addOrder: Middleware = async (req, next) => {
       if (req.method !== 'POST') return next(req);
       const body = {
@@ -27,7 +22,7 @@ describe('middleware against the reference', () => {
     };
     const c = new PspClient({
       apiKey: m.api_key,
-      baseUrl: ref.base_url,
+      baseUrl: file.ref.base_url,
       signingSecret: m.signing_secret,
       strict: true,
       middleware: [addOrder],

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   ConflictError,
   IdempotentConflictError,
@@ -7,20 +7,13 @@ import {
   PspValidationError,
   UnprocessableEntityError,
 } from '../../src/index.js';
-import type { RunningReference } from '../../src/reference/index.js';
-import { failure, merchant, startRef, UNKNOWN_ID } from './setup.js';
+import { failure, merchant, referenceForFile, UNKNOWN_ID } from './setup.js';
 
-let ref: RunningReference;
-beforeAll(async () => {
-  ref = await startRef();
-});
-afterAll(async () => {
-  await ref?.close();
-});
+const file = referenceForFile();
 
 describe('payments against the reference over HTTP', () => {
   it('create (201) then get, with the payment page and the planned outcome', async () => {
-    const { client } = await merchant(ref);
+    const { client } = await merchant(file.ref);
     const r = await client.payments
       .create({
         amount: 249_900,
@@ -33,7 +26,7 @@ describe('payments against the reference over HTTP', () => {
     expect(r.data.mode).toBe('test');
     expect(r.data.simulator).toBe('succeeded');
     expect(r.data.payment.status).toBe('pending');
-    expect(r.data.payment_url).toBe(`${ref.pay_url}/${r.data.payment.id}`);
+    expect(r.data.payment_url).toBe(`${file.ref.pay_url}/${r.data.payment.id}`);
     expect(r.idempotencyKey).toMatch(/^[0-9a-f-]{36}$/);
     const got = await client.payments.get(r.data.payment.id);
     expect(got).toMatchObject({ id: r.data.payment.id, amount: 249_900, order_id: 'A-1042', refunds: [] });
@@ -41,7 +34,7 @@ describe('payments against the reference over HTTP', () => {
   });
 
   it('a synchronous refusal (amount ending in 902) carries failure_code', async () => {
-    const { client } = await merchant(ref);
+    const { client } = await merchant(file.ref);
     const r = await client.payments.create({ amount: 10_902 });
     expect(r.payment.status).toBe('failed');
     expect(r.failure_code).toBe('payment_declined');
@@ -49,7 +42,7 @@ describe('payments against the reference over HTTP', () => {
   });
 
   it('Idempotency-Key: a replay answers 200 idempotent with the same payment; another body is 409', async () => {
-    const { client } = await merchant(ref);
+    const { client } = await merchant(file.ref);
     const first = await client.payments
       .create({ amount: 1000 }, { idempotencyKey: 'order-1' })
       .withResponse();
@@ -66,7 +59,7 @@ describe('payments against the reference over HTTP', () => {
   });
 
   it('cancel: 200 cancelled, then 409 not_pending', async () => {
-    const { client } = await merchant(ref);
+    const { client } = await merchant(file.ref);
     const { payment } = await client.payments.create({ amount: 5_000 });
     expect(await client.payments.cancel(payment.id)).toEqual({ status: 'cancelled' });
     expect((await client.payments.get(payment.id)).status).toBe('cancelled');
@@ -87,7 +80,7 @@ describe('payments against the reference over HTTP', () => {
       }
       return res;
     };
-    const { client } = await merchant(ref, { fetch: lossy, maxRetryDelay: 0 });
+    const { client } = await merchant(file.ref, { fetch: lossy, maxRetryDelay: 0 });
     const { payment } = await client.payments.create({ amount: 5_000 });
     const r = await client.payments.cancel(payment.id).withResponse();
     expect(dropped).toBe(true);
@@ -105,16 +98,16 @@ describe('payments against the reference over HTTP', () => {
       }
       return fetch(input, init);
     };
-    const { client } = await merchant(ref, { fetch: lossy, maxRetryDelay: 0 });
+    const { client } = await merchant(file.ref, { fetch: lossy, maxRetryDelay: 0 });
     const { payment } = await client.payments.create({ amount: 5_000 });
-    await ref.control.succeedPayment(payment.id);
+    await file.ref.control.succeedPayment(payment.id);
     expect(await failure(client.payments.cancel(payment.id))).toBeInstanceOf(NotPendingError);
   });
 
   it('refund: partial (201), replay (200), the rest, then 409; above the balance 422', async () => {
-    const { client } = await merchant(ref);
+    const { client } = await merchant(file.ref);
     const { payment } = await client.payments.create({ amount: 10_000 });
-    await ref.control.succeedPayment(payment.id);
+    await file.ref.control.succeedPayment(payment.id);
     const part = await client.payments
       .refund(payment.id, { amount: 3_000, reason: 'one item returned' }, { idempotencyKey: 'rf-1' })
       .withResponse();
@@ -139,7 +132,7 @@ describe('payments against the reference over HTTP', () => {
   });
 
   it('refund of a payment that has not succeeded is 409', async () => {
-    const { client } = await merchant(ref);
+    const { client } = await merchant(file.ref);
     const { payment } = await client.payments.create({ amount: 10_000 });
     const e = await failure(client.payments.refund(payment.id, { amount: 100 }));
     expect(e).toBeInstanceOf(ConflictError);
@@ -147,8 +140,8 @@ describe('payments against the reference over HTTP', () => {
   });
 
   it('404 for an id that is not ours, on get, cancel and refund', async () => {
-    const a = await merchant(ref);
-    const b = await merchant(ref);
+    const a = await merchant(file.ref);
+    const b = await merchant(file.ref);
     const { payment } = await a.client.payments.create({ amount: 1000 });
     for (const call of [
       () => b.client.payments.get(payment.id),
@@ -163,18 +156,18 @@ describe('payments against the reference over HTTP', () => {
   });
 
   it('the status after the buyer pays, and after expiry on the service clock', async () => {
-    const { client } = await merchant(ref);
+    const { client } = await merchant(file.ref);
     const paid = (await client.payments.create({ amount: 1000 })).payment;
-    await ref.control.succeedPayment(paid.id);
+    await file.ref.control.succeedPayment(paid.id);
     const p = await client.payments.get(paid.id);
     expect(p.status).toBe('succeeded');
     const late = (await client.payments.create({ amount: 1000 })).payment;
-    await ref.control.expirePayment(late.id);
+    await file.ref.control.expirePayment(late.id);
     expect((await client.payments.get(late.id)).status).toBe('expired');
   });
 
   it('bad input is refused by the client, and the raw path gets the server 400', async () => {
-    const { client } = await merchant(ref);
+    const { client } = await merchant(file.ref);
     expect(await failure(client.payments.create({ amount: 0 }))).toBeInstanceOf(PspValidationError);
     const e = await failure(client.request('POST', '/payments', { body: { amount: 0 } }));
     expect(e).toMatchObject({ status: 400, code: 'bad_request' });

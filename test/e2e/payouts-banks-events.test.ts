@@ -1,20 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BadRequestError, NotFoundError, PspClient, UnprocessableEntityError } from '../../src/index.js';
 import type { SseEvent } from '../../src/index.js';
-import type { RunningReference } from '../../src/reference/index.js';
-import { failure, merchant, PHONE, startRef, UNKNOWN_ID } from './setup.js';
+import { failure, merchant, PHONE, referenceForFile, UNKNOWN_ID } from './setup.js';
 
-let ref: RunningReference;
-beforeAll(async () => {
-  ref = await startRef();
-});
-afterAll(async () => {
-  await ref?.close();
-});
+const file = referenceForFile();
 
 describe('banks and payouts against the reference over HTTP', () => {
   it('banks.list: the 30 participants, strictly shaped, cached', async () => {
-    const { client } = await merchant(ref);
+    const { client } = await merchant(file.ref);
     const { items } = await client.banks.list();
     expect(items).toHaveLength(30);
     for (const b of items) expect(b.member_id).toMatch(/^\d{12}$/);
@@ -22,7 +15,7 @@ describe('banks and payouts against the reference over HTTP', () => {
   });
 
   it('payouts: create (201) to a directory bank, replay (200), get, and the planned outcome on the clock', async () => {
-    const { client } = await merchant(ref);
+    const { client } = await merchant(file.ref);
     const bank = (await client.banks.list()).items[0];
     const input = { amount: 50_000, phone: PHONE, bank_id: bank?.member_id ?? '', full_name: 'Иван Петров' };
     const r = await client.payouts.create(input, { idempotencyKey: 'w-1' }).withResponse();
@@ -33,29 +26,29 @@ describe('banks and payouts against the reference over HTTP', () => {
     expect(replay.response.status).toBe(200);
     expect(replay.data.idempotent).toBe(true);
     expect(replay.data.payout.id).toBe(r.data.payout.id);
-    await ref.control.advanceClock(10);
+    await file.ref.control.advanceClock(10);
     expect((await client.payouts.get(r.data.payout.id)).status).toBe('succeeded');
   });
 
   it('payout refused at creation carries failure_reason; a declined one fails on the clock', async () => {
-    const { client } = await merchant(ref);
+    const { client } = await merchant(file.ref);
     const refused = await client.payouts.create({ amount: 50_902, phone: PHONE, bank_id: '100000000111' });
     expect(refused.failure_reason).toBeTruthy();
     const declined = await client.payouts.create({ amount: 50_901, phone: PHONE, bank_id: '100000000111' });
-    await ref.control.advanceClock(10);
+    await file.ref.control.advanceClock(10);
     const after = await client.payouts.get(declined.payout.id);
     expect(after.status).toBe('failed');
     expect(after.fail_reason).toBeTruthy();
   });
 
   it('422 when the route is not configured or the bank is not in the directory; 404 for an unknown payout', async () => {
-    const { m, client } = await merchant(ref);
+    const { m, client } = await merchant(file.ref);
     const notInDirectory = await failure(
       client.payouts.create({ amount: 100, phone: PHONE, bank_id: '999999999999' }),
     );
     expect(notInDirectory).toBeInstanceOf(UnprocessableEntityError);
     expect((notInDirectory as UnprocessableEntityError).status).toBe(422);
-    await ref.control.updateMerchant(m.merchant_id, { payouts_enabled: false });
+    await file.ref.control.updateMerchant(m.merchant_id, { payouts_enabled: false });
     const noRoute = await failure(
       client.payouts.create({ amount: 100, phone: PHONE, bank_id: '100000000111' }),
     );
@@ -65,7 +58,7 @@ describe('banks and payouts against the reference over HTTP', () => {
   });
 
   it('400 bad_request from the server for a body the client would have refused (sent raw)', async () => {
-    const { client } = await merchant(ref);
+    const { client } = await merchant(file.ref);
     const e = await failure(
       client.request('POST', '/payouts', { body: { amount: 100, phone: '89001234567', bank_id: '1' } }),
     );
@@ -76,7 +69,7 @@ describe('banks and payouts against the reference over HTTP', () => {
 
 describe('events.stream against the reference', () => {
   it('delivers payment.created and payment.status_changed for this merchant', async () => {
-    const { client } = await merchant(ref);
+    const { client } = await merchant(file.ref);
     const stream = client.events.stream();
     const seen: SseEvent[] = [];
     const reading = (async () => {
@@ -104,11 +97,11 @@ describe('events.stream against the reference', () => {
   });
 
   it('connects with the empty-body signature when the terminal requires signing', async () => {
-    const { m } = await merchant(ref);
-    await ref.control.updateTerminal(m.terminal_id, { require_signature: true });
+    const { m } = await merchant(file.ref);
+    await file.ref.control.updateTerminal(m.terminal_id, { require_signature: true });
     const signed = new PspClient({
       apiKey: m.api_key,
-      baseUrl: ref.base_url,
+      baseUrl: file.ref.base_url,
       signingSecret: m.signing_secret,
     });
     const stream = signed.events.stream();

@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from 'vitest';
 import type { ClientOptions } from '../../src/client/options.js';
 import { PspClient } from '../../src/index.js';
 import { type RunningReference, startReference } from '../../src/reference/index.js';
@@ -5,6 +6,23 @@ import { type RunningReference, startReference } from '../../src/reference/index
 /** A reference on 127.0.0.1, a free port and a manual clock: nothing in it moves unless a test says so. */
 export function startRef(): Promise<RunningReference> {
   return startReference({ host: '127.0.0.1', port: 0, clock: 'manual' });
+}
+
+/** One {@link startRef} for the tests of a file (or a describe): started before the first, closed after the last. */
+export function referenceForFile(): { readonly ref: RunningReference } {
+  let running: RunningReference | undefined;
+  beforeAll(async () => {
+    running = await startRef();
+  });
+  afterAll(async () => {
+    await running?.close();
+  });
+  return {
+    get ref() {
+      if (!running) throw new Error('the reference is read outside a test');
+      return running;
+    },
+  };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from 'vitest';
-import { createReference, type Reference } from '../../src/reference/service.js';
+import { createReference, type Reference, type ReferenceOptions } from '../../src/reference/service.js';
 import { verifyWebhook } from '../../src/webhooks/index.js';
 import { type Receiver, receiver, stubFetch } from '../reference/webhooks/helpers.js';
 
@@ -33,6 +33,18 @@ async function json(res: Promise<Response>, status: number): Promise<any> {
   return text ? JSON.parse(text) : undefined;
 }
 
+/** A manual-clock reference (kept for the teardown) whose shop has the webhook endpoint that `endpoint` makes. */
+async function withEndpoint(endpoint: Record<string, unknown>, options: ReferenceOptions = {}) {
+  const made = createReference({ clock: 'manual', ...options });
+  ref = made;
+  const { admin_token: admin, api_key: key, shop_id: shop } = made;
+  const ep = await json(
+    call(made, 'POST', `/_cabinet/shops/${shop}/webhook-endpoints`, admin, endpoint),
+    201,
+  );
+  return { ref: made, admin, key, shop, ep };
+}
+
 describe('webhooks end to end through reference.fetch', () => {
   test('a simulated success: the API answers before delivery completes; the signed body equals the GET snapshot', async () => {
     let release: (() => void) | undefined;
@@ -40,12 +52,7 @@ describe('webhooks end to end through reference.fetch', () => {
       release = r;
     });
     rx = await receiver((_q, res) => void held.then(() => res.end('ok')));
-    ref = createReference({ clock: 'manual' });
-    const { admin_token: admin, api_key: key, shop_id: shop } = ref;
-    const ep = await json(
-      call(ref, 'POST', `/_cabinet/shops/${shop}/webhook-endpoints`, admin, { url: rx.url }),
-      201,
-    );
+    const { ref, admin, key, shop, ep } = await withEndpoint({ url: rx.url });
     expect(ep).toMatchObject({ url: rx.url, events: [], signature_version: 'v2' });
     const created = await json(call(ref, 'POST', '/api/v1/public/payments', key, { amount: 1500 }), 201);
     const id = created.payment.id;
@@ -117,13 +124,9 @@ describe('webhooks end to end through reference.fetch', () => {
 
   test('the refund that completes a payment: payment.refunded carries it refunded (spec 2.10); the stream keeps its order', async () => {
     const stub = stubFetch();
-    ref = createReference({ clock: 'manual', webhookFetch: stub.fetch });
-    const { admin_token: admin, api_key: key, shop_id: shop } = ref;
-    await json(
-      call(ref, 'POST', `/_cabinet/shops/${shop}/webhook-endpoints`, admin, {
-        url: 'https://merchant.example/hooks',
-      }),
-      201,
+    const { ref, admin, key, shop } = await withEndpoint(
+      { url: 'https://merchant.example/hooks' },
+      { webhookFetch: stub.fetch },
     );
     const stream = (await call(ref, 'GET', '/api/v1/public/events', key)).body!.getReader();
     const { payment } = await json(call(ref, 'POST', '/api/v1/public/payments', key, { amount: 1000 }), 201);
@@ -179,15 +182,7 @@ describe('webhooks end to end through reference.fetch', () => {
 
   test('failed deliveries are retried on the service clock as it advances', async () => {
     rx = await receiver((_q, res) => res.writeHead(500).end());
-    ref = createReference({ clock: 'manual' });
-    const { admin_token: admin, api_key: key, shop_id: shop } = ref;
-    const ep = await json(
-      call(ref, 'POST', `/_cabinet/shops/${shop}/webhook-endpoints`, admin, {
-        url: rx.url,
-        signature_version: 'v1',
-      }),
-      201,
-    );
+    const { ref, admin, key, ep } = await withEndpoint({ url: rx.url, signature_version: 'v1' });
     const created = await json(call(ref, 'POST', '/api/v1/public/payments', key, { amount: 700 }), 201);
     await json(call(ref, 'POST', `/api/v1/public/payments/${created.payment.id}/cancel`, key), 200);
     // The first attempt has ended (and its retry is set) once it is in the log, not when the receiver has read it.
@@ -204,13 +199,9 @@ describe('webhooks end to end through reference.fetch', () => {
 
   test('ReferenceOptions.webhookFetch is what delivers', async () => {
     const stub = stubFetch();
-    ref = createReference({ clock: 'manual', webhookFetch: stub.fetch });
-    const { admin_token: admin, api_key: key, shop_id: shop } = ref;
-    await json(
-      call(ref, 'POST', `/_cabinet/shops/${shop}/webhook-endpoints`, admin, {
-        url: 'https://merchant.example/hooks',
-      }),
-      201,
+    const { ref, admin, key, shop } = await withEndpoint(
+      { url: 'https://merchant.example/hooks' },
+      { webhookFetch: stub.fetch },
     );
     const created = await json(call(ref, 'POST', '/api/v1/public/payments', key, { amount: 300 }), 201);
     await json(call(ref, 'POST', `/_simulator/payments/${created.payment.id}/fail`, admin), 200);

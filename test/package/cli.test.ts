@@ -1,20 +1,10 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
+import { STARTUP_KEYS } from '../../src/reference/cli/cli-args.js';
 
 const consumer = inject('consumerDir');
 const runtimesBin = new URL('../support/runtimes/node_modules/.bin/', import.meta.url).pathname;
-
-const contractKeys = [
-  'base_url',
-  'pay_url',
-  'admin_token',
-  'merchant_id',
-  'shop_id',
-  'terminal_id',
-  'api_key',
-  'signing_secret',
-];
 
 interface Started {
   facts: Record<string, string>;
@@ -75,7 +65,7 @@ describe('the psp-reference bin of the installed package', () => {
     it(`${name}: --port 0 --json prints the contract's JSON line first, serves the API, stops on SIGTERM with 0`, async () => {
       const cli = await startCli(node);
       try {
-        expect(Object.keys(cli.facts).sort()).toEqual(expect.arrayContaining([...contractKeys].sort()));
+        expect(Object.keys(cli.facts).sort()).toEqual(expect.arrayContaining([...STARTUP_KEYS].sort()));
         expect(cli.facts.base_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
         expect(cli.facts.pay_url).toBe(`${cli.facts.base_url}/pay`);
         expect(cli.facts.api_key).toMatch(/^sk_test_/);

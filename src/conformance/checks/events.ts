@@ -3,8 +3,8 @@ import { expect, field } from '../assert.js';
 import { group } from '../check.js';
 import type { EventStream } from '../../resources/events.js';
 import { type Kit, show } from '../kit.js';
-import { dataOf, eventFor, openStream } from '../stream.js';
-import { bankId, PHONE } from './fixtures.js';
+import { dataOf, eventFor, openStream, type RawStream } from '../stream.js';
+import { bankId, PHONE, RFC3339 } from './fixtures.js';
 
 const WAIT = 5000;
 
@@ -35,9 +35,19 @@ async function sees(kit: Kit, stream: EventStream): Promise<boolean> {
   }
   return false;
 }
+
+/** Opens events.stream, runs `body` with it and closes it, whatever `body` does. */
+async function withStream(kit: Kit, body: (stream: RawStream) => Promise<void>): Promise<void> {
+  const stream = await openStream(kit);
+  try {
+    await body(stream);
+  } finally {
+    await stream.close();
+  }
+}
+
 const FRAMING =
   'Framing: each message is an `event: <kind>` line and a `data: <json>` line, ended by an empty line. The stream opens with the comment line `: connected`.';
-const RFC3339 = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)$/;
 
 export const EVENT_CHECKS = group('events', [
   {
@@ -48,8 +58,7 @@ export const EVENT_CHECKS = group('events', [
     expects:
       '200 text/event-stream opening with `: connected`; then `event: payment.created`, `data: <json>`, an empty line',
     async run(kit) {
-      const stream = await openStream(kit);
-      try {
+      await withStream(kit, async (stream) => {
         expect(stream.status === 200, `events.stream answered ${stream.status}`);
         expect(
           stream.contentType.startsWith('text/event-stream'),
@@ -66,9 +75,7 @@ export const EVENT_CHECKS = group('events', [
             frame.lines[1]?.startsWith('data: '),
           `the message is not an event line and a data line: ${show(frame.lines)}`,
         );
-      } finally {
-        await stream.close();
-      }
+      });
     },
   },
   {
@@ -80,8 +87,7 @@ export const EVENT_CHECKS = group('events', [
     expects:
       'payment.created data { kind: "payment.created", payload: { id, status: "pending", amount: 180 }, at }',
     async run(kit) {
-      const stream = await openStream(kit);
-      try {
+      await withStream(kit, async (stream) => {
         const made = await kit.createPayment({ amount: 180, order_id: 'kit-sse-envelope' });
         const frame = await stream.frame(eventFor('payment.created', made.id), WAIT);
         expect(frame, `no payment.created message for ${made.id}`);
@@ -92,9 +98,7 @@ export const EVENT_CHECKS = group('events', [
         expect(payload?.status === 'pending', `payload.status is ${show(payload?.status)}`);
         expect(payload?.amount === 180, `payload.amount is ${show(payload?.amount)}, not 180`);
         expect(typeof data.at === 'string' && RFC3339.test(data.at), `at is ${show(data.at)}, not RFC 3339`);
-      } finally {
-        await stream.close();
-      }
+      });
     },
   },
   {
@@ -105,8 +109,7 @@ export const EVENT_CHECKS = group('events', [
     sends: 'events.stream, then create and cancel a payment, pay and refund another, create a payout',
     expects: 'payment.status_changed { id, status: "cancelled" }, refund.created and payout.created messages',
     async run(kit) {
-      const stream = await openStream(kit);
-      try {
+      await withStream(kit, async (stream) => {
         const made = await kit.createPayment({ amount: 190, order_id: 'kit-sse-cancel' });
         await kit.api('payments.cancel', made.id);
         const cancelled = await stream.frame(
@@ -125,9 +128,7 @@ export const EVENT_CHECKS = group('events', [
         });
         const id = String(field(field(payout.json, 'payout'), 'id'));
         expect(await stream.frame(eventFor('payout.created', id), WAIT), 'no payout.created message');
-      } finally {
-        await stream.close();
-      }
+      });
     },
   },
   {
@@ -179,15 +180,12 @@ export const EVENT_CHECKS = group('events', [
     expects: 'a `: ping` comment line',
     needs: ['control'],
     async run(kit) {
-      const stream = await openStream(kit);
-      try {
+      await withStream(kit, async (stream) => {
         expect((await stream.line(WAIT)) === ': connected', 'the stream did not open with : connected');
         await kit.elapse(25);
         const ping = await stream.frame((f) => f.lines[0] === ': ping', WAIT);
         expect(ping, 'no `: ping` within 25 s of service time');
-      } finally {
-        await stream.close();
-      }
+      });
     },
   },
 ]);

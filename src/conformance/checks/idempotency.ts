@@ -2,8 +2,8 @@
 import { CODE } from '../../schemas/errors.js';
 import { expect, expectError, field } from '../assert.js';
 import { group } from '../check.js';
-import type { Kit } from '../kit.js';
-import { bankId, PHONE } from './fixtures.js';
+import type { Kit, WireAnswer } from '../kit.js';
+import { bankId, createPaymentRaw, expectRefunded, PHONE } from './fixtures.js';
 
 const REPLAY =
   'Same key and same body: the earlier object is returned with HTTP 200 and `idempotent: true`; no duplicate is made.';
@@ -12,11 +12,30 @@ const key = () => `kit-${crypto.randomUUID()}`;
 const sized = (n: number) => `${crypto.randomUUID()}-${'k'.repeat(n)}`.slice(0, n);
 
 /** Creates a payment with `Idempotency-Key: k` on the wire, remembering it for the clean-up. */
-async function create(kit: Kit, k: string, body: Record<string, unknown>) {
-  const res = await kit.api('payments.create', { body, headers: { 'idempotency-key': k } });
-  const id = field(field(res.json, 'payment'), 'id');
-  if (typeof id === 'string') kit.payments.set(id, { key: kit.apiKey, secret: kit.signingSecret });
-  return res;
+const create = (kit: Kit, k: string, body: Record<string, unknown>) =>
+  createPaymentRaw(kit, { body, headers: { 'idempotency-key': k } });
+
+/** Sends one create twice: 201, then 200 with `idempotent: true` and the same `resource`. */
+async function expectReplay(send: () => Promise<WireAnswer>, resource: 'payment' | 'payout'): Promise<void> {
+  const first = await send();
+  expect(first.status === 201, `the first create: expected 201, got ${first.status}`, first);
+  const second = await send();
+  expect(second.status === 200, `the replay: expected 200, got ${second.status}`, second);
+  expect(field(second.json, 'idempotent') === true, 'the replay lacks `idempotent: true`', second);
+  const a = field(field(first.json, resource), 'id');
+  const b = field(field(second.json, resource), 'id');
+  expect(a === b, `the replay made another ${resource} (${String(a)} then ${String(b)})`, second);
+}
+
+/** A create of `what` with one key: 201 for amount 100, then 409 `idempotent_conflict` for 200. */
+async function expectConflict(send: (amount: number) => Promise<WireAnswer>, what: 'refund' | 'payout') {
+  expect((await send(100)).status === 201, `the first ${what} was not created`);
+  expectError(
+    await send(200),
+    409,
+    `a ${what} with the same key and another amount`,
+    CODE.idempotent_conflict,
+  );
 }
 
 export const IDEMPOTENCY_CHECKS = group('idempotency', [
@@ -28,15 +47,7 @@ export const IDEMPOTENCY_CHECKS = group('idempotency', [
     expects: '201, then 200 with `idempotent: true` and the same payment id',
     async run(kit) {
       const k = key();
-      const body = { amount: 100, order_id: 'kit-replay' };
-      const first = await create(kit, k, body);
-      expect(first.status === 201, `the first create: expected 201, got ${first.status}`, first);
-      const second = await create(kit, k, body);
-      expect(second.status === 200, `the replay: expected 200, got ${second.status}`, second);
-      expect(field(second.json, 'idempotent') === true, 'the replay lacks `idempotent: true`', second);
-      const a = field(field(first.json, 'payment'), 'id');
-      const b = field(field(second.json, 'payment'), 'id');
-      expect(a === b, `the replay made another payment (${String(a)} then ${String(b)})`, second);
+      await expectReplay(() => create(kit, k, { amount: 100, order_id: 'kit-replay' }), 'payment');
     },
   },
   {
@@ -67,15 +78,8 @@ export const IDEMPOTENCY_CHECKS = group('idempotency', [
           body: { amount },
           headers: { 'idempotency-key': rk },
         });
-      expect((await refund(100)).status === 201, 'the first refund was not created');
-      expectError(
-        await refund(200),
-        409,
-        'a refund with the same key and another amount',
-        CODE.idempotent_conflict,
-      );
-      const after = await kit.api('payments.get', payment.id);
-      expect(field(after.json, 'amount_refunded') === 100, 'the conflicting refund moved money', after);
+      await expectConflict(refund, 'refund');
+      await expectRefunded(kit, payment.id, 100, 'the conflicting refund moved money');
       const pk = key();
       const bank_id = await bankId(kit);
       const payout = (amount: number) =>
@@ -83,13 +87,7 @@ export const IDEMPOTENCY_CHECKS = group('idempotency', [
           body: { amount, phone: PHONE, bank_id },
           headers: { 'idempotency-key': pk },
         });
-      expect((await payout(100)).status === 201, 'the first payout was not created');
-      expectError(
-        await payout(200),
-        409,
-        'a payout with the same key and another amount',
-        CODE.idempotent_conflict,
-      );
+      await expectConflict(payout, 'payout');
     },
   },
   {
@@ -125,8 +123,7 @@ export const IDEMPOTENCY_CHECKS = group('idempotency', [
       const second = await refund();
       expect(second.status === 200, `the replay: expected 200, got ${second.status}`, second);
       expect(field(first.json, 'id') === field(second.json, 'id'), 'the replay made another refund', second);
-      const after = await kit.api('payments.get', payment.id);
-      expect(field(after.json, 'amount_refunded') === 100, 'the replay refunded the amount again', after);
+      await expectRefunded(kit, payment.id, 100, 'the replay refunded the amount again');
     },
   },
   {
@@ -138,15 +135,10 @@ export const IDEMPOTENCY_CHECKS = group('idempotency', [
     async run(kit) {
       const k = key();
       const body = { amount: 100, phone: PHONE, bank_id: await bankId(kit) };
-      const send = () => kit.api('payouts.create', { body, headers: { 'idempotency-key': k } });
-      const first = await send();
-      expect(first.status === 201, `the first create: expected 201, got ${first.status}`, first);
-      const second = await send();
-      expect(second.status === 200, `the replay: expected 200, got ${second.status}`, second);
-      expect(field(second.json, 'idempotent') === true, 'the replay lacks `idempotent: true`', second);
-      const a = field(field(first.json, 'payout'), 'id');
-      const b = field(field(second.json, 'payout'), 'id');
-      expect(a === b, `the replay made another payout (${String(a)} then ${String(b)})`, second);
+      await expectReplay(
+        () => kit.api('payouts.create', { body, headers: { 'idempotency-key': k } }),
+        'payout',
+      );
     },
   },
   {

@@ -5,9 +5,9 @@ import { responseSchemas } from '../../schemas/resources.js';
 import { expect, expectError, expectStatus, field } from '../assert.js';
 import { group } from '../check.js';
 import { type WireAnswer, type Kit, show } from '../kit.js';
+import { createPaymentRaw, notFoundCheck } from './fixtures.js';
 
 const S = responseSchemas(true);
-const ABSENT = '00000000-0000-4000-8000-000000000000';
 
 /** The answer parses with the SDK's strict schema `name` (spec section 2): every field and value the spec lists. */
 export function expectShape(answer: WireAnswer, name: keyof typeof S, what: string): void {
@@ -20,12 +20,7 @@ export function expectShape(answer: WireAnswer, name: keyof typeof S, what: stri
   );
 }
 
-async function createRaw(kit: Kit, body: unknown): Promise<WireAnswer> {
-  const res = await kit.api('payments.create', { body });
-  const id = field(field(res.json, 'payment'), 'id');
-  if (typeof id === 'string') kit.payments.set(id, { key: kit.apiKey, secret: kit.signingSecret });
-  return res;
-}
+const createRaw = (kit: Kit, body: unknown): Promise<WireAnswer> => createPaymentRaw(kit, { body });
 
 const BAD_INPUTS: Array<[string, unknown]> = [
   ['amount 0', { amount: 0 }],
@@ -117,16 +112,7 @@ export const PAYMENT_CHECKS = group('payments', [
       expect(Array.isArray(field(res.json, 'refunds')), 'refunds is not a list', res);
     },
   },
-  {
-    id: 'get-not-found',
-    section: '4.2',
-    quote: '404: not found.',
-    sends: 'payments.get of a UUID never issued',
-    expects: '404 with the error body',
-    async run(kit) {
-      expectError(await kit.api('payments.get', ABSENT), 404, 'an unknown payment');
-    },
-  },
+  notFoundCheck('get-not-found', '4.2', 'payments.get', 'an unknown payment'),
   {
     id: 'cancel',
     section: '4.3',
@@ -160,16 +146,7 @@ export const PAYMENT_CHECKS = group('payments', [
       expect(field(after.json, 'status') === 'succeeded', 'a refused cancel changed the status', after);
     },
   },
-  {
-    id: 'cancel-not-found',
-    section: '4.3',
-    quote: '404: not found.',
-    sends: 'payments.cancel of a UUID never issued',
-    expects: '404 with the error body',
-    async run(kit) {
-      expectError(await kit.api('payments.cancel', ABSENT), 404, 'cancel of an unknown payment');
-    },
-  },
+  notFoundCheck('cancel-not-found', '4.3', 'payments.cancel', 'cancel of an unknown payment'),
   {
     id: 'buyer-pays',
     section: '3.1',

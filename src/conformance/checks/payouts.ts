@@ -2,13 +2,16 @@
 import { expect, expectError, expectStatus, field } from '../assert.js';
 import { group } from '../check.js';
 import type { Kit } from '../kit.js';
-import { bankId, PHONE } from './fixtures.js';
+import { bankId, notFoundCheck, PHONE } from './fixtures.js';
 import { expectShape } from './payments.js';
 
-async function payout(kit: Kit, amount: number) {
-  return kit.api('payouts.create', {
+/** payouts.create of `amount` to the test recipient; anything but 201 fails the check, naming `what`. */
+async function payout(kit: Kit, amount: number, what: string) {
+  const res = await kit.api('payouts.create', {
     body: { amount, phone: PHONE, bank_id: await bankId(kit), full_name: 'Kit Test' },
   });
+  expectStatus(res, 201, what);
+  return res;
 }
 
 export const PAYOUT_CHECKS = group('payouts', [
@@ -19,8 +22,7 @@ export const PAYOUT_CHECKS = group('payouts', [
     sends: 'payouts.create { amount: 100, phone, bank_id of the directory, full_name }, then payouts.get',
     expects: '201 with the payout (amount, recipient) and mode test; GET answers the same payout',
     async run(kit) {
-      const res = await payout(kit, 100);
-      expectStatus(res, 201, 'a valid payout');
+      const res = await payout(kit, 100, 'a valid payout');
       expectShape(res, 'CreatePayoutResponse', 'the answer');
       const p = field(res.json, 'payout') as Record<string, unknown>;
       expect(p.amount === 100, 'payout.amount is not 100', res);
@@ -39,8 +41,7 @@ export const PAYOUT_CHECKS = group('payouts', [
     sends: 'payouts.create with amount 100 (planned outcome succeeded), then GET it until it moves',
     expects: 'the payout becomes succeeded with completed_at',
     async run(kit) {
-      const res = await payout(kit, 100);
-      expectStatus(res, 201, 'a valid payout');
+      const res = await payout(kit, 100, 'a valid payout');
       const id = String(field(field(res.json, 'payout'), 'id'));
       const done = await kit.until(
         'the payout did not become succeeded',
@@ -62,8 +63,7 @@ export const PAYOUT_CHECKS = group('payouts', [
     sends: 'payouts.create with amount 1902 (planned outcome: refused at creation)',
     expects: '201 with the payout failed and `failure_reason`',
     async run(kit) {
-      const res = await payout(kit, 1902);
-      expectStatus(res, 201, 'a refused payout');
+      const res = await payout(kit, 1902, 'a refused payout');
       expect(typeof field(res.json, 'failure_reason') === 'string', 'no failure_reason on a refusal', res);
       expect(field(field(res.json, 'payout'), 'status') === 'failed', 'a refused payout is not failed', res);
     },
@@ -98,18 +98,5 @@ export const PAYOUT_CHECKS = group('payouts', [
       expectError(res, 422, 'a bank outside the directory');
     },
   },
-  {
-    id: 'get-not-found',
-    section: '4.6',
-    quote: '404: not found.',
-    sends: 'payouts.get of a UUID never issued',
-    expects: '404 with the error body',
-    async run(kit) {
-      expectError(
-        await kit.api('payouts.get', '00000000-0000-4000-8000-000000000000'),
-        404,
-        'an unknown payout',
-      );
-    },
-  },
+  notFoundCheck('get-not-found', '4.6', 'payouts.get', 'an unknown payout'),
 ]);

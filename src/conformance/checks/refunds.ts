@@ -2,16 +2,23 @@
 import { CODE } from '../../schemas/errors.js';
 import { expect, expectError, expectStatus, field } from '../assert.js';
 import { group } from '../check.js';
+import type { Kit } from '../kit.js';
+import { expectRefunded, notFoundCheck } from './fixtures.js';
 import { expectShape } from './payments.js';
 
 const NEVER_ABOVE =
   'Rules: the sum of all successful refunds of a payment never exceeds the payment `amount`.';
+const AMOUNT = '`amount` (integer int64, minor units; 0 or absent means refund the whole remaining balance)';
+const NOT_REFUNDABLE = '409: the payment is not in succeeded, or it is already fully refunded.';
+
+/** payments.refund of `amount` of the payment `id`, on the wire. */
+const refund = (kit: Kit, id: string, amount: number) => kit.api('payments.refund', id, { body: { amount } });
 
 export const REFUND_CHECKS = group('refunds', [
   {
     id: 'partial-then-rest',
     section: '4.4',
-    quote: '`amount` (integer int64, minor units; 0 or absent means refund the whole remaining balance)',
+    quote: AMOUNT,
     sends: 'payments.refund { amount: 300, reason } of a succeeded 1000, then a refund with no amount',
     expects: '201 Refund of 300, amount_refunded 300; then 201 Refund of 700 and the payment fully refunded',
     async run(kit) {
@@ -34,8 +41,7 @@ export const REFUND_CHECKS = group('refunds', [
         'a refund with no amount did not take the remaining 700',
         rest,
       );
-      const after = await kit.api('payments.get', paid.id);
-      expect(field(after.json, 'amount_refunded') === 1000, 'amount_refunded is not the whole amount', after);
+      await expectRefunded(kit, paid.id, 1000, 'amount_refunded is not the whole amount');
     },
   },
   {
@@ -46,83 +52,47 @@ export const REFUND_CHECKS = group('refunds', [
     expects: '422 for 1001; 201 for 600; 422 for 500 (only 400 left); amount_refunded stays 600',
     async run(kit) {
       const paid = await kit.succeededPayment(1000);
-      expectError(
-        await kit.api('payments.refund', paid.id, { body: { amount: 1001 } }),
-        422,
-        'a refund above the amount',
-      );
-      expectStatus(
-        await kit.api('payments.refund', paid.id, { body: { amount: 600 } }),
-        201,
-        'a refund of 600',
-      );
-      expectError(
-        await kit.api('payments.refund', paid.id, { body: { amount: 500 } }),
-        422,
-        'a refund above the balance',
-      );
-      const after = await kit.api('payments.get', paid.id);
-      expect(field(after.json, 'amount_refunded') === 600, 'a refused refund moved money', after);
+      expectError(await refund(kit, paid.id, 1001), 422, 'a refund above the amount');
+      expectStatus(await refund(kit, paid.id, 600), 201, 'a refund of 600');
+      expectError(await refund(kit, paid.id, 500), 422, 'a refund above the balance');
+      await expectRefunded(kit, paid.id, 600, 'a refused refund moved money');
     },
   },
   {
     id: 'fully-refunded',
     section: '4.4',
-    quote: '409: the payment is not in succeeded, or it is already fully refunded.',
+    quote: NOT_REFUNDABLE,
     sends: 'payments.refund of a fully refunded payment',
     expects: '409 with the error body',
     async run(kit) {
       const paid = await kit.succeededPayment(500);
       expectStatus(await kit.api('payments.refund', paid.id), 201, 'a full refund');
-      const again = await kit.api('payments.refund', paid.id, { body: { amount: 1 } });
-      expectError(again, 409, 'a refund of a fully refunded payment');
+      expectError(await refund(kit, paid.id, 1), 409, 'a refund of a fully refunded payment');
     },
   },
   {
     id: 'not-succeeded',
     section: '4.4',
-    quote: '409: the payment is not in succeeded, or it is already fully refunded.',
+    quote: NOT_REFUNDABLE,
     sends: 'payments.refund of a pending payment',
     expects: '409 with the error body; the payment stays pending',
     async run(kit) {
       const made = await kit.createPayment({ amount: 100, order_id: 'kit-refund-pending' });
-      const res = await kit.api('payments.refund', made.id, { body: { amount: 50 } });
-      expectError(res, 409, 'a refund of a pending payment');
+      expectError(await refund(kit, made.id, 50), 409, 'a refund of a pending payment');
     },
   },
-  {
-    id: 'not-found',
-    section: '4.4',
-    quote: '404: not found.',
-    sends: 'payments.refund of a UUID never issued',
-    expects: '404 with the error body',
-    async run(kit) {
-      const res = await kit.api('payments.refund', '00000000-0000-4000-8000-000000000000', { body: {} });
-      expectError(res, 404, 'a refund of an unknown payment');
-    },
-  },
+  notFoundCheck('not-found', '4.4', 'payments.refund', 'a refund of an unknown payment', { body: {} }),
   {
     id: 'bad-amount',
     section: '4.4',
-    quote: '`amount` (integer int64, minor units; 0 or absent means refund the whole remaining balance)',
+    quote: AMOUNT,
     sends: 'payments.refund { amount: -5 } and { amount: 1.5 } of a succeeded payment',
     expects: '400 `bad_request` for both, nothing refunded',
     async run(kit) {
       const paid = await kit.succeededPayment(300);
-      expectError(
-        await kit.api('payments.refund', paid.id, { body: { amount: -5 } }),
-        400,
-        'a negative amount',
-        CODE.bad_request,
-      );
-      expectError(
-        await kit.api('payments.refund', paid.id, { body: { amount: 1.5 } }),
-        400,
-        'a fraction',
-        CODE.bad_request,
-      );
-      const after = await kit.api('payments.get', paid.id);
-      expect(field(after.json, 'amount_refunded') === 0, 'a refused refund moved money', after);
+      expectError(await refund(kit, paid.id, -5), 400, 'a negative amount', CODE.bad_request);
+      expectError(await refund(kit, paid.id, 1.5), 400, 'a fraction', CODE.bad_request);
+      await expectRefunded(kit, paid.id, 0, 'a refused refund moved money');
     },
   },
 ]);

@@ -3,7 +3,7 @@ import { CODE } from '../../schemas/errors.js';
 import { hmacSha256Hex } from '../../internal/hmac.js';
 import { expect, expectError } from '../assert.js';
 import { group } from '../check.js';
-import type { Kit, KitMerchant } from '../kit.js';
+import type { Kit, KitMerchant, WireOptions } from '../kit.js';
 
 const VALUE =
   'Value: HMAC-SHA256 over the raw request body bytes exactly as sent, keyed by the signing secret, hex-encoded. For a GET with an empty body the signed input is the empty string.';
@@ -14,6 +14,10 @@ async function signingMerchant(kit: Kit): Promise<KitMerchant> {
   await kit.admin('PATCH', `/_cabinet/terminals/${m.terminal_id}`, { require_signature: true });
   return m;
 }
+
+/** payments.create on the wire with the key of `m`, signed (or not) as `options` say; by default `{ amount: 100 }`. */
+const createAs = (kit: Kit, m: KitMerchant, options: WireOptions) =>
+  kit.api('payments.create', { key: m.api_key, body: { amount: 100 }, ...options });
 
 export const SIGNING_CHECKS = group('signing', [
   {
@@ -40,7 +44,7 @@ export const SIGNING_CHECKS = group('signing', [
     async run(kit) {
       const m = await signingMerchant(kit);
       const body = '{ "amount" :  100 ,\n  "order_id": "kit-bytes" }';
-      const res = await kit.api('payments.create', { key: m.api_key, body, signWith: m.signing_secret });
+      const res = await createAs(kit, m, { body, signWith: m.signing_secret });
       expect(res.status === 201, `expected 201, got ${res.status}`, res);
       const id = (res.json as { payment?: { id?: string | undefined } | undefined }).payment?.id;
       if (id) kit.payments.set(id, { key: m.api_key, secret: m.signing_secret });
@@ -58,11 +62,7 @@ export const SIGNING_CHECKS = group('signing', [
     needs: ['control'],
     async run(kit) {
       const m = await signingMerchant(kit);
-      const res = await kit.api('payments.create', {
-        key: m.api_key,
-        signWith: null,
-        body: { amount: 100 },
-      });
+      const res = await createAs(kit, m, { signWith: null });
       expectError(res, [400, 401], 'an unsigned request', CODE.signature_required);
     },
   },
@@ -76,16 +76,11 @@ export const SIGNING_CHECKS = group('signing', [
     needs: ['control'],
     async run(kit) {
       const m = await signingMerchant(kit);
-      const wrong = await kit.api('payments.create', {
-        key: m.api_key,
-        signWith: 'thm_contractKitWrongSecret0000',
-        body: { amount: 100 },
-      });
+      const wrong = await createAs(kit, m, { signWith: 'thm_contractKitWrongSecret0000' });
       expectError(wrong, 400, 'a signature with another secret', CODE.invalid_signature);
       const sent = '{"amount": 100}';
       const reserialised = JSON.stringify(JSON.parse(sent));
-      const res = await kit.api('payments.create', {
-        key: m.api_key,
+      const res = await createAs(kit, m, {
         signWith: null,
         body: sent,
         headers: { 'x-psp-signature': `sha256=${hmacSha256Hex(m.signing_secret, reserialised)}` },

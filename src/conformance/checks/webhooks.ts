@@ -6,10 +6,9 @@ import { group } from '../check.js';
 import { CheckFailure, CheckSkipped } from '../outcomes.js';
 import { type Kit, show } from '../kit.js';
 import type { Delivery } from '../receiver.js';
-import { bankId, PHONE } from './fixtures.js';
+import { bankId, PHONE, RFC3339 } from './fixtures.js';
 
 const WAIT = 10_000;
-const RFC3339 = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)$/;
 
 function hooks(kit: Kit) {
   if (!kit.webhooks || !kit.receiver) throw new CheckSkipped('no webhook receiver');
@@ -26,10 +25,16 @@ async function delivery(kit: Kit, event: string, id: string): Promise<Delivery> 
   return got;
 }
 
+/** A payment of the webhook merchant that sends its events to the receiver. */
+async function hookedPayment(kit: Kit, amount: number, order_id: string) {
+  const { url, client, receiver } = hooks(kit);
+  const made = await kit.createPayment({ amount, order_id, webhook_url: url }, client);
+  return { made, client, receiver };
+}
+
 /** A payment of the webhook merchant, sending its events to the receiver, then cancelled: its payment.cancelled. */
 async function cancelled(kit: Kit, amount: number): Promise<{ id: string; delivery: Delivery }> {
-  const { url, client } = hooks(kit);
-  const made = await kit.createPayment({ amount, order_id: 'kit-webhook', webhook_url: url }, client);
+  const { made, client } = await hookedPayment(kit, amount, 'kit-webhook');
   await kit.sdk('payments.cancel', () => client.payments.cancel(made.id));
   return { id: made.id, delivery: await delivery(kit, 'payment.cancelled', made.id) };
 }
@@ -200,11 +205,7 @@ export const WEBHOOK_CHECKS = group('webhooks', [
     expects: 'payment.succeeded, then two payment.refunded webhooks with two different event ids',
     needs: ['webhooks'],
     async run(kit) {
-      const { url, client, receiver } = hooks(kit);
-      const made = await kit.createPayment(
-        { amount: 1000, order_id: 'kit-refunded', webhook_url: url },
-        client,
-      );
+      const { made, client, receiver } = await hookedPayment(kit, 1000, 'kit-refunded');
       await kit.pay(made);
       await delivery(kit, 'payment.succeeded', made.id);
       await kit.sdk('payments.refund', () => client.payments.refund(made.id, { amount: 100 }));
@@ -225,11 +226,7 @@ export const WEBHOOK_CHECKS = group('webhooks', [
     expects: 'a payment.failed webhook whose data is failed, and no payment.cancelled',
     needs: ['webhooks'],
     async run(kit) {
-      const { url, client, receiver } = hooks(kit);
-      const made = await kit.createPayment(
-        { amount: 1901, order_id: 'kit-failed', webhook_url: url },
-        client,
-      );
+      const { made, receiver } = await hookedPayment(kit, 1901, 'kit-failed');
       await kit.pay(made);
       const d = await delivery(kit, 'payment.failed', made.id);
       expect(d.json?.data?.status === 'failed', `data.status is ${show(d.json?.data?.status)}`);
@@ -272,8 +269,7 @@ export const WEBHOOK_CHECKS = group('webhooks', [
     expects: 'no second attempt before 10 s of service time; then one with the same event id and body',
     needs: ['webhooks'],
     async run(kit) {
-      const { url, client, receiver } = hooks(kit);
-      const made = await kit.createPayment({ amount: 350, order_id: 'kit-retry', webhook_url: url }, client);
+      const { made, client, receiver } = await hookedPayment(kit, 350, 'kit-retry');
       const match = about('payment.cancelled', made.id);
       receiver.refuse((d) => match(d) && !receiver.deliveries.some(match));
       try {

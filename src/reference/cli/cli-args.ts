@@ -247,18 +247,21 @@ function readFaults(file: string): FaultRuleInput[] {
   }
 }
 
+/** The keys of the startup line (the reference's contract), in its order. */
+export const STARTUP_KEYS = [
+  'base_url',
+  'pay_url',
+  'admin_token',
+  'merchant_id',
+  'shop_id',
+  'terminal_id',
+  'api_key',
+  'signing_secret',
+] as const;
+
 /** The startup facts of the contract, in its key order. */
 export function startupJson(running: RunningReference): string {
-  return JSON.stringify(running, [
-    'base_url',
-    'pay_url',
-    'admin_token',
-    'merchant_id',
-    'shop_id',
-    'terminal_id',
-    'api_key',
-    'signing_secret',
-  ]);
+  return JSON.stringify(running, [...STARTUP_KEYS]);
 }
 
 /** The banner a person reads when `--json` is absent. */

@@ -2,6 +2,7 @@
 // worker) of its own and these cases check that streaming and bodies still behave exactly as without it.
 import { afterAll, describe, expect, it } from 'vitest';
 import { listenNode, type NodeServer } from '../../../src/reference/adapters/node-http.js';
+import { handSse } from './sse-source.js';
 
 const NativeResponse = globalThis.Response;
 const servers: NodeServer[] = [];
@@ -19,36 +20,15 @@ describe('node:http adapter with overrideGlobalObjects', () => {
   });
 
   it('flushes every SSE chunk and cancels the stream when the client goes away', async () => {
-    const encoder = new TextEncoder();
-    let push: (s: string) => void = () => {};
-    let cancelled!: () => void;
-    const wasCancelled = new Promise<void>((r) => {
-      cancelled = r;
-    });
-    const server = await listenNode(
-      () =>
-        new Response(
-          new ReadableStream<Uint8Array>({
-            start(controller) {
-              push = (s) => controller.enqueue(encoder.encode(s));
-              push(': connected\n\n');
-            },
-            cancel: () => cancelled(),
-          }),
-          { headers: { 'content-type': 'text/event-stream' } },
-        ),
-      { port: 0, overrideGlobalObjects: true },
-    );
+    const sse = handSse();
+    const server = await listenNode(sse.handler, { port: 0, overrideGlobalObjects: true });
     servers.push(server);
-    const controller = new AbortController();
-    const res = await fetch(`${server.url}/events`, { signal: controller.signal });
-    const reader = res.body!.getReader();
-    const decoder = new TextDecoder();
-    expect(decoder.decode((await reader.read()).value)).toBe(': connected\n\n');
-    push('event: payment.created\ndata: {}\n\n');
-    expect(decoder.decode((await reader.read()).value)).toBe('event: payment.created\ndata: {}\n\n');
-    controller.abort();
-    await wasCancelled;
+    const client = await sse.open(`${server.url}/events`);
+    expect(client.first).toBe(': connected\n\n');
+    sse.push('event: payment.created\ndata: {}\n\n');
+    expect(await client.read()).toBe('event: payment.created\ndata: {}\n\n');
+    client.abort();
+    await sse.cancelled;
   });
 
   it('reads request bodies and gives GET a null body', async () => {

@@ -6,6 +6,7 @@ import {
   type NodeServer,
   normalizeRemoteAddress,
 } from '../../../src/reference/adapters/node-http.js';
+import { handSse } from './sse-source.js';
 
 const servers: NodeServer[] = [];
 afterEach(async () => {
@@ -117,33 +118,15 @@ describe('node:http adapter', () => {
   });
 
   it('flushes every SSE chunk as it is enqueued', async () => {
-    const encoder = new TextEncoder();
-    let push: (s: string) => void = () => {};
-    const server = await serve(
-      () =>
-        new Response(
-          new ReadableStream<Uint8Array>({
-            start(controller) {
-              push = (s) => controller.enqueue(encoder.encode(s));
-              push(': connected\n\n');
-            },
-          }),
-          { headers: { 'content-type': 'text/event-stream' } },
-        ),
-      { overrideGlobalObjects: false },
-    );
-    const controller = new AbortController();
-    const res = await fetch(`${server.url}/events`, { signal: controller.signal });
-    const reader = res.body!.getReader();
-    const decoder = new TextDecoder();
-    expect(decoder.decode((await reader.read()).value)).toBe(': connected\n\n');
-    push('event: payment.created\ndata: {"kind":"payment.created"}\n\n');
-    expect(decoder.decode((await reader.read()).value)).toBe(
-      'event: payment.created\ndata: {"kind":"payment.created"}\n\n',
-    );
-    push(': ping\n\n');
-    expect(decoder.decode((await reader.read()).value)).toBe(': ping\n\n');
-    controller.abort();
+    const sse = handSse();
+    const server = await serve(sse.handler, { overrideGlobalObjects: false });
+    const client = await sse.open(`${server.url}/events`);
+    expect(client.first).toBe(': connected\n\n');
+    sse.push('event: payment.created\ndata: {"kind":"payment.created"}\n\n');
+    expect(await client.read()).toBe('event: payment.created\ndata: {"kind":"payment.created"}\n\n');
+    sse.push(': ping\n\n');
+    expect(await client.read()).toBe(': ping\n\n');
+    client.abort();
   });
 
   it('close() ends open streams and keep-alive sockets promptly', async () => {
@@ -240,6 +223,9 @@ describe('what the HTTP parser refuses', () => {
     });
   }
 
+  /** The JSON body of a raw answer. */
+  const bodyOf = (answer: string) => JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
+
   it('answers oversized headers with 431 and the error body', async () => {
     let called = false;
     const server = await serve(() => {
@@ -252,7 +238,7 @@ describe('what the HTTP parser refuses', () => {
     );
     expect(answer).toMatch(/^HTTP\/1\.1 431 /);
     expect(answer).toContain('content-type: application/json');
-    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({
+    expect(bodyOf(answer)).toEqual({
       error: { code: 'headers_too_large', message: 'The request headers are too large.' },
     });
     expect(called).toBe(false);
@@ -262,7 +248,7 @@ describe('what the HTTP parser refuses', () => {
     const server = await serve(() => new Response('no'));
     const answer = await raw(server.port, 'GET /x HTTP/1.1\r\nHost: a b\r\nConnection: close\r\n\r\n');
     expect(answer).toMatch(/^HTTP\/1\.1 400 /);
-    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({
+    expect(bodyOf(answer)).toEqual({
       error: { code: 'bad_request', message: 'The request target or Host header is malformed.' },
     });
   });
@@ -276,7 +262,7 @@ describe('what the HTTP parser refuses', () => {
     const answer = await raw(server.port, 'GET /x HTTP/1.1\r\nConnection: close\r\n\r\n');
     expect(answer).toMatch(/^HTTP\/1\.1 400 /);
     expect(answer).toContain('content-type: application/json');
-    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({
+    expect(bodyOf(answer)).toEqual({
       error: { code: 'bad_request', message: 'An HTTP/1.1 request must carry a Host header.' },
     });
     expect(called).toBe(false);
@@ -286,6 +272,6 @@ describe('what the HTTP parser refuses', () => {
     const server = await serve(() => new Response('no'));
     const answer = await raw(server.port, 'THIS IS NOT HTTP\r\n\r\n');
     expect(answer).toMatch(/^HTTP\/1\.1 400 /);
-    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)).error.code).toBe('bad_request');
+    expect(bodyOf(answer).error.code).toBe('bad_request');
   });
 });

@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { STARTUP_KEYS } from '../../../src/reference/cli/cli-args.js';
 import { createReference } from '../../../src/reference/service.js';
 import { bundled } from '../../support/bundles.js';
 
@@ -61,22 +62,11 @@ async function factsOf(run: Cli): Promise<Record<string, string>> {
   );
 }
 
-const CONTRACT_KEYS = [
-  'base_url',
-  'pay_url',
-  'admin_token',
-  'merchant_id',
-  'shop_id',
-  'terminal_id',
-  'api_key',
-  'signing_secret',
-];
-
 describe('psp-reference CLI', () => {
   it('--port 0 --json prints the contract JSON line, serves it, logs to stderr only, and exits 0 on SIGTERM', async () => {
     const run = cli(['--port', '0', '--json']);
     const facts = await factsOf(run);
-    expect(Object.keys(facts)).toEqual(CONTRACT_KEYS);
+    expect(Object.keys(facts)).toEqual(STARTUP_KEYS);
     expect(facts.base_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(facts.pay_url).toBe(`${facts.base_url}/pay`);
     expect(facts.api_key).toMatch(/^sk_test_/);

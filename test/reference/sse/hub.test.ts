@@ -4,16 +4,7 @@ import { ManualClock } from '../../../src/reference/domain/clock.js';
 import { type DomainEvent, EventBus } from '../../../src/reference/domain/events.js';
 import { createEventStreamHub, type EventStreamHub } from '../../../src/reference/sse/index.js';
 import { eventSchemas } from '../../../src/schemas/events.js';
-import {
-  MERCHANT,
-  payment,
-  paymentChanged,
-  payout,
-  payoutChanged,
-  refund,
-  SHOP_A,
-  T0,
-} from '../webhooks/helpers.js';
+import { MERCHANT, oneOfEachKind, payment, paymentChanged, T0 } from '../webhooks/helpers.js';
 
 const OTHER = '6f1c0a7e-1111-4a4a-8a8a-000000000002';
 let hub: EventStreamHub | undefined;
@@ -66,28 +57,7 @@ function parse(text: string): { events: EventSourceMessage[]; comments: string[]
   return { events, comments };
 }
 
-function allKinds(): DomainEvent[] {
-  const p = payment({ status: 'pending', order_id: 'A-1' });
-  const po = payout({ status: 'pending' });
-  const paid = payment();
-  return [
-    { type: 'payment.created', at: T0, merchantId: MERCHANT, shopId: SHOP_A, payment: p, webhookUrl: null },
-    paymentChanged(p, 'pending', 'processing', { at: T0 + 1 }),
-    paymentChanged(p, 'processing', 'succeeded', { at: T0 + 2 }),
-    { type: 'payout.created', at: T0 + 3, merchantId: MERCHANT, shopId: SHOP_A, payout: po },
-    payoutChanged(po, 'pending', 'failed', { at: T0 + 4 }),
-    {
-      type: 'refund.created',
-      at: T0 + 5,
-      merchantId: MERCHANT,
-      shopId: SHOP_A,
-      refund: refund(paid, 700),
-      payment: paid,
-      webhookUrl: null,
-    },
-    paymentChanged(paid, 'succeeded', 'refunded', { at: T0 + 6 }),
-  ];
-}
+const allKinds = () => oneOfEachKind('A-1');
 
 describe('framing and payloads (spec 4.8, 2.11, 6.2)', () => {
   test('opens with ": connected", then one event:/data: message per domain event, every status change included', async () => {

@@ -2,6 +2,7 @@ import { createParser } from 'eventsource-parser';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createReference, type Reference } from '../../../src/reference/service.js';
 import { until } from '../../support/sse-server.js';
+import { feed } from './helpers.js';
 
 // A test key's stream sees test objects' events only, and a live key's live ones: the stream keeps the same
 // visibility as GET, where a key sees only its own mode's objects.
@@ -30,17 +31,7 @@ function stream(r: Reference, key: string) {
       }),
     );
     expect(res.status).toBe(200);
-    const reader = res.body!.getReader();
-    const decoder = new TextDecoder();
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        parser.feed(decoder.decode(value, { stream: true }));
-      }
-    } catch {
-      // aborted
-    }
+    await feed(res.body!.getReader(), parser);
   })();
   return { ids, stop: () => controller.abort(), done };
 }

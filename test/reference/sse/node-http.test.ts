@@ -2,19 +2,10 @@ import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, test } from 'vitest';
 import { listenNode } from '../../../src/reference/adapters/node-http.js';
 import { ManualClock } from '../../../src/reference/domain/clock.js';
-import { type DomainEvent, EventBus } from '../../../src/reference/domain/events.js';
+import { EventBus } from '../../../src/reference/domain/events.js';
 import { createEventStreamHub } from '../../../src/reference/sse/index.js';
 import { startReference } from '../../../src/reference/start.js';
-import {
-  MERCHANT,
-  payment,
-  paymentChanged,
-  payout,
-  payoutChanged,
-  refund,
-  SHOP_A,
-  T0,
-} from '../webhooks/helpers.js';
+import { MERCHANT, oneOfEachKind, payment, paymentChanged, SHOP_A, T0 } from '../webhooks/helpers.js';
 
 // The hub's stream is a plain `Response` body; the node adapter writes it as it writes any Response. These tests
 // hold the stream served over real node:http sockets on 127.0.0.1 to every rule of the fetch path, byte for byte.
@@ -119,26 +110,7 @@ async function readAll(stream: ReadableStream<Uint8Array>): Promise<string> {
 }
 
 /** One of each event kind; the order id has Cyrillic letters, so byte and character lengths differ. */
-function events(): DomainEvent[] {
-  const p = payment({ status: 'pending', order_id: 'Заказ-№1' });
-  const po = payout({ status: 'pending' });
-  const paid = payment();
-  return [
-    { type: 'payment.created', at: T0, merchantId: MERCHANT, shopId: SHOP_A, payment: p, webhookUrl: null },
-    paymentChanged(p, 'pending', 'processing', { at: T0 + 1 }),
-    { type: 'payout.created', at: T0 + 3, merchantId: MERCHANT, shopId: SHOP_A, payout: po },
-    payoutChanged(po, 'pending', 'failed', { at: T0 + 4 }),
-    {
-      type: 'refund.created',
-      at: T0 + 5,
-      merchantId: MERCHANT,
-      shopId: SHOP_A,
-      refund: refund(paid, 700),
-      payment: paid,
-      webhookUrl: null,
-    },
-  ];
-}
+const events = () => oneOfEachKind('Заказ-№1');
 
 describe('the event stream over node:http', () => {
   test('the bytes equal the fetch path: connected, every event, ping on the service clock, then the end', async () => {
@@ -158,15 +130,17 @@ describe('the event stream over node:http', () => {
 
     const webText = await web;
     expect(wire.text()).toBe(webText);
-    // One chunk per message, each a whole frame: connected, 5 events, ping, 1 event.
+    // One chunk per message, each a whole frame: connected, 7 events, ping, 1 event.
     const { chunks } = wire.chunks();
     expect(chunks.map((c) => c.toString().split('\n')[0])).toEqual([
       ': connected',
       'event: payment.created',
       'event: payment.status_changed',
+      'event: payment.status_changed',
       'event: payout.created',
       'event: payout.status_changed',
       'event: refund.created',
+      'event: payment.status_changed',
       ': ping',
       'event: payment.status_changed',
     ]);

@@ -8,6 +8,7 @@ import { createEventStreamHub, type EventStreamHub } from '../../../src/referenc
 import { startReference, type RunningReference } from '../../../src/reference/start.js';
 import { until } from '../../support/sse-server.js';
 import { MERCHANT, payment, SHOP_A, T0 } from '../webhooks/helpers.js';
+import { feed } from './helpers.js';
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -21,17 +22,8 @@ function collect(res: Response) {
   let ended = false;
   const parser = createParser({ onEvent: (e) => events.push(e), onComment: (c) => comments.push(c.trim()) });
   const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
   const done = (async () => {
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        parser.feed(decoder.decode(value, { stream: true }));
-      }
-    } catch {
-      // The server went away.
-    }
+    await feed(reader, parser);
     ended = true;
   })();
   cleanups.push(() => reader.cancel().catch(() => {}));

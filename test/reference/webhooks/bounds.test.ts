@@ -1,21 +1,15 @@
-import { afterEach, describe, expect, test } from 'vitest';
-import { ManualClock } from '../../../src/reference/domain/clock.js';
-import { EventBus } from '../../../src/reference/domain/events.js';
+import { describe, expect, test } from 'vitest';
 import type { OutgoingWebhook } from '../../../src/reference/webhooks/events.js';
 import { EventHistory } from '../../../src/reference/webhooks/history.js';
-import { createWebhookService, type WebhookService } from '../../../src/reference/webhooks/index.js';
+import type { Payment } from '../../../src/schemas/resources.js';
 import { PendingBound } from '../../../src/reference/webhooks/pending.js';
-import { payment, SHOP_A, SHOP_B, stubFetch, succeeded, T0 } from './helpers.js';
+import { payment, SHOP_A, SHOP_B, stubbedServicePerTest, succeeded, T0 } from './helpers.js';
 
 // Issue 13, hole 1 (the webhook service's share): what is kept for resend is bounded by bytes and count and holds
 // only events that went somewhere; the pending series of an endpoint that is down are bounded, the oldest given up
 // with a delivery-log entry that says so.
 
-let svc: WebhookService | undefined;
-afterEach(async () => {
-  await svc?.close();
-  svc = undefined;
-});
+const stubbed = stubbedServicePerTest();
 
 const event = (id: string, bytes: number): OutgoingWebhook => ({
   id,
@@ -90,15 +84,17 @@ describe('PendingBound', () => {
 });
 
 /** A receiver that is down: every attempt fails, so with the clock standing still every series stays pending. */
-function downService(
-  options: Parameters<typeof createWebhookService>[0] extends infer O ? Partial<O> : never,
-) {
-  const bus = new EventBus();
-  const clock = new ManualClock(T0);
-  const stub = stubFetch(() => new Response('down', { status: 503 }));
-  const lines: string[] = [];
-  svc = createWebhookService({ bus, clock, fetch: stub.fetch, logger: (l) => lines.push(l), ...options });
-  return { bus, clock, stub, lines, svc };
+function downService(options: Parameters<typeof stubbed>[1]) {
+  return stubbed(() => new Response('down', { status: 503 }), options);
+}
+
+/** A {@link downService} that has sent one payment.succeeded of `p` to SHOP_A's endpoint, and that body's size. */
+async function oneSent(p: Payment) {
+  const made = downService({});
+  made.svc.createEndpoint(SHOP_A, { url: 'https://a.example/hooks' });
+  made.bus.publish(succeeded({}, p));
+  await made.svc.idle();
+  return { svc: made.svc, size: Buffer.byteLength(made.stub.seen[0]!.body) };
 }
 
 describe('the webhook service keeps only what an endpoint or a resend can use', () => {
@@ -112,11 +108,7 @@ describe('the webhook service keeps only what an endpoint or a resend can use', 
 
   test('an event that went somewhere is kept and counted by its body bytes; the byte budget drops the oldest', async () => {
     const p = payment();
-    const { bus, stub, svc } = downService({});
-    svc.createEndpoint(SHOP_A, { url: 'https://a.example/hooks' });
-    bus.publish(succeeded({}, p));
-    await svc.idle();
-    const size = Buffer.byteLength(stub.seen[0]!.body);
+    const { svc, size } = await oneSent(p);
     expect(svc.stats()).toMatchObject({ events: 1, eventBytes: size });
     await svc.close();
 
@@ -177,11 +169,7 @@ describe('pending deliveries to an endpoint that is down are bounded', () => {
 
   test('by bytes: the oldest series go once the bodies they keep alive pass the budget', async () => {
     const p = payment();
-    const { bus, stub, svc } = downService({});
-    svc.createEndpoint(SHOP_A, { url: 'https://a.example/hooks' });
-    bus.publish(succeeded({}, p));
-    await svc.idle();
-    const size = Buffer.byteLength(stub.seen[0]!.body);
+    const { svc, size } = await oneSent(p);
     await svc.close();
 
     const small = downService({ maxPendingBytesPerEndpoint: 3 * size });

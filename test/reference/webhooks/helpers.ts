@@ -1,7 +1,10 @@
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { DomainEvent } from '../../../src/reference/domain/events.js';
+import { afterEach } from 'vitest';
+import { ManualClock } from '../../../src/reference/domain/clock.js';
+import { type DomainEvent, EventBus } from '../../../src/reference/domain/events.js';
+import { createWebhookService, type WebhookService } from '../../../src/reference/webhooks/index.js';
 import type { Payment, Payout, Refund } from '../../../src/schemas/resources.js';
 
 export const T0 = Date.UTC(2026, 4, 6, 12, 0, 0);
@@ -82,12 +85,17 @@ interface EventOpts {
   webhookUrl?: string | null;
 }
 
+/** When and whose an event is: T0, MERCHANT and SHOP_A unless `o` says otherwise. */
+const origin = (o: EventOpts) => ({
+  at: o.at ?? T0,
+  merchantId: o.merchantId ?? MERCHANT,
+  shopId: o.shopId ?? SHOP_A,
+});
+
 export function paymentChanged(p: Payment, from: string, to: string, o: EventOpts = {}): DomainEvent {
   return {
     type: 'payment.status_changed',
-    at: o.at ?? T0,
-    merchantId: o.merchantId ?? MERCHANT,
-    shopId: o.shopId ?? SHOP_A,
+    ...origin(o),
     payment: { ...p, status: to as Payment['status'] },
     from,
     to,
@@ -102,13 +110,33 @@ export function succeeded(o: EventOpts = {}, p: Payment = payment()): DomainEven
 export function payoutChanged(p: Payout, from: string, to: string, o: EventOpts = {}): DomainEvent {
   return {
     type: 'payout.status_changed',
-    at: o.at ?? T0,
-    merchantId: o.merchantId ?? MERCHANT,
-    shopId: o.shopId ?? SHOP_A,
+    ...origin(o),
     payout: { ...p, status: to as Payout['status'] },
     from,
     to,
   };
+}
+
+/** One event of each kind the stream sends, a tick apart from T0; `orderId` is the first payment's order. */
+export function oneOfEachKind(orderId: string): DomainEvent[] {
+  const p = payment({ status: 'pending', order_id: orderId });
+  const po = payout({ status: 'pending' });
+  const paid = payment();
+  return [
+    { type: 'payment.created', ...origin({}), payment: p, webhookUrl: null },
+    paymentChanged(p, 'pending', 'processing', { at: T0 + 1 }),
+    paymentChanged(p, 'processing', 'succeeded', { at: T0 + 2 }),
+    { type: 'payout.created', ...origin({ at: T0 + 3 }), payout: po },
+    payoutChanged(po, 'pending', 'failed', { at: T0 + 4 }),
+    {
+      type: 'refund.created',
+      ...origin({ at: T0 + 5 }),
+      refund: refund(paid, 700),
+      payment: paid,
+      webhookUrl: null,
+    },
+    paymentChanged(paid, 'succeeded', 'refunded', { at: T0 + 6 }),
+  ];
 }
 
 /** A request a stub fetch or a receiver saw. */
@@ -135,6 +163,47 @@ export function stubFetch(
     return answer(req, seen.length - 1);
   }) as typeof fetch;
   return { fetch: fetchImpl, seen };
+}
+
+/**
+ * A webhook service on a manual clock at T0 delivering to {@link stubFetch}`(answer)`, with its log lines and the
+ * clock's time of each attempt; `options` override any of its options. The test closes it.
+ */
+export function stubbedService(
+  answer?: Parameters<typeof stubFetch>[0],
+  options: Partial<Parameters<typeof createWebhookService>[0]> = {},
+) {
+  const bus = new EventBus();
+  const clock = new ManualClock(T0);
+  const stub = stubFetch(answer);
+  const lines: string[] = [];
+  const attemptTimes: number[] = [];
+  const fetchImpl: typeof fetch = (input, init) => {
+    attemptTimes.push(clock.now());
+    return stub.fetch(input, init);
+  };
+  const svc = createWebhookService({
+    bus,
+    clock,
+    fetch: fetchImpl,
+    logger: (l) => lines.push(l),
+    ...options,
+  });
+  return { bus, clock, stub, seen: stub.seen, lines, attemptTimes, svc };
+}
+
+/** For a file's tests: a {@link stubbedService} maker whose service is closed after the test that made it. */
+export function stubbedServicePerTest(): typeof stubbedService {
+  let current: WebhookService | undefined;
+  afterEach(async () => {
+    await current?.close();
+    current = undefined;
+  });
+  return (answer, options) => {
+    const made = stubbedService(answer, options);
+    current = made.svc;
+    return made;
+  };
 }
 
 export interface Receiver {

@@ -1,8 +1,5 @@
-import { afterEach, describe, expect, test } from 'vitest';
-import { ManualClock } from '../../../src/reference/domain/clock.js';
+import { describe, expect, test } from 'vitest';
 import { DomainError } from '../../../src/reference/domain/errors.js';
-import { EventBus } from '../../../src/reference/domain/events.js';
-import { createWebhookService, type WebhookService } from '../../../src/reference/webhooks/index.js';
 import {
   hmac,
   payment,
@@ -12,26 +9,13 @@ import {
   refund,
   SHOP_A,
   SHOP_B,
-  stubFetch,
+  stubbedServicePerTest,
   succeeded,
   T0,
 } from './helpers.js';
 
 const H = 3_600_000;
-let svc: WebhookService | undefined;
-afterEach(async () => {
-  await svc?.close();
-  svc = undefined;
-});
-
-function setup(answer?: Parameters<typeof stubFetch>[0]) {
-  const bus = new EventBus();
-  const clock = new ManualClock(T0);
-  const stub = stubFetch(answer);
-  const lines: string[] = [];
-  svc = createWebhookService({ bus, clock, fetch: stub.fetch, logger: (l) => lines.push(l) });
-  return { bus, clock, seen: stub.seen, svc, lines };
-}
+const setup = stubbedServicePerTest();
 
 const eventsAt = (seen: { url: string; body: string }[], url: string) =>
   seen.filter((r) => r.url === url).map((r) => JSON.parse(r.body).event);
@@ -191,13 +175,7 @@ describe('which events go where', () => {
   });
 
   test('a logger that throws does not stop delivery or retries', async () => {
-    const bus = new EventBus();
-    const clock = new ManualClock(T0);
-    const stub = stubFetch(() => new Response(null, { status: 500 }));
-    svc = createWebhookService({
-      bus,
-      clock,
-      fetch: stub.fetch,
+    const { bus, clock, stub, svc } = setup(() => new Response(null, { status: 500 }), {
       logger: () => {
         throw new Error('log sink down');
       },
@@ -363,15 +341,13 @@ describe('rotation, deletion and resend', () => {
   });
 
   test('events older than the kept history cannot be resent', async () => {
-    const bus = new EventBus();
-    const stub = stubFetch();
-    svc = createWebhookService({ bus, clock: new ManualClock(T0), fetch: stub.fetch, historyLimit: 3 });
+    const { bus, stub, svc } = setup(undefined, { historyLimit: 3 });
     svc.createEndpoint(SHOP_A, { url: 'https://a.example/hooks' });
     for (let i = 0; i < 5; i++) bus.publish(succeeded());
     await svc.idle();
     const ids = stub.seen.map((r) => r.headers['x-psp-event-id']!);
-    expect(() => svc!.resend(ids[0]!)).toThrow(expect.objectContaining({ status: 404 }));
-    expect(() => svc!.resend(ids[1]!)).toThrow(expect.objectContaining({ status: 404 }));
+    expect(() => svc.resend(ids[0]!)).toThrow(expect.objectContaining({ status: 404 }));
+    expect(() => svc.resend(ids[1]!)).toThrow(expect.objectContaining({ status: 404 }));
     svc.resend(ids[4]!);
     expect(svc.eventShop(ids[4]!)).toBe(SHOP_A);
     await svc.idle();

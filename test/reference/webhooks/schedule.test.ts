@@ -1,12 +1,6 @@
-import { afterEach, describe, expect, test } from 'vitest';
-import { ManualClock } from '../../../src/reference/domain/clock.js';
-import { EventBus } from '../../../src/reference/domain/events.js';
-import {
-  createWebhookService,
-  MAX_ATTEMPTS,
-  type WebhookService,
-} from '../../../src/reference/webhooks/index.js';
-import { SHOP_A, stubFetch, succeeded, T0 } from './helpers.js';
+import { describe, expect, test } from 'vitest';
+import { MAX_ATTEMPTS } from '../../../src/reference/webhooks/index.js';
+import { SHOP_A, stubbedServicePerTest, succeeded, T0 } from './helpers.js';
 
 const S = 1000;
 const MIN = 60 * S;
@@ -15,24 +9,7 @@ const H = 60 * MIN;
 const OFFSETS = [0, 10 * S, 10 * S + MIN, 10 * S + 6 * MIN, 10 * S + 36 * MIN];
 OFFSETS.push(OFFSETS[4]! + 2 * H, OFFSETS[4]! + 8 * H, OFFSETS[4]! + 32 * H, OFFSETS[4]! + 80 * H);
 
-let svc: WebhookService | undefined;
-afterEach(async () => {
-  await svc?.close();
-  svc = undefined;
-});
-
-function setup(answer?: Parameters<typeof stubFetch>[0]) {
-  const bus = new EventBus();
-  const clock = new ManualClock(T0);
-  const stub = stubFetch(answer);
-  const attemptTimes: number[] = [];
-  const fetchImpl: typeof fetch = (input, init) => {
-    attemptTimes.push(clock.now());
-    return stub.fetch(input, init);
-  };
-  svc = createWebhookService({ bus, clock, fetch: fetchImpl });
-  return { bus, clock, seen: stub.seen, attemptTimes, svc };
-}
+const setup = stubbedServicePerTest();
 
 describe('retry schedule (spec 6.1, 8)', () => {
   test('a receiver that always fails gets 9 attempts at 0, +10 s, +1 min, +5 min, +30 min, +2 h, +6 h, +24 h, +48 h, then none', async () => {
@@ -131,8 +108,6 @@ describe('retry schedule (spec 6.1, 8)', () => {
   });
 
   test('retries due at the same instant go out together (bounded by maxInFlight), and advance() waits for all', async () => {
-    const bus = new EventBus();
-    const clock = new ManualClock(T0);
     let concurrent = 0;
     let peak = 0;
     let calls = 0;
@@ -144,7 +119,11 @@ describe('retry schedule (spec 6.1, 8)', () => {
       concurrent--;
       return new Response(null, { status: calls <= 50 ? 503 : 200 });
     }) as unknown as typeof fetch;
-    svc = createWebhookService({ bus, clock, fetch: slowFetch, maxInFlight: 8, maxInFlightPerEndpoint: 8 });
+    const { bus, clock, svc } = setup(undefined, {
+      fetch: slowFetch,
+      maxInFlight: 8,
+      maxInFlightPerEndpoint: 8,
+    });
     const ep = svc.createEndpoint(SHOP_A, { url: 'https://shop.example/hooks' });
     for (let i = 0; i < 50; i++) bus.publish(succeeded());
     await svc.idle();
@@ -160,10 +139,7 @@ describe('retry schedule (spec 6.1, 8)', () => {
   });
 
   test('the delivery log keeps the newest entries only, oldest first', async () => {
-    const bus = new EventBus();
-    const clock = new ManualClock(T0);
-    const stub = stubFetch();
-    svc = createWebhookService({ bus, clock, fetch: stub.fetch, logLimit: 5 });
+    const { bus, stub, svc } = setup(undefined, { logLimit: 5 });
     const ep = svc.createEndpoint(SHOP_A, { url: 'https://shop.example/hooks' });
     for (let i = 0; i < 12; i++) bus.publish(succeeded({ at: T0 + i * S }));
     await svc.idle();
