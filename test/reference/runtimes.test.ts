@@ -48,7 +48,7 @@ describe('startReference in other runtimes (their node:http)', () => {
 });
 
 describe('the psp-reference CLI in other runtimes', () => {
-  const cliPath = join(root, 'src', 'reference', 'cli.ts');
+  const cliPath = join(root, 'src', 'reference', 'cli', 'cli.ts');
   const clis = [
     { name: 'deno', args: ['run', '-A', '--no-lock', '--unstable-sloppy-imports', cliPath] },
     { name: 'bun', args: [cliPath] },
