@@ -3,33 +3,48 @@ import { eventSchemas } from '../schemas/events.js';
 import { inputSchemas } from '../schemas/inputs.js';
 import { responseSchemas } from '../schemas/resources.js';
 import { type JsonSchema, LEAVES } from './leaves.js';
+import { OPERATIONS, type OperationRow } from '../schemas/operations.js';
 
-/** Where a component is found from anywhere in the document. */
-export const componentRef = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
-
-/** The wire's schemas (spec section 2) by component name, strict: what the reference sends and accepts. */
-function wireSchemas(): Record<string, z.ZodMiniType> {
-  const r = responseSchemas(true);
-  const i = inputSchemas(true);
+/**
+ * The components the document names itself, beyond the operations' bodies: the error body of every refusal
+ * (spec 2.9), the webhooks' bodies (2.10) and the event stream's message (2.11).
+ */
+function ownSchemas() {
   const e = eventSchemas(true);
   return {
-    Payment: r.Payment,
-    CreatePaymentInput: i.CreatePaymentInput,
-    CreatePaymentResponse: r.CreatePaymentResponse,
-    CancelPaymentResponse: r.CancelPaymentResponse,
-    Refund: r.Refund,
-    CreateRefundInput: i.CreateRefundInput,
-    CreatePayoutInput: i.CreatePayoutInput,
-    CreatePayoutResponse: r.CreatePayoutResponse,
-    Payout: r.Payout,
-    SBPBank: r.SBPBank,
-    BankList: r.BankList,
-    Error: r.ErrorBody,
-    WebhookPayment: r.WebhookPayment,
+    Error: responseSchemas(true).ErrorBody,
     PaymentWebhook: e.PaymentWebhookEnvelope,
     PayoutWebhook: e.PayoutWebhookEnvelope,
     SseEvent: e.SseEnvelope,
   };
+}
+
+/** A component the document names itself (the operations' bodies are named by their rows). */
+export type OwnComponent = keyof ReturnType<typeof ownSchemas>;
+
+/** A component's name: one the document names itself, or a row's body or answer. */
+export type ComponentName = OwnComponent | NonNullable<OperationRow['input'] | OperationRow['answer']>;
+
+/** Where a component is found from anywhere in the document. */
+export const componentRef = (name: ComponentName): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
+
+/**
+ * Every named wire schema (src/schemas: `responseSchemas()`, `inputSchemas()`, and the document's own), strict,
+ * by component name; and the roots, in the document's order: each row's body and answer in the table's order
+ * (src/schemas/operations.ts), then the document's own. A named schema inside a root (a payout's `Payout`) is a
+ * component too, found by zod; one no root reaches is left out.
+ */
+function wireSchemas(): { named: Map<z.ZodMiniType, string>; roots: string[] } {
+  const own = ownSchemas();
+  const named = new Map<z.ZodMiniType, string>();
+  for (const [name, schema] of Object.entries(own)) named.set(schema, name);
+  for (const table of [inputSchemas(true), responseSchemas(true)])
+    for (const [name, schema] of Object.entries(table)) if (!named.has(schema)) named.set(schema, name);
+  const rows: OperationRow[] = Object.values(OPERATIONS);
+  const roots = [...rows.flatMap((row) => [row.input, row.answer]), ...Object.keys(own)].filter(
+    (name): name is string => name !== undefined,
+  );
+  return { named, roots };
 }
 
 /**
@@ -92,12 +107,13 @@ function applyLeaves(component: string, root: JsonSchema): void {
 
 /**
  * The `components.schemas` of the document, made by zod's `toJSONSchema` from the schemas in src/schemas (the one
- * source of the wire types): every component of spec section 2, the error body, and the webhook and SSE envelopes.
+ * source of the wire types): every body and answer of the table of operations, the section 2 types they hold, the
+ * error body, and the webhook and SSE envelopes. A row's schema is a component by being in the row.
  */
 export function componentSchemas(): Record<string, JsonSchema> {
-  const wire = wireSchemas();
+  const { named, roots } = wireSchemas();
   const registry = z.registry<{ id: string }>();
-  for (const [name, schema] of Object.entries(wire)) registry.add(schema, { id: name });
+  for (const [schema, name] of named) registry.add(schema, { id: name });
   const { schemas } = z.toJSONSchema(registry, {
     target: 'draft-2020-12',
     uri: (id) => `#/components/schemas/${id}`,
@@ -106,16 +122,22 @@ export function componentSchemas(): Record<string, JsonSchema> {
     schemas: Record<string, JsonSchema>;
   };
   if (schemas.__shared) throw new Error('openapi: zod extracted shared definitions; name them as components');
+  // The roots, then each component a finished one refers to (a leaf rule may add the reference: `BankList.items`),
+  // in the order first referred to.
   const out: Record<string, JsonSchema> = {};
-  for (const name of Object.keys(wire)) {
+  const add = (name: string) => {
+    if (name in out) return;
+    if (!schemas[name]) throw new Error(`openapi: no component ${name}`);
     // A deep copy: zod may share one object between components, and the leaf rules differ between them.
-    const schema = structuredClone(schemas[name]!);
+    const schema = structuredClone(schemas[name]);
     delete schema.$schema;
     delete schema.$id;
     if (name in LEAVES) applyLeaves(name, schema);
     out[name] = schema;
-  }
-  const unknown = Object.keys(LEAVES).filter((name) => !(name in wire));
+    for (const [, ref] of JSON.stringify(schema).matchAll(/"#\/components\/schemas\/([^"]+)"/g)) add(ref!);
+  };
+  for (const root of roots) add(root);
+  const unknown = Object.keys(LEAVES).filter((name) => !(name in out));
   if (unknown.length) throw new Error(`openapi: LEAVES names no component: ${unknown.join(', ')}`);
   return out;
 }

@@ -16,7 +16,7 @@ const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${nam
 
 const REQUEST_ID = ref('headers', 'RequestId');
 
-function jsonAnswer(answer: Answer): JsonSchema {
+function jsonAnswer(answer: Answer, schema: OperationRow['answer']): JsonSchema {
   const headers: JsonSchema = { 'X-Request-Id': REQUEST_ID };
   if (answer.replay) headers['Idempotent-Replayed'] = ref('headers', 'IdempotentReplayed');
   if (answer.stream) {
@@ -38,10 +38,11 @@ function jsonAnswer(answer: Answer): JsonSchema {
       },
     };
   }
+  if (!schema) throw new Error('openapi: a JSON answer of an operation whose row names no answer schema');
   return {
     description: answer.description,
     headers,
-    content: { 'application/json': { schema: componentRef(answer.schema!) } },
+    content: { 'application/json': { schema: componentRef(schema) } },
   };
 }
 
@@ -84,7 +85,7 @@ function operation(name: OperationName): JsonSchema {
   if (row.idempotent) parameters.push(ref('parameters', 'IdempotencyKey'));
   parameters.push(ref('parameters', 'Signature'));
   const byStatus: Array<[number, JsonSchema]> = [
-    ...Object.entries(op.ok).map(([s, a]) => [Number(s), jsonAnswer(a)] as [number, JsonSchema]),
+    ...Object.entries(op.ok).map(([s, a]) => [Number(s), jsonAnswer(a, row.answer)] as [number, JsonSchema]),
     ...[...refusalTexts([...op.refusals, ...SHARED_REFUSALS])].map(
       ([s, d]) => [s, errorAnswer(s, d)] as [number, JsonSchema],
     ),

@@ -12,11 +12,9 @@ import type { OperationName } from '../schemas/operations.js';
 
 const NO_PAYMENT = 'no payment of this merchant has this id';
 
-/** One answer of an operation: a component schema for JSON, or the SSE stream. */
+/** One success answer of an operation: JSON, of the row's `answer` schema, or the SSE stream. */
 export interface Answer {
   description: string;
-  /** The component of the JSON body; absent for an error (the Error component) or the stream. */
-  schema?: string | undefined;
   /** `text/event-stream` instead of JSON. */
   stream?: true | undefined;
   /** A 200 that replays an earlier creation carries `Idempotent-Replayed: true`. */
@@ -79,11 +77,10 @@ export const OPERATION_DOCS: Record<OperationName, OperationDoc> = {
     summary: 'Create a payment',
     section: '4.1',
     ok: {
-      201: { description: 'The payment was created.', schema: 'CreatePaymentResponse' },
+      201: { description: 'The payment was created.' },
       200: {
         description:
           'A replay of the same Idempotency-Key with the same body: the earlier answer, `idempotent: true`.',
-        schema: 'CreatePaymentResponse',
         replay: true,
       },
     },
@@ -96,7 +93,6 @@ export const OPERATION_DOCS: Record<OperationName, OperationDoc> = {
     ok: {
       200: {
         description: 'The payment with its current status, refunds and customer info.',
-        schema: 'Payment',
       },
     },
     refusals: [...SIG, GET_BODY, ...ACCESS, [CODE.not_found, NO_PAYMENT]],
@@ -108,7 +104,6 @@ export const OPERATION_DOCS: Record<OperationName, OperationDoc> = {
     ok: {
       200: {
         description: 'The payment is cancelled; webhook `payment.cancelled` follows.',
-        schema: 'CancelPaymentResponse',
       },
     },
     refusals: [
@@ -125,10 +120,9 @@ export const OPERATION_DOCS: Record<OperationName, OperationDoc> = {
     summary: 'Refund a payment, in full or in part',
     section: '4.4',
     ok: {
-      201: { description: 'The refund was made; webhook `payment.refunded` follows.', schema: 'Refund' },
+      201: { description: 'The refund was made; webhook `payment.refunded` follows.' },
       200: {
         description: 'A replay of the same Idempotency-Key with the same body.',
-        schema: 'Refund',
         replay: true,
       },
     },
@@ -151,10 +145,9 @@ export const OPERATION_DOCS: Record<OperationName, OperationDoc> = {
     summary: 'Create an SBP payout',
     section: '4.5',
     ok: {
-      201: { description: 'The payout was created.', schema: 'CreatePayoutResponse' },
+      201: { description: 'The payout was created.' },
       200: {
         description: 'A replay of the same Idempotency-Key with the same body.',
-        schema: 'CreatePayoutResponse',
         replay: true,
       },
     },
@@ -173,7 +166,7 @@ export const OPERATION_DOCS: Record<OperationName, OperationDoc> = {
     operationId: 'getPayout',
     summary: 'Get a payout',
     section: '4.6',
-    ok: { 200: { description: 'The payout.', schema: 'Payout' } },
+    ok: { 200: { description: 'The payout.' } },
     refusals: [...SIG, GET_BODY, ...ACCESS, [CODE.not_found, 'no payout of this merchant has this id']],
   },
   'banks.list': {
@@ -183,7 +176,6 @@ export const OPERATION_DOCS: Record<OperationName, OperationDoc> = {
     ok: {
       200: {
         description: "The top 30 participants; `member_id` is a payout's `bank_id`.",
-        schema: 'BankList',
       },
     },
     refusals: [...SIG, GET_BODY, ...ACCESS],

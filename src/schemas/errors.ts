@@ -6,8 +6,9 @@
  * codes under their statuses (src/openapi). Elsewhere a code is named through {@link CODE}, so a typo fails tsc.
  *
  * Adding a code: one row here (its status; a client class only when callers must branch on it), then
- * `throw refuse(CODE.new_code, 'message')` where the reference refuses, and the code in the operation's
- * refusals in src/openapi/operations.ts when the public API can answer it.
+ * `throw refuse(CODE.new_code, 'message')` where the reference refuses, the code in the operation's refusals in
+ * src/openapi/operations.ts when the public API can answer it, its row in docs/errors.md and a test that provokes
+ * it (docs/architecture.md, "How to add an error code": a test fails for each left out).
  */
 
 /** The client's error classes a code can pick (src/client/api-errors.ts maps each name to its class). */

@@ -19,14 +19,22 @@ export interface OperationRow {
   readonly id?: 'payment' | 'payout' | undefined;
   /** The request body's schema in `inputSchemas()`; no body when absent. */
   readonly input?: keyof ReturnType<typeof inputSchemas> | undefined;
-  /** The body may be left out (the reference then reads `{}`). */
+  /**
+   * The body may be left out. Without `input` the operation takes no body (none, or `{}`); with it, the body is
+   * JSON, required unless `inputOptional`. The reference's route reads the body by this rule, never by hand.
+   */
   readonly inputOptional?: true | undefined;
   /** The JSON answer's schema in `responseSchemas()`; absent for the event stream. */
   readonly answer?: keyof ReturnType<typeof responseSchemas> | undefined;
   /** What the answer is called in a `PspResponseError` message. */
   readonly what?: string | undefined;
-  /** Sends an `Idempotency-Key` (spec 5.6): the caller's, else a fresh UUIDv4, the same on every retry. */
+  /**
+   * Sends an `Idempotency-Key` (spec 5.6): the caller's, else a fresh UUIDv4, the same on every retry. The
+   * reference reads and checks the header for these rows only.
+   */
   readonly idempotent?: true | undefined;
+  /** Moves money: refused while the merchant is blocked (`aml_blocked`, `forbidden_purpose`; spec 7). */
+  readonly movesMoney?: true | undefined;
   /** Repeating it cannot duplicate an effect (GETs, keyed POSTs, cancel): only these are retried. */
   readonly safe: boolean;
 }
@@ -40,6 +48,7 @@ export const OPERATIONS = {
     answer: 'CreatePaymentResponse',
     what: 'payment creation',
     idempotent: true,
+    movesMoney: true,
     safe: true,
   },
   'payments.get': {
@@ -67,6 +76,7 @@ export const OPERATIONS = {
     answer: 'Refund',
     what: 'refund',
     idempotent: true,
+    movesMoney: true,
     safe: true,
   },
   'payouts.create': {
@@ -76,6 +86,7 @@ export const OPERATIONS = {
     answer: 'CreatePayoutResponse',
     what: 'payout creation',
     idempotent: true,
+    movesMoney: true,
     safe: true,
   },
   'payouts.get': {

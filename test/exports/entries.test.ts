@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { OPERATIONS, type OperationRow } from '../../src/schemas/operations.js';
 import { declaredExports, entryExports, importsOf, ROOT, sourceFiles } from './surface.js';
 
 /** The documented surface of each entry (README, docs/*.md, the typedoc pages). */
@@ -271,6 +272,14 @@ describe('the public entries', () => {
   it.each(ENTRIES)('%s has every value export at run time, and no other', async (entry) => {
     const mod = (await import(pathToFileURL(join(ROOT, entry)).href)) as Record<string, unknown>;
     expect(Object.keys(mod).sort()).toEqual(DOCUMENTED[entry]!.values);
+  });
+
+  // Issue 35 item 1: a new operation's answer (and body) is a type a caller can name: `Promise<PayoutList>`.
+  it("psp-sdk exports the type of every row's body and answer, by its schema's name", () => {
+    const rows: OperationRow[] = Object.values(OPERATIONS);
+    const named = [...new Set(rows.flatMap((row) => [row.input ?? [], row.answer ?? []].flat()))];
+    expect(named.length).toBeGreaterThanOrEqual(10);
+    expect(named.filter((name) => !surface['src/index.ts']!.types.includes(name))).toEqual([]);
   });
 });
 

@@ -8,6 +8,14 @@ import { buildOpenApiDocument } from '../../src/openapi/document.js';
 import { listenNode } from '../../src/reference/adapters/node-http.js';
 import { createReference } from '../../src/reference/service.js';
 import { inputSchemas } from '../../src/schemas/inputs.js';
+import { WEBHOOK_EVENTS } from '../../src/schemas/names.js';
+import {
+  OPERATIONS,
+  type OperationName,
+  type OperationRow,
+  PUBLIC_PREFIX,
+  routeOf,
+} from '../../src/schemas/operations.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
@@ -20,23 +28,20 @@ const committed = JSON.parse(readFileSync(join(root, 'openapi.json'), 'utf8')) a
   servers?: Array<{ url: string }>;
 };
 
-// Spec section 4, as the spec lists it: each operation and the statuses its text names. The document must list
-// each, and more where the reference answers more (section 5 refuses on every operation).
-const SPEC_SECTION_4: Array<[string, string, number[]]> = [
-  ['post', '/api/v1/public/payments', [201, 200, 400, 401, 403, 409, 429]],
-  ['get', '/api/v1/public/payments/{id}', [200, 404]],
-  ['post', '/api/v1/public/payments/{id}/cancel', [200, 404, 409]],
-  ['post', '/api/v1/public/payments/{id}/refund', [201, 404, 409, 422]],
-  ['post', '/api/v1/public/payouts', [201, 200, 400, 422]],
-  ['get', '/api/v1/public/payouts/{id}', [200, 404]],
-  ['get', '/api/v1/public/banks/sbp', [200]],
-  ['get', '/api/v1/public/events', [200]],
-];
-const CREATIONS = [
-  '/api/v1/public/payments',
-  '/api/v1/public/payments/{id}/refund',
-  '/api/v1/public/payouts',
-];
+// Spec section 4, as the spec lists it: the statuses its text names for each operation, keyed by the operation's
+// name in the table of operations (its method and path come from the row). The document must list each, and more
+// where the reference answers more (section 5 refuses on every operation).
+const SPEC_SECTION_4: Record<OperationName, number[]> = {
+  'payments.create': [201, 200, 400, 401, 403, 409, 429],
+  'payments.get': [200, 404],
+  'payments.cancel': [200, 404, 409],
+  'payments.refund': [201, 404, 409, 422],
+  'payouts.create': [201, 200, 400, 422],
+  'payouts.get': [200, 404],
+  'banks.list': [200],
+  'events.stream': [200],
+};
+const NAMES = Object.keys(OPERATIONS) as OperationName[];
 
 describe('the OpenAPI document', () => {
   it('is valid OpenAPI 3.1 for an independent validator (@seriousme/openapi-schema-validator)', async () => {
@@ -53,23 +58,44 @@ describe('the OpenAPI document', () => {
 
   it('has every operation of spec section 4, each with the statuses the spec names, listed one by one', () => {
     const operations = Object.entries(committed.paths).flatMap(([path, ops]) =>
-      Object.keys(ops).map((method) => `${method} ${path}`),
+      Object.keys(ops).map((method) => `${method.toUpperCase()} ${path}`),
     );
-    expect(operations.sort()).toEqual(SPEC_SECTION_4.map(([m, p]) => `${m} ${p}`).sort());
-    for (const [method, path, statuses] of SPEC_SECTION_4) {
-      const op = committed.paths[path]![method]!;
+    expect(operations.sort()).toEqual(NAMES.map((n) => routeOf(n)).sort());
+    expect(Object.keys(SPEC_SECTION_4).sort()).toEqual([...NAMES].sort());
+    for (const name of NAMES) {
+      const row: OperationRow = OPERATIONS[name];
+      const op = committed.paths[`${PUBLIC_PREFIX}${row.path}`]![row.method.toLowerCase()]!;
       const listed = Object.keys(op.responses);
-      for (const status of statuses) expect(listed, `${method} ${path}`).toContain(String(status));
+      for (const status of SPEC_SECTION_4[name]) expect(listed, name).toContain(String(status));
       // No ranges, no default: every status is its own entry.
-      for (const key of listed) expect(key, `${method} ${path}`).toMatch(/^[1-5]\d\d$/);
+      for (const key of listed) expect(key, name).toMatch(/^[1-5]\d\d$/);
       // Section 5 on every operation: the key, the allow-list and live mode, the rate limit, the signature; and
       // 431, which the node adapter answers on any of them when the headers are too large.
-      for (const status of ['400', '401', '403', '429', '431'])
-        expect(listed, `${method} ${path}`).toContain(status);
+      for (const status of ['400', '401', '403', '429', '431']) expect(listed, name).toContain(status);
       const params = op.parameters.map((p) => p.$ref.split('/').pop());
       expect(params).toContain('Signature');
-      expect(params.includes('IdempotencyKey'), `${method} ${path}`).toBe(CREATIONS.includes(path));
-      expect(params.includes('PaymentId') || params.includes('PayoutId')).toBe(path.includes('{id}'));
+      expect(params.includes('IdempotencyKey'), name).toBe(row.idempotent === true);
+      expect(params.includes('PaymentId') || params.includes('PayoutId')).toBe(row.id !== undefined);
+    }
+  });
+
+  it("has every row's body and answer as a component, and the operation names them", () => {
+    for (const name of NAMES) {
+      const row: OperationRow = OPERATIONS[name];
+      const op = committed.paths[`${PUBLIC_PREFIX}${row.path}`]![row.method.toLowerCase()]! as unknown as {
+        requestBody?: { content: Record<string, { schema: { $ref: string } }> };
+        responses: Record<string, { content?: Record<string, { schema: { $ref?: string } }> }>;
+      };
+      for (const schema of [row.input, row.answer])
+        if (schema) expect(committed.components.schemas, name).toHaveProperty(schema);
+      expect(op.requestBody?.content['application/json']?.schema.$ref, name).toBe(
+        row.input && `#/components/schemas/${row.input}`,
+      );
+      const ok = Object.entries(op.responses).filter(([status]) => Number(status) < 300);
+      for (const [status, answer] of ok)
+        expect(answer.content?.['application/json']?.schema.$ref, `${name} ${status}`).toBe(
+          row.answer && `#/components/schemas/${row.answer}`,
+        );
     }
   });
 
@@ -229,7 +255,7 @@ describe('the document equals the service (issue 32)', () => {
 
   it('every operation, the webhooks included, has its own operationId (redocly lint: no warning but an unused SseEvent)', () => {
     const ids = every(committed, 'operationId').map(([, id]) => id);
-    expect(ids.length).toBe(8 + 7);
+    expect(ids.length).toBe(NAMES.length + WEBHOOK_EVENTS.length);
     expect(new Set(ids).size).toBe(ids.length);
   });
 

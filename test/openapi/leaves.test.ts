@@ -121,3 +121,20 @@ describe("the document's request bodies agree with the zod schemas at every rule
     });
   }
 });
+
+describe('the components say what their arrays hold', () => {
+  // zod's JSON Schema knows a custom leaf (`arrayOf`, src/schemas/common.ts) by its JSON type only; the element
+  // comes from LEAVES. A new array answer (a list) without its rule there would describe any array.
+  it('every array of every component has `items`', () => {
+    const bare: string[] = [];
+    const walk = (node: unknown, at: string) => {
+      if (node === null || typeof node !== 'object') return;
+      const schema = node as { type?: unknown; items?: unknown };
+      const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+      if (types.includes('array') && schema.items === undefined) bare.push(at);
+      for (const [k, v] of Object.entries(node)) walk(v, `${at}/${k}`);
+    };
+    walk(document.components.schemas, '#/components/schemas');
+    expect(bare).toEqual([]);
+  });
+});

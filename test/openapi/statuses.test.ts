@@ -4,13 +4,21 @@ import { afterEach, describe, expect, it } from 'vitest';
 import document from '../../openapi.json' with { type: 'json' };
 import { listenNode } from '../../src/reference/adapters/node-http.js';
 import { createReference, type Reference } from '../../src/reference/service.js';
+import {
+  OPERATIONS,
+  type OperationName,
+  type OperationRow,
+  PUBLIC_PREFIX,
+  pathOf,
+} from '../../src/schemas/operations.js';
 import { checkAnswer, checkedFetch } from './answer-check.js';
 
 // Each operation of the document, driven to each status the document lists for it, through the answer check: the
 // reference answers every listed status (none is listed that it cannot answer), with a body valid for it.
 
 const BASE = 'http://ref.test';
-const PUBLIC = `${BASE}/api/v1/public`;
+const PUBLIC = `${BASE}${PUBLIC_PREFIX}`;
+const NAMES = Object.keys(OPERATIONS) as OperationName[];
 const paths = document.paths as unknown as Record<
   string,
   Record<string, { responses: Record<string, unknown> }>
@@ -69,34 +77,37 @@ function lab() {
 }
 type Lab = ReturnType<typeof lab>;
 
-/** A way to reach one operation: its URL (made in the lab) and the body of a successful call. */
+/** A way to reach one operation: the id in its path (made in the lab) and the body of a successful call. */
 interface Target {
-  url: (l: Lab) => Promise<string>;
+  id?: (l: Lab) => Promise<string>;
   body?: (l: Lab) => string;
 }
-const TARGETS: Record<string, Target> = {
-  'post /api/v1/public/payments': { url: async () => `${PUBLIC}/payments`, body: () => '{"amount":1000}' },
-  'get /api/v1/public/payments/{id}': { url: async (l) => `${PUBLIC}/payments/${await l.payment()}` },
-  'post /api/v1/public/payments/{id}/cancel': {
-    url: async (l) => `${PUBLIC}/payments/${await l.payment()}/cancel`,
-  },
-  'post /api/v1/public/payments/{id}/refund': {
-    url: async (l) => `${PUBLIC}/payments/${await l.succeeded()}/refund`,
-    body: () => '{"amount":100}',
-  },
-  'post /api/v1/public/payouts': { url: async () => `${PUBLIC}/payouts`, body: (l) => l.payoutBody() },
-  'get /api/v1/public/payouts/{id}': { url: async (l) => `${PUBLIC}/payouts/${await l.payout()}` },
-  'get /api/v1/public/banks/sbp': { url: async () => `${PUBLIC}/banks/sbp` },
-  'get /api/v1/public/events': { url: async () => `${PUBLIC}/events` },
+// Keyed by operation name: a row of the table of operations without its entry fails "... each of their statuses".
+const TARGETS: Record<OperationName, Target> = {
+  'payments.create': { body: () => '{"amount":1000}' },
+  'payments.get': { id: (l) => l.payment() },
+  'payments.cancel': { id: (l) => l.payment() },
+  'payments.refund': { id: (l) => l.succeeded(), body: () => '{"amount":100}' },
+  'payouts.create': { body: (l) => l.payoutBody() },
+  'payouts.get': { id: (l) => l.payout() },
+  'banks.list': {},
+  'events.stream': {},
+};
+
+/** The statuses the document lists for an operation of the table. */
+const listedFor = (name: OperationName): number[] => {
+  const { method, path } = OPERATIONS[name];
+  return Object.keys(paths[`${PUBLIC_PREFIX}${path}`]?.[method.toLowerCase()]?.responses ?? {}).map(Number);
 };
 
 /** Gets one status out of one operation; returns the answer's status. */
-async function provoke(method: string, path: string, status: number): Promise<number> {
+async function provoke(name: OperationName, status: number): Promise<number> {
   const l = lab();
-  const target = TARGETS[`${method} ${path}`]!;
-  const url = await target.url(l);
+  const row: OperationRow = OPERATIONS[name];
+  const target = TARGETS[name];
+  const url = `${BASE}${PUBLIC_PREFIX}${pathOf(name, await target.id?.(l))}`;
   const body = target.body?.(l);
-  const M = method.toUpperCase();
+  const M = row.method;
   const call = async (o: Send = {}) => {
     const res = await l.send(M, url, { body, ...o });
     await res.body?.cancel();
@@ -106,7 +117,7 @@ async function provoke(method: string, path: string, status: number): Promise<nu
   switch (status) {
     case 200:
     case 201:
-      if (status === 200 && M === 'POST' && !path.endsWith('/cancel')) {
+      if (status === 200 && row.idempotent) {
         await call(withKey('replay-me'));
         return call(withKey('replay-me'));
       }
@@ -122,18 +133,18 @@ async function provoke(method: string, path: string, status: number): Promise<nu
     case 404:
       return l.send(M, url.replace(/[0-9a-f-]{36}/, randomUUID()), { body }).then((res) => res.status);
     case 409:
-      if (path.endsWith('/cancel')) {
+      if (name === 'payments.cancel') {
         await call();
         return call();
       }
-      if (path.endsWith('/refund')) {
+      if (name === 'payments.refund') {
         const pending = await l.payment();
-        return l.send(M, `${PUBLIC}/payments/${pending}/refund`).then((res) => res.status);
+        return l.send(M, `${PUBLIC}${pathOf(name, pending)}`).then((res) => res.status);
       }
       await call(withKey('conflict'));
       return call({ ...withKey('conflict'), body: body!.replace(/\d+/, '777') });
     case 422:
-      return path.endsWith('/refund')
+      return name === 'payments.refund'
         ? call({ body: '{"amount":999999}' })
         : call({ body: l.payoutBody({ bank_id: '000000000000' }) });
     case 429:
@@ -210,21 +221,18 @@ async function busy(l: Lab, method: string, url: string, body = '{}'): Promise<n
 }
 
 describe('every status the document lists, the reference answers', () => {
-  const cases = Object.entries(paths).flatMap(([path, ops]) =>
-    Object.entries(ops).flatMap(([method, op]) =>
-      Object.keys(op.responses).map((s) => [method, path, Number(s)] as const),
-    ),
-  );
+  const cases = NAMES.flatMap((name) => listedFor(name).map((status) => [name, status] as const));
 
-  it('the document lists 8 operations and each of their statuses is reached below', () => {
-    expect(Object.keys(TARGETS).sort()).toEqual(
+  it("the document's operations are the table's rows, each with a way to reach it below", () => {
+    expect(
       Object.entries(paths)
-        .flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m} ${p}`))
+        .flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`))
         .sort(),
-    );
+    ).toEqual(NAMES.map((n) => `${OPERATIONS[n].method} ${PUBLIC_PREFIX}${OPERATIONS[n].path}`).sort());
+    expect(Object.keys(TARGETS).sort()).toEqual([...NAMES].sort());
   });
 
-  it.each(cases)('%s %s answers %i, valid for the document', async (method, path, status) => {
-    expect(await provoke(method, path, status)).toBe(status);
+  it.each(cases)('%s answers %i, valid for the document', async (name, status) => {
+    expect(await provoke(name, status)).toBe(status);
   });
 });

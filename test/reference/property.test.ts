@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { responseSchemas } from '../../src/schemas/resources.js';
 import { hmacSha256Hex } from '../../src/internal/hmac.js';
+import { OPERATIONS, type OperationName, type OperationRow, pathOf } from '../../src/schemas/operations.js';
 import { PUBLIC, payoutInput, setup } from './helpers.js';
 
 // Random requests to every public endpoint: never a 5xx, every refusal carries the spec's error body, and a
@@ -36,7 +37,11 @@ const anyId = () =>
   fc.oneof(
     fc.constantFrom('pending', 'succeeded', 'payout').map((k) => ids[k as keyof typeof ids]),
     fc.uuid(),
-    fc.string({ maxLength: 80 }).map((s) => encodeURIComponent(s)),
+    // `.` and `..` are dot segments, which the URL parser removes: `/payments/./cancel` is `/payments/cancel`.
+    fc
+      .string({ maxLength: 80 })
+      .map((s) => encodeURIComponent(s))
+      .filter((s) => s !== '.' && s !== '..'),
   );
 
 const fieldValue = fc.oneof(
@@ -86,33 +91,37 @@ const body = fc.oneof(
   ),
 );
 
-// What each operation may answer: its own statuses (spec section 4) and those of every request (sections 5, 7, 8:
-// 400 for an invalid request or signature, 401, 403, 429). A refusal never takes a status the spec does not list.
+// What each operation may answer, keyed by its name in the table of operations: its own statuses (spec section 4)
+// and those of every request (sections 5, 7, 8: 400 for an invalid request or signature, 401, 403, 429). A refusal
+// never takes a status the spec does not list. The event stream is left out: its answer never ends.
+type Sent = Exclude<OperationName, 'events.stream'>;
 const EVERY = [400, 401, 403, 429];
-const LISTED: Record<string, number[]> = {
-  'create payment': [...EVERY, 200, 201, 409],
-  'read payment': [...EVERY, 200, 404],
-  cancel: [...EVERY, 200, 404, 409],
-  refund: [...EVERY, 200, 201, 404, 409, 422],
-  'create payout': [...EVERY, 200, 201, 409, 422],
-  'read payout': [...EVERY, 200, 404],
-  banks: [...EVERY, 200],
+const LISTED: Record<Sent | 'no operation', number[]> = {
+  'payments.create': [...EVERY, 200, 201, 409],
+  'payments.get': [...EVERY, 200, 404],
+  'payments.cancel': [...EVERY, 200, 404, 409],
+  'payments.refund': [...EVERY, 200, 201, 404, 409, 422],
+  'payouts.create': [...EVERY, 200, 201, 409, 422],
+  'payouts.get': [...EVERY, 200, 404],
+  'banks.list': [...EVERY, 200],
   // No operation of section 4 has this method: HTTP's own answer, with Allow (docs/spec-decisions.md).
   'no operation': [...EVERY, 405],
 };
 
+// Every row of the table (but the stream), its method and path from the row, any id where the path has one.
 const endpoint = fc.oneof(
-  fc.constant({ op: 'create payment', method: 'POST', path: () => '/payments' }),
-  fc.constant({ op: 'create payout', method: 'POST', path: () => '/payouts' }),
-  fc.constant({ op: 'banks', method: 'GET', path: () => '/banks/sbp' }),
-  anyId().map((id) => ({ op: 'read payment', method: 'GET', path: () => `/payments/${id}` })),
-  anyId().map((id) => ({ op: 'cancel', method: 'POST', path: () => `/payments/${id}/cancel` })),
-  anyId().map((id) => ({ op: 'refund', method: 'POST', path: () => `/payments/${id}/refund` })),
-  anyId().map((id) => ({ op: 'read payout', method: 'GET', path: () => `/payouts/${id}` })),
+  ...(Object.keys(OPERATIONS) as OperationName[])
+    .filter((name): name is Sent => name !== 'events.stream')
+    .map((name) => {
+      const { method, id } = OPERATIONS[name] as OperationRow;
+      return id
+        ? anyId().map((value) => ({ op: name, method, path: () => pathOf(name, value) }))
+        : fc.constant({ op: name, method, path: () => pathOf(name) });
+    }),
   fc.record({
-    op: fc.constant('no operation'),
+    op: fc.constant('no operation' as const),
     method: fc.constantFrom('PUT', 'DELETE', 'PATCH'),
-    path: fc.constant(() => '/payments'),
+    path: fc.constant(() => pathOf('payments.create')),
   }),
 );
 
@@ -162,7 +171,7 @@ describe('random requests to the public API', () => {
         if (h.signature === 'valid')
           hs.set('x-psp-signature', `sha256=${hmacSha256Hex(env.ref.signing_secret, raw)}`);
         else if (h.signature !== undefined) hs.set('x-psp-signature', h.signature);
-        const hasBody = ep.method !== 'GET' && ep.method !== 'HEAD';
+        const hasBody = ep.method !== 'GET';
         const res = await env.ref.fetch(
           new Request(PUBLIC + ep.path(), {
             method: ep.method,

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { createApiError, type PspApiError } from '../../src/client/api-errors.js';
 import * as sdk from '../../src/index.js';
 import { buildOpenApiDocument } from '../../src/openapi/document.js';
+import { OPERATION_DOCS, type Refusal, SHARED_REFUSALS } from '../../src/openapi/operations.js';
 import { DomainError, refuse } from '../../src/reference/domain/errors.js';
 import { CLIENT_CODES, CODE, ERROR_CODES, type ErrorCode } from '../../src/schemas/errors.js';
 
@@ -124,5 +125,72 @@ describe('the table of error codes', () => {
       for (const code of codes) if (new RegExp(`['"]${code}['"]`).test(text)) found.push(`${path}: ${code}`);
     }
     expect(found).toEqual([]);
+  });
+});
+
+// Issue 35 item 2: the recipe for a new code ("How to add an error code", docs/architecture.md) fails loudly. Its
+// docs/errors.md row is held by test/docs/errors-table.test.ts; its refusal in the OpenAPI document and a test that
+// provokes it, here.
+
+/** The codes the client gives an answer without one; the reference always names a more specific code. */
+const CLIENT_ONLY: readonly ErrorCode[] = [CODE.forbidden, CODE.conflict, CODE.unprocessable_entity];
+
+/** The codes no operation of the public API answers, and why: every other code is an operation's refusal. */
+const NO_OPERATION_ANSWERS: Partial<Record<ErrorCode, string>> = {
+  ...Object.fromEntries(CLIENT_ONLY.map((code) => [code, "the client's only"])),
+  [CODE.internal_error]:
+    'a bug of the reference (or a fault rule, the network in front of it): no operation lists it',
+  [CODE.request_timeout]:
+    "node's parser gives up on a request that has not arrived: answered before any operation",
+  [CODE.method_not_allowed]: 'a method no operation has',
+  [CODE.misdirected_request]: "the buyer's page's, not the API's",
+  [CODE.invalid_transition]: 'the simulator',
+  [CODE.clock_not_manual]: 'the simulator',
+  [CODE.too_many_merchants]: 'the cabinet',
+  [CODE.too_many_api_keys]: 'the cabinet',
+  [CODE.too_many_webhook_endpoints]: 'the cabinet',
+  [CODE.too_many_rules]: "the simulator's fault rules",
+};
+
+// The folders whose tests make the reference answer over HTTP (through `ref.fetch` or a socket).
+const PROVOKING = ['test/reference', 'test/openapi', 'test/e2e', 'test/trust'];
+
+/** The test files under `PROVOKING` whose code names `code` (`CODE.x`, or `'x'` in an assertion). */
+function testsNaming(code: ErrorCode, files: ReadonlyMap<string, string>): string[] {
+  const re = new RegExp(`CODE\\.${code}\\b|['"\`]${code}['"\`]`);
+  return [...files].filter(([, text]) => re.test(text)).map(([file]) => file);
+}
+
+describe('a code of the table of codes', () => {
+  const codeOf = (r: Refusal) => (typeof r === 'string' ? r : r[0]);
+  const refused = new Set(
+    [...Object.values(OPERATION_DOCS).flatMap((d) => d.refusals), ...SHARED_REFUSALS].map(codeOf),
+  );
+
+  it("is an operation's refusal in the OpenAPI document (src/openapi/operations.ts), unless no operation answers it", () => {
+    const unlisted = codes.filter((code) => !refused.has(code) && !(code in NO_OPERATION_ANSWERS));
+    expect(unlisted, 'codes in no refusals and not in NO_OPERATION_ANSWERS').toEqual([]);
+    // And the list of exceptions stays true: none of them is an operation's refusal.
+    expect(codes.filter((code) => refused.has(code) && code in NO_OPERATION_ANSWERS)).toEqual([]);
+  });
+
+  it('is answered by the reference in a test over HTTP, but for the codes of the client only', () => {
+    const files = new Map(
+      PROVOKING.flatMap((dir) => sources(join(root, dir))).map((f) => [
+        relative(root, f),
+        readFileSync(f, 'utf8'),
+      ]),
+    );
+    const unprovoked = codes.filter(
+      (code) => !CLIENT_ONLY.includes(code) && testsNaming(code, files).length === 0,
+    );
+    expect(unprovoked, `codes no test under ${PROVOKING.join(', ')} provokes`).toEqual([]);
+    // The client's only codes stay the client's: the reference never writes them.
+    const reference = sources(join(root, 'src', 'reference')).map((f) => readFileSync(f, 'utf8'));
+    for (const code of CLIENT_ONLY)
+      expect(
+        reference.filter((text) => new RegExp(`CODE\\.${code}\\b`).test(text)),
+        code,
+      ).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-import { type Handler, Hono } from 'hono';
+import { type Context, type Handler, Hono } from 'hono';
 import { matchedRoutes } from 'hono/route';
 import { SBP_BANKS } from '../domain/bank-directory.js';
 import { bodyOf, checkExpect, NO_BODY_MAX_BYTES, parseJson, requireJson, requireNoBody } from './body.js';
@@ -11,6 +11,20 @@ import { OPERATIONS, type OperationName, type OperationRow } from '../../schemas
 /** A creation's answer: 201, or 200 with `Idempotent-Replayed: true` when it replays the first one. */
 const created = ({ status, body }: { status: number; body: unknown }): Response =>
   json(status, body, status === 200 ? { 'idempotent-replayed': 'true' } : {});
+
+type Row<N extends OperationName> = (typeof OPERATIONS)[N];
+
+/** What the row of a route makes of its request before the handler runs (src/schemas/operations.ts). */
+interface Asked<N extends OperationName> {
+  /** The path's `{id}`, checked (a UUIDv4, else 404) and in lower case. */
+  id: Row<N> extends { id: string } ? string : undefined;
+  /** The checked `Idempotency-Key` of a row that takes one, if sent. */
+  key: Row<N> extends { idempotent: true } ? string | undefined : undefined;
+  /** The parsed JSON body of a row with an input (`undefined` when an optional one is left out). */
+  body: Row<N> extends { input: string } ? unknown : undefined;
+}
+
+type RouteHandler<N extends OperationName> = (c: Context<AppEnv>, asked: Asked<N>) => Response;
 
 /** An operation's path as hono writes it: `{id}` becomes `:id`. */
 const honoPath = (name: OperationName): string => OPERATIONS[name].path.replace('{id}', ':id');
@@ -49,49 +63,38 @@ export function publicRoutes(deps: AppDeps): Hono<AppEnv> {
     checkSignature(caller, request, raw);
     await next();
   });
-  // Each route is a row of the table of operations (src/schemas/operations.ts): its method and path come from there.
-  const route = (name: OperationName, handler: Handler<AppEnv>) => {
-    operationOf.set(handler, name);
-    r.on(OPERATIONS[name].method, honoPath(name), handler);
+  // Each route is a row of the table of operations (src/schemas/operations.ts): its method, path, id, block, key
+  // and body rule come from there, applied here in this order (the id names the object, a blocked merchant is
+  // refused before its input is judged), so a handler only calls the domain with what the row made of the request.
+  const route = <N extends OperationName>(name: N, handler: RouteHandler<N>) => {
+    const row: OperationRow = OPERATIONS[name];
+    const registered: Handler<AppEnv> = (c) => {
+      const id = row.id ? pathId(c, row.id) : undefined;
+      if (row.movesMoney) checkBlock(c.get('caller'));
+      const key = row.idempotent ? idempotencyKey(c) : undefined;
+      const body = !row.input ? requireNoBody(c) : row.inputOptional ? parseJson(c) : requireJson(c);
+      return handler(c, { id, key, body } as Asked<N>);
+    };
+    operationOf.set(registered, name);
+    r.on(row.method, honoPath(name), registered);
   };
 
-  route('payments.create', (c) => {
-    const caller = c.get('caller');
-    checkBlock(caller);
-    const key = idempotencyKey(c);
-    const body = requireJson(c);
+  route('payments.create', (c, { key, body }) => {
     const payBase = (deps.publicUrl ?? new URL(c.req.url).origin).replace(/\/+$/, '');
-    return created(domain.payments.create(caller, body, key, payBase));
+    return created(domain.payments.create(c.get('caller'), body, key, payBase));
   });
 
-  route('payments.get', (c) =>
-    jsonText(200, domain.payments.readText(c.get('caller'), pathId(c, 'payment'))),
+  route('payments.get', (c, { id }) => jsonText(200, domain.payments.readText(c.get('caller'), id)));
+
+  route('payments.cancel', (c, { id }) => json(200, domain.payments.cancel(c.get('caller'), id)));
+
+  route('payments.refund', (c, { id, key, body }) =>
+    created(domain.refunds.create(c.get('caller'), id, body, key)),
   );
 
-  route('payments.cancel', (c) => {
-    const id = pathId(c, 'payment');
-    requireNoBody(c);
-    return json(200, domain.payments.cancel(c.get('caller'), id));
-  });
+  route('payouts.create', (c, { key, body }) => created(domain.payouts.create(c.get('caller'), body, key)));
 
-  route('payments.refund', (c) => {
-    const caller = c.get('caller');
-    const id = pathId(c, 'payment');
-    checkBlock(caller);
-    const key = idempotencyKey(c);
-    const body = parseJson(c);
-    return created(domain.refunds.create(caller, id, body, key));
-  });
-
-  route('payouts.create', (c) => {
-    const caller = c.get('caller');
-    checkBlock(caller);
-    const key = idempotencyKey(c);
-    const body = requireJson(c);
-    return created(domain.payouts.create(caller, body, key));
-  });
-
-  route('payouts.get', (c) => json(200, domain.payouts.read(c.get('caller'), pathId(c, 'payout'))));
+  route('payouts.get', (c, { id }) => json(200, domain.payouts.read(c.get('caller'), id)));
 
   route('banks.list', () => json(200, { items: SBP_BANKS }));
 
