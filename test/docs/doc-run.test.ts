@@ -135,14 +135,16 @@ describe('code blocks of README.md and docs/ run', () => {
     expect(printed).toEqual(shown);
   });
 
-  it('blocks that are vitest tests pass in their own files', { timeout: 120_000 }, async () => {
+  // CPU-bound: a nested vitest loading src/ and running the blocks (106 s of it beside two busy loops), and a
+  // block's own test gets 120 s (the guides' fault-injection block took over 30 s there).
+  it('blocks that are vitest tests pass in their own files', { timeout: 300_000 }, async () => {
     await Promise.all(
       tests.map((b) => writeFile(join(outDir, 'tests', `${name(b)}.test.ts`), `${localise(b.code, root)}\n`)),
     );
     const config = join(outDir, 'vitest.config.mjs');
     await writeFile(
       config,
-      `export default { test: { root: ${JSON.stringify(root)}, include: ['test-output/doc-run/tests/*.test.ts'], testTimeout: 30000, isolate: false, maxWorkers: 1 } };\n`,
+      `export default { test: { root: ${JSON.stringify(root)}, include: ['test-output/doc-run/tests/*.test.ts'], testTimeout: 120000, isolate: false, maxWorkers: 1 } };\n`,
     );
     const vitest = join(root, 'node_modules', 'vitest', 'vitest.mjs');
     const result = await promisify(execFile)(
