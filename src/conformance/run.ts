@@ -7,7 +7,6 @@ import { CHECKS } from './checks/index.js';
 import { Kit } from './kit.js';
 import {
   CHECK_GROUPS,
-  type CheckGroup,
   type CheckInfo,
   type CheckResult,
   type ContractCounts,
@@ -31,7 +30,7 @@ const CHECK_TIME_LIMIT_MS = 60_000;
  *
  * for (const c of listChecks()) console.log(c.id, c.section, c.sends);
  */
-export function listChecks(only?: readonly CheckGroup[]): CheckInfo[] {
+export function listChecks(only?: ContractOptions['only']): CheckInfo[] {
   return selected(only).map(({ id, group, section, quote, sends, expects }) => ({
     id,
     group,
@@ -42,8 +41,9 @@ export function listChecks(only?: readonly CheckGroup[]): CheckInfo[] {
   }));
 }
 
-function selected(only: readonly CheckGroup[] | undefined): Check[] {
-  return CHECKS.filter((c) => !only?.length || only.includes(c.group));
+function selected(only: ContractOptions['only']): Check[] {
+  const names: readonly string[] | undefined = only;
+  return CHECKS.filter((c) => !names?.length || names.includes(c.group) || names.includes(c.id));
 }
 
 const zero = (): ContractCounts => ({ passed: 0, failed: 0, skipped: 0, 'needs-control': 0 });
@@ -69,9 +69,11 @@ function checkOptions(options: ContractOptions): { baseUrl: string } {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw new ContractUsageError('baseUrl must be an http(s) URL');
-  for (const g of options.only ?? []) {
-    if (!(CHECK_GROUPS as readonly string[]).includes(g))
-      throw new ContractUsageError(`unknown group ${JSON.stringify(g)}; groups: ${CHECK_GROUPS.join(', ')}`);
+  for (const name of options.only ?? []) {
+    if (!(CHECK_GROUPS as readonly string[]).includes(name) && !CHECKS.some((c) => c.id === name))
+      throw new ContractUsageError(
+        `unknown group or check ${JSON.stringify(redactSecrets(String(name)).slice(0, 60))}; groups: ${CHECK_GROUPS.join(', ')} (listChecks() names every check)`,
+      );
   }
   if (options.signingSecret !== undefined && !/^thm_\S+$/.test(options.signingSecret))
     throw new ContractUsageError('signingSecret must be a thm_ secret');

@@ -126,8 +126,12 @@ export interface ContractOptions {
   adminToken?: string | undefined;
   /** Webhook receiver options. Without a way to verify deliveries, the webhook checks are `skipped`. */
   webhook?: ContractWebhookOptions | undefined;
-  /** Run only these groups (default: all). */
-  only?: readonly CheckGroup[] | undefined;
+  /**
+   * Run only these groups and checks (default: all): a group name (`'refunds'`) selects its every check, a check
+   * id (`'idempotency.payment-replay'`, as {@link listChecks} lists them) that one check. The checks run in the
+   * kit's order, whatever the order here.
+   */
+  only?: readonly (CheckGroup | `${CheckGroup}.${string}`)[] | undefined;
   /** Called when a group starts and ends. */
   onProgress?: ((progress: ContractProgress) => void) | undefined;
   /** List what each check would send, and send nothing. Default false. */

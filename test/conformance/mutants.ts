@@ -3,14 +3,15 @@
 // to fail. Nothing here ships: users cannot switch a mutant on.
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
+import type { CheckGroup } from '../../src/conformance/index.js';
 
 /** One mutant: what it changes, and the checks of the kit that must catch it. */
 export interface Mutant {
   name: string;
   /** The check ids that must fail against it (each of them). */
-  catches: string[];
-  /** Rewrites a public request before the reference sees it. */
-  request?: (req: Request) => Request | Promise<Request>;
+  catches: `${CheckGroup}.${string}`[];
+  /** Rewrites a public request before the reference sees it (`key`: the reference's own API key). */
+  request?: (req: Request, key: string) => Request | Promise<Request>;
   /** Rewrites the reference's answer. */
   response?: (res: Response, req: Request) => Response | Promise<Response>;
   /** Delivers a webhook in place of the reference's own fetch. */
@@ -37,6 +38,12 @@ async function rewrite(
   const headers = new Headers(req.headers);
   for (const [name, value] of Object.entries(change.headers ?? {}))
     value === undefined ? headers.delete(name) : headers.set(name, value);
+  // Another body: the old length would stall it (fetch sets the new one), and the client's signature, which the
+  // service checked over what was sent, would now refuse it as invalid_signature, hiding the mutant's own change.
+  if (change.body !== undefined) {
+    headers.delete('content-length');
+    headers.delete('x-psp-signature');
+  }
   const body = change.body ?? (req.method === 'GET' || req.method === 'HEAD' ? undefined : await req.text());
   return new Request(req.url, { method: req.method, headers, body });
 }
@@ -227,10 +234,10 @@ export const MUTANTS: Mutant[] = [
   {
     name: 'a request without Authorization served as the default merchant',
     catches: ['auth.no-key'],
-    request: (req) =>
+    request: (req, key) =>
       req.headers.get('authorization') || !path(req).startsWith('/api/')
         ? req
-        : rewrite(req, { headers: { authorization: `Bearer ${defaultKey}` } }),
+        : rewrite(req, { headers: { authorization: `Bearer ${key}` } }),
   },
   {
     name: 'cancel of a cancelled payment answers 200',
@@ -404,16 +411,15 @@ export const MUTANTS: Mutant[] = [
   },
 ];
 
-let defaultKey = '';
-
 /** The proxy: `target` behind `mutant`, on 127.0.0.1. */
 export async function startProxy(
   target: string,
   current: () => Mutant | undefined,
   key: string,
   seen?: (req: Request, res: Response) => void,
-): Promise<{ url: string; close(): Promise<void> }> {
-  defaultKey = key;
+): Promise<{ url: string; broken: string[]; close(): Promise<void> }> {
+  // Requests the proxy could not forward: a mutant must be caught for what it changes, not for a 502 of its own.
+  const broken: string[] = [];
   const forward = async (req: Request): Promise<Response> => {
     const url = new URL(req.url);
     const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : await req.arrayBuffer();
@@ -431,9 +437,12 @@ export async function startProxy(
     port: 0,
     fetch: async (req: Request) => {
       const m = current();
-      const sent = m?.request ? await m.request(req) : req;
+      const sent = m?.request ? await m.request(req, key) : req;
       // A client that went away (a stream closed) aborts the forward: answered quietly, not logged as an error.
-      const res = await forward(sent.clone()).catch(() => new Response(null, { status: 502 }));
+      const res = await forward(sent.clone()).catch((error: unknown) => {
+        if (!req.signal.aborted) broken.push(`${sent.method} ${path(sent)}: ${String(error)}`);
+        return new Response(null, { status: 502 });
+      });
       const out = m?.response ? await m.response(res, sent) : res;
       const stream = out.headers.get('content-type')?.startsWith('text/event-stream');
       seen?.(sent, stream ? new Response(null, { status: out.status, headers: out.headers }) : out.clone());
@@ -446,6 +455,7 @@ export async function startProxy(
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
+    broken,
     close: () =>
       new Promise<void>((resolve) => {
         (server as unknown as { closeAllConnections(): void }).closeAllConnections();

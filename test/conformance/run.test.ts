@@ -166,11 +166,23 @@ describe('runContract against the reference in-process', { timeout: 180_000 }, (
     expect(result.ok).toBe(false);
   });
 
+  it("runs only the checks named by id, beside whole groups, in the kit's order", async () => {
+    const { ref, fetch } = inProcess();
+    const only = ['payments.get-not-found', 'banks', 'auth.no-key'] as const;
+    const result = await runContract({ baseUrl: 'http://localhost', apiKey: ref.api_key, fetch, only });
+    const banks = listChecks(['banks']).map((c) => c.id);
+    expect(banks.length).toBeGreaterThan(1);
+    expect(result.checks.map((c) => c.id)).toEqual(['auth.no-key', 'payments.get-not-found', ...banks]);
+    expect(result.checks.every((c) => c.outcome === 'passed')).toBe(true);
+    expect(listChecks(only).map((c) => c.id)).toEqual(result.checks.map((c) => c.id));
+  });
+
   it('refuses a bad URL, an unknown group and a secret of the wrong form before any request', async () => {
     const { ref, fetch, sent } = inProcess();
     const base = { baseUrl: 'http://localhost', apiKey: ref.api_key, fetch };
     await expect(runContract({ ...base, baseUrl: 'ftp://x' })).rejects.toThrow(ContractUsageError);
     await expect(runContract({ ...base, only: ['nope' as 'auth'] })).rejects.toThrow(/unknown group/);
+    await expect(runContract({ ...base, only: ['auth.nope'] })).rejects.toThrow(/unknown group or check/);
     await expect(runContract({ ...base, signingSecret: 'whs_x' })).rejects.toThrow(/thm_/);
     expect(sent).toEqual([]);
   });

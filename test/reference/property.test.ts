@@ -190,7 +190,8 @@ describe('random requests to the public API', () => {
       }),
       { numRuns: 400 },
     );
-  });
+    // CPU-bound (400 requests, a snapshot before each): 38 s beside two busy loops, past the default 30 s.
+  }, 120_000);
 });
 
 describe('random requests to the control surface', () => {
@@ -234,5 +235,5 @@ describe('random requests to the control surface', () => {
       }),
       { numRuns: 200 },
     );
-  });
+  }, 120_000);
 });

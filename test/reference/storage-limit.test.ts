@@ -149,5 +149,5 @@ describe('storage bound per merchant (HTTP, default bound)', () => {
 
     await env.ref.control.restore(clean);
     expect((await env.call('/payments', { body: big })).status).toBe(201);
-  }, 60_000);
+  }, 180_000); // CPU-bound (128 MiB of payments): seconds idle, over a minute beside two busy loops
 });

@@ -66,14 +66,24 @@ describe.skipIf(!haveRedis())('redisLease: one event stream holder among replica
       return fleet;
     }
 
-    /** The one replica that holds the lease (other than `gone`), once it streams. */
+    /**
+     * The one replica that holds the lease (other than `gone`), once it streams. On a loaded machine a renewal can
+     * come too late (a TTL of 1 s, given up four fifths in), and the lease changes hands or the stream reconnects
+     * between the payment and its event: the event went to no one or to another, so it is asked again of whoever
+     * holds the lease then. Only who holds it and what it receives is asserted, never how soon.
+     */
     async function streamingHolder(f: Fleet, gone?: unknown) {
-      await until(() => expect(f.holders().filter((r) => r !== gone)).toHaveLength(1));
-      const holder = f.holders().find((r) => r !== gone)!;
-      await until(() => expect(holder.connects).toBeGreaterThan(0));
-      const id = await createPayment(ref);
-      await until(() => expect(holder.events).toContain(id));
-      return holder;
+      for (;;) {
+        await until(() => expect(f.holders().filter((r) => r !== gone)).toHaveLength(1));
+        const holder = f.holders().find((r) => r !== gone)!;
+        await until(() => expect(holder.connects > 0 || !holder.holding).toBe(true));
+        const connects = holder.connects;
+        const id = await createPayment(ref);
+        await until(() =>
+          expect(holder.events.includes(id) || !holder.holding || holder.connects !== connects).toBe(true),
+        );
+        if (holder.events.includes(id)) return holder;
+      }
     }
 
     it('of three replicas one holds the lease and streams; close() hands it to another', async () => {

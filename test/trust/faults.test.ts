@@ -46,6 +46,12 @@ afterAll(async () => {
   await ref?.close();
 });
 
+/**
+ * Logical calls in flight at once through the proxy. A `hang` fault costs one client timeout (3 s) of waiting, so
+ * fewer in flight make the file longer idle (about 25 s of it is waiting), but each answer waits behind fewer.
+ */
+const IN_FLIGHT = 10;
+
 /** Runs `n` logical calls, at most `concurrency` at a time. */
 async function pool<T>(n: number, concurrency: number, fn: (i: number) => Promise<T>): Promise<T[]> {
   const out: T[] = new Array(n);
@@ -108,10 +114,11 @@ function tally(names: string[]): Record<string, number> {
 describe('at 30 % faults, every logical call makes exactly one object', () => {
   it('1,000 payments.create calls make 1,000 payments', async () => {
     const failures: string[] = [];
-    // 30 at a time, like the two tests below: every call is in one process with the proxy and the service, so 100
-    // in flight queued answers past the 3 s timeout under load, and each such timeout was one more retry (a spiral
-    // that ran out the 180 s). The calls still overlap; what is asserted is unchanged.
-    const outcomes = await pool(1_000, 30, (i) =>
+    // IN_FLIGHT at a time, like the two tests below: every call is in one process with the proxy and the service,
+    // so the calls in flight queue behind each other for its CPU, and an answer queued past the 3 s timeout is one
+    // more retry (a spiral that ran out the 180 s: 100 in flight at load 10, 30 beside two busy loops). The calls
+    // still overlap; what is asserted is unchanged.
+    const outcomes = await pool(1_000, IN_FLIGHT, (i) =>
       logical(
         (key) =>
           client.payments
@@ -143,7 +150,7 @@ describe('at 30 % faults, every logical call makes exactly one object', () => {
 
   it('300 payouts.create calls make 300 payouts', async () => {
     const failures: string[] = [];
-    const outcomes = await pool(300, 30, (i) =>
+    const outcomes = await pool(300, IN_FLIGHT, (i) =>
       logical(
         (key) =>
           client.payouts
@@ -173,14 +180,14 @@ describe('at 30 % faults, every logical call makes exactly one object', () => {
   it('300 refunds make one refund each, and no payment is refunded beyond its amount', async () => {
     // Payments made directly (no proxy), then paid through the simulator, then refunded through the faults.
     const direct = new PspClient({ apiKey: ref.api_key, baseUrl: ref.base_url });
-    const payments = await pool(300, 30, async (i) => {
+    const payments = await pool(300, IN_FLIGHT, async (i) => {
       const { payment } = await direct.payments.create({ amount: 20_000 + i * 1_000 });
       const res = await admin(`/_simulator/payments/${payment.id}/succeed`, { method: 'POST' });
       expect(res.status).toBe(200);
       return payment;
     });
     const failures: string[] = [];
-    const outcomes = await pool(300, 30, (i) =>
+    const outcomes = await pool(300, IN_FLIGHT, (i) =>
       logical(
         (key) =>
           client.payments
@@ -199,7 +206,7 @@ describe('at 30 % faults, every logical call makes exactly one object', () => {
         ` duplicates=${made.length - new Set(made).size} typed-failures=${JSON.stringify(tally(failures))}`,
     );
     expect(made.length).toBe(300);
-    const after = await pool(300, 30, (i) => direct.payments.get(payments[i]!.id));
+    const after = await pool(300, IN_FLIGHT, (i) => direct.payments.get(payments[i]!.id));
     for (const p of after) {
       expect(p.refunds).toHaveLength(1);
       expect(p.amount_refunded).toBe(5_000);

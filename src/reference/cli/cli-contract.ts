@@ -8,10 +8,10 @@ import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import {
   CHECK_GROUPS,
-  type CheckGroup,
   type ContractOptions,
   ContractUsageError,
   formatContractSummary,
+  listChecks,
   runContract,
   toJUnit,
 } from '../../conformance/index.js';
@@ -50,7 +50,11 @@ const OPTIONS = {
     value: '<whs_...>',
     help: "the shop's webhook endpoint secret (PSP_WEBHOOK_SECRET), which signs deliveries; not needed with --admin-token",
   },
-  only: { type: 'string', value: '<group,...>', help: `run only these groups: ${CHECK_GROUPS.join(', ')}` },
+  only: {
+    type: 'string',
+    value: '<group|check,...>',
+    help: `run only these groups (${CHECK_GROUPS.join(', ')}) and checks (ids as --dry-run lists them)`,
+  },
   json: { type: 'boolean', default: false, help: 'print the result as one JSON object' },
   junit: {
     type: 'string',
@@ -99,10 +103,11 @@ function parse(
     ?.split(',')
     .map((g) => g.trim())
     .filter(Boolean);
-  const unknown = only?.find((g) => !(CHECK_GROUPS as readonly string[]).includes(g));
+  const ids = listChecks().map((c) => c.id);
+  const unknown = only?.find((g) => !(CHECK_GROUPS as readonly string[]).includes(g) && !ids.includes(g));
   if (unknown !== undefined)
     throw new UsageProblem(
-      `unknown group ${JSON.stringify(redactSecrets(unknown).slice(0, 40))}; groups: ${CHECK_GROUPS.join(', ')}`,
+      `unknown group or check ${JSON.stringify(redactSecrets(unknown).slice(0, 40))}; groups: ${CHECK_GROUPS.join(', ')} (--dry-run lists every check)`,
     );
   const port = values['webhook-port'];
   if (port !== undefined && !/^\d{1,5}$/.test(port))
@@ -123,7 +128,7 @@ function parse(
       signingSecret: values['signing-secret'] ?? env.PSP_SIGNING_SECRET,
       adminToken: values['admin-token'] ?? env.PSP_ADMIN_TOKEN,
       webhook,
-      ...(only?.length ? { only: only as CheckGroup[] } : {}),
+      ...(only?.length ? { only: only as NonNullable<ContractOptions['only']> } : {}),
       dryRun: values['dry-run'],
     },
     json: values.json,

@@ -6,6 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listChecks } from '../../../src/conformance/index.js';
 import { contractCommand } from '../../../src/reference/cli/cli-contract.js';
 import { bundled } from '../../support/bundles.js';
 
@@ -137,6 +138,31 @@ describe('psp-reference contract', { timeout: 180_000 }, () => {
     expect(run.stdout).toMatch(/checks listed \(dry run: nothing sent\)/);
   });
 
+  it('--only takes check ids beside groups, and refuses an unknown one before any request', async () => {
+    const run = async (only: string) => {
+      let out = '';
+      let err = '';
+      const io = {
+        stdout: (t: string) => {
+          out += t;
+        },
+        stderr: (t: string) => {
+          err += t;
+        },
+        tty: false,
+      };
+      const code = await contractCommand([...connection(), '--dry-run', '--only', only], {}, io);
+      return { code, out, err };
+    };
+    const listed = await run('banks,idempotency.key-length');
+    expect(listed.code).toBe(0);
+    const ids = listed.out.match(/^[a-z-]+\.[a-z0-9-]+(?=\s+\d)/gm);
+    expect(ids).toEqual(['idempotency.key-length', ...listChecks(['banks']).map((c) => c.id)]);
+    const unknown = await run('banks.nope');
+    expect(unknown.code).toBe(2);
+    expect(unknown.err).toMatch(/unknown group or check "banks\.nope"/);
+  });
+
   it.each([
     [
       'a live key',
@@ -153,6 +179,7 @@ describe('psp-reference contract', { timeout: 180_000 }, () => {
       ['--base-url', 'http://127.0.0.1:9', '--api-key', 'sk_test_abc123_x', '--only', 'nope'],
       /unknown group/,
     ],
+
     ['an unknown flag', ['--nope'], /Unknown option/],
   ])('exits 2 on %s, before any request', async (_, args, message) => {
     const run = await contract(args);

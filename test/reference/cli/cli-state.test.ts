@@ -2,17 +2,25 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { lstat, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createReference } from '../../../src/reference/service.js';
 import { readStateFile, StateFileError, writeStateFile } from '../../../src/reference/state/file.js';
 import { bundled } from '../../support/bundles.js';
 
 const root = join(import.meta.dirname, '..', '..', '..');
+// The tests that start the CLI run side by side (each spends most of its time waiting for a child to start or
+// stop): what they leave, a child of a failed test included, goes when the file ends.
 const children: ChildProcess[] = [];
 const dirs: string[] = [];
-afterEach(async () => {
-  for (const child of children.splice(0))
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+afterAll(async () => {
+  const running = children.splice(0).filter((c) => c.exitCode === null && c.signalCode === null);
+  await Promise.all(
+    running.map((child) => {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      return exited;
+    }),
+  );
   for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
 });
 
@@ -47,7 +55,7 @@ function cli(args: string[]) {
 
 const T = 60_000;
 
-describe('psp-reference --state <file>', () => {
+describe.concurrent('psp-reference --state <file>', () => {
   it(
     'writes the whole state on SIGTERM (0600) and the next start serves it, with the same facts and admin token',
     async () => {
@@ -240,7 +248,7 @@ async function createPayment(facts: Record<string, string>): Promise<number> {
 }
 
 // Issue 32, F8.
-describe('psp-reference --state: one reference per file, failed saves told, symlinks written through', () => {
+describe.concurrent('psp-reference --state: one reference per file, failed saves told, symlinks written through', () => {
   it(
     'a second reference on the same file (here through a symlink) exits 2 naming the first; the first keeps the file',
     async () => {
