@@ -98,37 +98,45 @@ function expectWorking(app: string): void {
 // The newcomer's paths before the package is on the registry, from a clone that was never built: `npm pack` then
 // `npm install ./psp-sdk-<version>.tgz`, or `npm install <git url>`. Both must build dist/ on the way.
 describe('installing from a fresh clone, without a prior build', () => {
-  it('npm pack builds dist/ in prepack; the tarball installs in an empty app where require and import work', () => {
-    const clone = freshClone('pack');
-    const manifest = join(clone, 'package.json');
-    const before = { text: readFileSync(manifest, 'utf8'), mtime: statSync(manifest).mtimeMs };
-    const packOut = run('npm', ['pack', '--json', '--pack-destination', work], clone);
-    const [packed] = JSON.parse(packOut.slice(packOut.indexOf('['))) as Array<{
-      filename: string;
-      files: Array<{ path: string }>;
-    }>;
-    const files = packed?.files.map((f) => f.path) ?? [];
-    expect(files).toEqual(
-      expect.arrayContaining(['dist/index.js', 'dist/index.cjs', 'dist/webhooks/index.cjs']),
-    );
-    const { app, installed } = emptyApp('from-tarball', join(work, packed!.filename));
-    expectWorking(app);
-    // The tarball names no install script: npm lists a `prepare` of a tarball dependency among the scripts to
-    // review, although it never runs it. prepack takes it out for the tarball, and postpack puts it back.
-    const shipped = JSON.parse(readFileSync(join(app, 'node_modules', 'psp-sdk', 'package.json'), 'utf8'));
-    expect(Object.keys(shipped.scripts)).not.toContain('prepare');
-    expect(installed).not.toMatch(/install scripts|allowScripts|approve-scripts/);
-    // The clone's package.json is as it was: its bytes, and its time to the millisecond (utimes takes no finer).
-    expect(readFileSync(manifest, 'utf8')).toBe(before.text);
-    expect(Math.abs(statSync(manifest).mtimeMs - before.mtime)).toBeLessThan(1);
-    // Not a speed goal: each test runs npm install and a whole build in a clone, synchronously, so vitest can only
-    // judge it after it ends; 240 s failed a run that passed on a machine with every core busy (234 s, 443 s both).
-  }, SLOW_MACHINE_MS);
+  it(
+    'npm pack builds dist/ in prepack; the tarball installs in an empty app where require and import work',
+    () => {
+      const clone = freshClone('pack');
+      const manifest = join(clone, 'package.json');
+      const before = { text: readFileSync(manifest, 'utf8'), mtime: statSync(manifest).mtimeMs };
+      const packOut = run('npm', ['pack', '--json', '--pack-destination', work], clone);
+      const [packed] = JSON.parse(packOut.slice(packOut.indexOf('['))) as Array<{
+        filename: string;
+        files: Array<{ path: string }>;
+      }>;
+      const files = packed?.files.map((f) => f.path) ?? [];
+      expect(files).toEqual(
+        expect.arrayContaining(['dist/index.js', 'dist/index.cjs', 'dist/webhooks/index.cjs']),
+      );
+      const { app, installed } = emptyApp('from-tarball', join(work, packed!.filename));
+      expectWorking(app);
+      // The tarball names no install script: npm lists a `prepare` of a tarball dependency among the scripts to
+      // review, although it never runs it. prepack takes it out for the tarball, and postpack puts it back.
+      const shipped = JSON.parse(readFileSync(join(app, 'node_modules', 'psp-sdk', 'package.json'), 'utf8'));
+      expect(Object.keys(shipped.scripts)).not.toContain('prepare');
+      expect(installed).not.toMatch(/install scripts|allowScripts|approve-scripts/);
+      // The clone's package.json is as it was: its bytes, and its time to the millisecond (utimes takes no finer).
+      expect(readFileSync(manifest, 'utf8')).toBe(before.text);
+      expect(Math.abs(statSync(manifest).mtimeMs - before.mtime)).toBeLessThan(1);
+      // Not a speed goal: each test runs npm install and a whole build in a clone, synchronously, so vitest can only
+      // judge it after it ends; 240 s failed a run that passed on a machine with every core busy (234 s, 443 s both).
+    },
+    SLOW_MACHINE_MS,
+  );
 
   // npm prepares a git dependency as it does a directory installed with --install-links: it runs the package's
   // `prepare` (not `prepack`) and packs the result. This is that path, without a git server.
-  it('npm install of the clone as a dependency (the git-url path) builds dist/ in prepare', () => {
-    const clone = freshClone('dependency');
-    expectWorking(emptyApp('from-clone', clone, ['--install-links']).app);
-  }, SLOW_MACHINE_MS);
+  it(
+    'npm install of the clone as a dependency (the git-url path) builds dist/ in prepare',
+    () => {
+      const clone = freshClone('dependency');
+      expectWorking(emptyApp('from-clone', clone, ['--install-links']).app);
+    },
+    SLOW_MACHINE_MS,
+  );
 });
