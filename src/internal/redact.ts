@@ -110,8 +110,8 @@ function base64Views(text: string): string[] {
 /** Whether an encoded reading of `token` (not the token as written) carries a secret. */
 function hidesSecret(token: string): boolean {
   const plain = decodeEscapes(token);
-  if (plain !== token && looksSecret(plain)) return true;
-  return [token, plain].some((t) => base64Views(t).some(looksSecret));
+  if (plain === token) return base64Views(token).some(looksSecret);
+  return looksSecret(plain) || [token, plain].some((t) => base64Views(t).some(looksSecret));
 }
 
 /**
