@@ -3,8 +3,10 @@
 // runs under `valgrind --tool=callgrind` (Debian: apt-get install valgrind) with instrumentation off while it starts
 // and warms up (WARM_UP requests, default 6,000), then on for `count` requests (10 connections, as http-load); the
 // dump's total over `count` is its instructions per request. V8 runs single-threaded, so the garbage collector's and
-// the compiler's work is counted alike in every run. Runs of the same build still differ by a few per cent (when the
-// old generation is collected), so compare several runs, not one.
+// the compiler's work land in the count, whichever thread would do them. They still move it: two runs of one build
+// read 589k and 726k instructions per create (whether a full collection of the old generation, which holds every
+// payment made, or a recompilation falls in the window), and a forced gc() before the window made it worse (1.0-1.3M:
+// the compiled code is flushed and made again inside it). Compare several runs of each build, interleaved.
 //   node bench/profile/instructions.mjs get|create [count=1500] [dist folder ...]
 // With no dist folder it measures the build http-load would (bench/results/dist, else dist/). Every variant runs as
 // the psp-reference CLI does (overrideGlobalObjects); AB_OPTIONS replaces those ReferenceOptions. BARE=<figure>
@@ -14,7 +16,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { CREATE_INPUT_JSON } from '../lib/fixtures.mjs';
-import { ask, startServer } from '../servers/spawn.mjs';
+import { startServer } from '../servers/spawn.mjs';
 
 const [what = 'create', countArg = '1500', ...dists] = process.argv.slice(2);
 const count = Number(countArg);
@@ -66,9 +68,6 @@ async function measure(name, script, args, env) {
   });
   const pid = String(s.child.pid);
   await load(s.facts, WARM_UP); // the JIT's warm-up, uncounted
-  // A full collection first: whether the old generation's next one falls in the counted window would move the
-  // figure by a fifth (the reference keeps every payment it made).
-  if (script === 'reference.mjs') await ask(s.child, { cmd: 'memory' }, 'memory');
   execFileSync('callgrind_control', ['-i', 'on', pid], { stdio: 'ignore' });
   execFileSync('callgrind_control', ['-z', pid], { stdio: 'ignore' });
   const r = await load(s.facts, count);
