@@ -3,11 +3,16 @@
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-/** Forks `servers/<script>` with `args`; resolves to { child, facts } once the child reports, or rejects. */
-export function startServer(script, args = [], { execArgv = [], timeoutMs = 30_000, env } = {}) {
+/**
+ * Forks `servers/<script>` with `args`; resolves to { child, facts } once the child reports, or rejects. `wrap` runs
+ * node under a command (`['valgrind', '--tool=callgrind']`), which must pass file descriptor 3 (IPC) through.
+ */
+export function startServer(script, args = [], { execArgv = [], timeoutMs = 30_000, env, wrap = [] } = {}) {
   const file = fileURLToPath(new URL(script, import.meta.url));
+  const [execPath = process.execPath, ...before] = wrap.length ? [...wrap, process.execPath] : [];
   const child = fork(file, args, {
-    execArgv: ['--expose-gc', ...execArgv],
+    execPath,
+    execArgv: [...before, '--expose-gc', ...execArgv],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     env: env ? { ...process.env, ...env } : process.env,
   });

@@ -80,8 +80,11 @@ function base64Views(text: string): string[] {
 /** Whether an encoded reading of `token` (not the token as written) carries a secret. */
 function hidesSecret(token: string, known: RegExp | undefined): boolean {
   const plain = decodeEscapes(token);
-  if (plain !== token && looksSecret(plain, known)) return true;
-  return [token, plain].some((t) => base64Views(t).some((view) => looksSecret(view, known)));
+  if (plain === token) return base64Views(token).some((view) => looksSecret(view, known));
+  return (
+    looksSecret(plain, known) ||
+    [token, plain].some((t) => base64Views(t).some((view) => looksSecret(view, known)))
+  );
 }
 
 /**

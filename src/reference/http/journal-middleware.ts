@@ -30,12 +30,17 @@ const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0,
 
 /**
  * The `code` of an error answer: as the reference's own error bodies were made (no copy), else read from a copy of
- * the body (an app middleware's own answer), so the answer still leaves whole.
+ * the body (an app middleware's own answer), so the answer still leaves whole. A success has none, and costs no
+ * await.
  */
-async function errorCode(res: Response): Promise<string | null> {
+function errorCode(res: Response): string | null | Promise<string | null> {
   if (res.status < 400) return null;
   const own = errorCodeOf(res);
   if (own !== null || !res.headers.get('content-type')?.includes('json')) return own;
+  return foreignCode(res);
+}
+
+async function foreignCode(res: Response): Promise<string | null> {
   try {
     const body = (await res.clone().json()) as { error?: { code?: unknown } | undefined } | null;
     const code = body?.error?.code;
@@ -65,7 +70,7 @@ export function journalMiddleware(journal: RequestJournal, redact: Redactor): Mi
     if (!isPublic(path)) return next();
     const time = journal.now();
     const request = c.req.raw;
-    const record = async (res: Response | undefined) => {
+    const record = (res: Response | undefined, errorCode: string | null) => {
       const raw = c.get('raw') as Uint8Array | undefined;
       const key = request.headers.get('idempotency-key');
       journal.record({
@@ -74,7 +79,7 @@ export function journalMiddleware(journal: RequestJournal, redact: Redactor): Mi
         method: request.method,
         path: cut(redact.text(path), 200),
         status: res?.status ?? null,
-        error_code: res ? await errorCode(res) : null,
+        error_code: errorCode,
         idempotency_key: key === null ? null : cut(redact.text(key), 255),
         request_id: res ? (c.env?.requestId ?? null) : null,
         merchant_id: (c.get('caller') as Caller | undefined)?.merchant.id ?? null,
@@ -87,9 +92,10 @@ export function journalMiddleware(journal: RequestJournal, redact: Redactor): Mi
       await next();
     } catch (error) {
       // A fault's reset: no answer left, but the request was received.
-      if (error instanceof ConnectionReset) await record(undefined);
+      if (error instanceof ConnectionReset) record(undefined, null);
       throw error;
     }
-    await record(c.res);
+    const code = errorCode(c.res);
+    record(c.res, code instanceof Promise ? await code : code);
   };
 }

@@ -7,6 +7,7 @@ import { CODE } from '../../schemas/errors.js';
 import { OPERATIONS, type OperationName } from '../../schemas/operations.js';
 import { refuse } from '../domain/errors.js';
 import type { Clock } from '../domain/clock.js';
+import { utf8Length } from '../domain/quota.js';
 import { Fifo } from '../util/fifo.js';
 
 /**
@@ -84,8 +85,8 @@ export interface JournalOptions {
 /** The most characters of a body the journal keeps. */
 export const MAX_JOURNAL_BODY = 16 * 1024;
 
-const enc = new TextEncoder();
-const bytesOf = (entry: JournalEntry) => enc.encode(JSON.stringify(entry)).byteLength;
+// Counted, not encoded: an encoding would copy every entry once more.
+const bytesOf = (entry: JournalEntry) => utf8Length(JSON.stringify(entry));
 
 function bound(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
