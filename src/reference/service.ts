@@ -213,7 +213,6 @@ export function createReference(options: ReferenceOptions = {}): Reference {
   if (initial && fixedToken !== undefined && fixedToken !== initial.doc.admin_token)
     throw new FixedCredentialError("adminToken is not the state's admin token (its value is not shown)");
   const clock = makeClock(options.clock);
-  const journal = new RequestJournal(clock, options.journal);
   const log = options.logger;
   const domain = new Domain({ clock, ...(options.bank ? { bank: options.bank } : {}) });
   const webhooks = createWebhookService({
@@ -252,6 +251,7 @@ export function createReference(options: ReferenceOptions = {}): Reference {
   // This reference's own redaction: its startup credentials, even without their prefix, in its error bodies and
   // log lines (and nobody else's: a client in the same process has its own).
   const redact = new Redactor([facts.api_key, facts.signing_secret, adminToken, webhookSecret]);
+  const journal = new RequestJournal(clock, redact, options.journal);
   const appDeps = {
     domain,
     cabinet,

@@ -231,6 +231,20 @@ describe('secrets', () => {
   });
 });
 
+describe('secrets across the cut', () => {
+  it('masks a secret that runs across the 200th character of a path as it would in the whole path', async () => {
+    env = setup();
+    const { ref } = env;
+    // The key without its prefix, 7 of its characters before the cut: too few to be found there alone.
+    const bare = ref.api_key.replace(/^sk_test_[^_]*_/, '');
+    const head = '/api/v1/public/payments/';
+    await env.call(`/payments/${'p'.repeat(200 - head.length - 7)}${bare}`);
+    const [entry] = ref.requests().items;
+    expect(entry?.path.startsWith(`${head}ppp`)).toBe(true);
+    expect(entry?.path).not.toContain(bare.slice(0, 7));
+  });
+});
+
 describe('over node:http', () => {
   it('journals through the node adapter: bodies read on demand, a refusal unread', async () => {
     running = await startReference({ port: 0 });

@@ -11,7 +11,7 @@ import { createEventStreamHub } from '../../src/reference/sse/index.js';
 import { createState } from '../../src/reference/state/index.js';
 import { createWebhookService } from '../../src/reference/webhooks/index.js';
 import { expectError, setup } from './helpers.js';
-import { Redactor } from '../../src/internal/redact.js';
+import { formsOnly, Redactor } from '../../src/internal/redact.js';
 
 // Every request goes through the one hono app: its router, its middleware and its error handler. No route, the
 // busiest two included, answers around them.
@@ -152,7 +152,7 @@ describe('middleware added to the app', () => {
 
 describe('the request journal on the one path', () => {
   it("sits before the app's other middleware: an answer made in place of a route is journaled, and only public requests are", async () => {
-    const journal = new RequestJournal(new ManualClock(0));
+    const journal = new RequestJournal(new ManualClock(0), formsOnly);
     const { app, key, adminToken } = appWith(
       [
         async (c, next) => {

@@ -1,6 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
 import { sha256Hex } from '../../internal/hmac.js';
-import type { Redactor } from '../../internal/redact.js';
 import { OPERATIONS, type OperationName, PUBLIC_PREFIX } from '../../schemas/operations.js';
 import { ConnectionReset } from '../faults/index.js';
 import type { Caller } from '../domain/validate.js';
@@ -50,21 +49,18 @@ async function foreignCode(res: Response): Promise<string | null> {
   }
 }
 
-function bodyText(raw: Uint8Array, redact: Redactor): string {
-  // A UTF-8 character is at most 4 bytes: this many bytes hold the most characters kept.
-  const text = new TextDecoder().decode(raw.subarray(0, MAX_JOURNAL_BODY * 4));
-  return redact.text(cut(text, MAX_JOURNAL_BODY));
-}
+// A UTF-8 character is at most 4 bytes: this many bytes hold every character the journal keeps.
+const bodyText = (raw: Uint8Array) => new TextDecoder().decode(raw.subarray(0, MAX_JOURNAL_BODY * 8));
 
 /**
  * Records every public request in `journal` once its answer is known: mounted first in `createApp`, so it sees
  * what leaves, a section 5 refusal, a 404 and a fault rule's answer or reset included. It reads only what the
  * request already carried through the app (the body's bytes if section 5 read them, the caller it found), so it
- * reads no byte more and changes nothing.
+ * reads no byte more and changes nothing. What the client sent is recorded as sent: the journal redacts it when read.
  *
- * @example app.use(journalMiddleware(journal, deps.redact));
+ * @example app.use(journalMiddleware(journal));
  */
-export function journalMiddleware(journal: RequestJournal, redact: Redactor): MiddlewareHandler<AppEnv> {
+export function journalMiddleware(journal: RequestJournal): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const path = c.req.path;
     if (!isPublic(path)) return next();
@@ -77,15 +73,15 @@ export function journalMiddleware(journal: RequestJournal, redact: Redactor): Mi
         time,
         operation: operationOf(request.method, path),
         method: request.method,
-        path: cut(redact.text(path), 200),
+        path,
         status: res?.status ?? null,
         error_code: errorCode,
-        idempotency_key: key === null ? null : cut(redact.text(key), 255),
+        idempotency_key: key,
         request_id: res ? (c.env?.requestId ?? null) : null,
         merchant_id: (c.get('caller') as Caller | undefined)?.merchant.id ?? null,
         body_bytes: raw ? raw.byteLength : null,
         body_sha256: raw ? sha256Hex(raw) : null,
-        ...(journal.bodies ? { body: raw ? bodyText(raw, redact) : null } : {}),
+        ...(journal.bodies ? { body: raw ? bodyText(raw) : null } : {}),
       });
     };
     try {

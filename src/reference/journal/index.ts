@@ -1,8 +1,13 @@
 /**
  * The request journal: what the public API received, for a merchant's own tests to assert on ("checkout sent one
  * create, with an Idempotency-Key, and retried it once"). Facts only: no key, no secret, and no body text unless
- * asked for (then redacted). Bounded in entries and bytes; the oldest go first and are counted.
+ * asked for. Bounded in entries and bytes; the oldest go first and are counted.
+ *
+ * The text a client sent (the path, the Idempotency-Key, the body) is kept as sent and redacted when it is read:
+ * every request is journaled and few are ever read, so a request pays nothing for the redaction, and no reader sees
+ * an entry but through `list`.
  */
+import type { Redactor } from '../../internal/redact.js';
 import { CODE } from '../../schemas/errors.js';
 import { OPERATIONS, type OperationName } from '../../schemas/operations.js';
 import { refuse } from '../domain/errors.js';
@@ -82,8 +87,15 @@ export interface JournalOptions {
   maxBytes?: number | undefined;
 }
 
-/** The most characters of a body the journal keeps. */
+/** The most characters of a body the journal shows. */
 export const MAX_JOURNAL_BODY = 16 * 1024;
+const MAX_PATH = 200;
+const MAX_KEY = 255;
+// Kept past what is shown: a secret, or an encoding of one, that runs across the cut is still whole when the
+// redaction reads it, so the part shown before the cut is masked as it would be in the whole text.
+const SLACK = 1024;
+
+const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
 
 // Counted, not encoded: an encoding would copy every entry once more.
 const bytesOf = (entry: JournalEntry) => utf8Length(JSON.stringify(entry));
@@ -100,6 +112,7 @@ function bound(name: string, value: number | undefined, fallback: number): numbe
 export class RequestJournal {
   readonly bodies: boolean;
   readonly #clock: Clock;
+  readonly #redact: Redactor;
   readonly #maxEntries: number;
   readonly #maxBytes: number;
   #entries = new Fifo<{ entry: JournalEntry; bytes: number }>();
@@ -107,9 +120,13 @@ export class RequestJournal {
   #dropped = 0;
   #seq = 0;
 
-  /** @throws TypeError for a bound that is not a non-negative integer. */
-  constructor(clock: Clock, options: JournalOptions = {}) {
+  /**
+   * `redact`: the owner's redaction, applied to what a reader is shown.
+   * @throws TypeError for a bound that is not a non-negative integer.
+   */
+  constructor(clock: Clock, redact: Redactor, options: JournalOptions = {}) {
     this.#clock = clock;
+    this.#redact = redact;
     this.bodies = options.bodies ?? false;
     this.#maxEntries = bound('maxEntries', options.maxEntries, 1000);
     this.#maxBytes = bound('maxBytes', options.maxBytes, 4 * 1024 * 1024);
@@ -120,9 +137,19 @@ export class RequestJournal {
     return new Date(this.#clock.now()).toISOString();
   }
 
-  /** Adds an entry (its `seq` is given here), pushing out the oldest past either bound. */
+  /**
+   * Adds an entry (its `seq` is given here), pushing out the oldest past either bound. `path`, `idempotency_key`
+   * and `body` come as sent: they are redacted and cut when read.
+   */
   record(fields: Omit<JournalEntry, 'seq'>): void {
-    const entry = { seq: ++this.#seq, ...fields };
+    const { path, idempotency_key: key, body } = fields;
+    const entry: JournalEntry = {
+      seq: ++this.#seq,
+      ...fields,
+      path: cut(path, MAX_PATH + SLACK),
+      idempotency_key: key === null ? null : cut(key, MAX_KEY + SLACK),
+      ...(typeof body === 'string' ? { body: cut(body, MAX_JOURNAL_BODY + SLACK) } : {}),
+    };
     const bytes = bytesOf(entry);
     this.#entries.push({ entry, bytes });
     this.#bytes += bytes;
@@ -148,9 +175,21 @@ export class RequestJournal {
         (merchant === undefined || entry.merchant_id === merchant) &&
         (since === undefined || Date.parse(entry.time) >= since);
       // A copy out: a caller's change to an entry does not change the journal.
-      if (match) items.push({ ...entry });
+      if (match) items.push(this.#shown(entry));
     }
     return { items, dropped: this.#dropped };
+  }
+
+  /** What a reader sees of `entry`: a copy, its text from the client redacted and cut. */
+  #shown(entry: JournalEntry): JournalEntry {
+    const show = (text: string, max: number) => cut(this.#redact.text(text), max);
+    const { idempotency_key: key, body } = entry;
+    return {
+      ...entry,
+      path: show(entry.path, MAX_PATH),
+      idempotency_key: key === null ? null : show(key, MAX_KEY),
+      ...(typeof body === 'string' ? { body: show(body, MAX_JOURNAL_BODY) } : {}),
+    };
   }
 
   /** Forgets every entry and the dropped count (`DELETE /_simulator/requests`, and a restore). */
