@@ -5,7 +5,7 @@
 // puts it back. Both keep the file's modification time: prepack's freshness check, and a pack running beside this
 // one, must not see a newer package.json than the build. The value put back is this constant, not a saved copy, so
 // two packs at once (npm test packs beside itself) can only ever leave the file as it was.
-import { readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export const PREPARE = 'node scripts/prepack.mjs --as-dependency';
@@ -17,8 +17,13 @@ function rewrite(file, change) {
   const pkg = JSON.parse(readFileSync(file, 'utf8'));
   const scripts = change(pkg.scripts ?? {});
   if (!scripts) return;
-  writeFileSync(file, `${JSON.stringify({ ...pkg, scripts }, null, 2)}\n`);
-  utimesSync(file, atime, mtime);
+  // Written beside it and renamed over it: a step reading package.json at this moment (publint, attw and the
+  // package smoke pack side by side) sees the old file or the new one, never a half-written one. A publint run
+  // once failed so, reading the package as if it had no "type": "module".
+  const next = `${file}.${process.pid}.tmp`;
+  writeFileSync(next, `${JSON.stringify({ ...pkg, scripts }, null, 2)}\n`);
+  utimesSync(next, atime, mtime);
+  renameSync(next, file);
 }
 
 /** Takes `prepare` out of package.json (prepack, just before npm packs). */
