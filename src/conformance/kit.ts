@@ -1,6 +1,6 @@
 // What every check works with: the wire (raw requests, recorded for a failure's report), the SDK's own client, the
 // reference's control surface when there is one, the budgets, and the clean-up of what the run made.
-import { PspApiError } from '../client/api-errors.js';
+import { PspApiError, readText } from '../client/api-errors.js';
 import { PspClient } from '../client/client.js';
 import { retryDecision } from '../client/retry.js';
 import { hmacSha256Hex } from '../internal/hmac.js';
@@ -185,7 +185,21 @@ export class Kit {
           body: '',
         });
       }
-      const text = await res.text();
+      let text: string;
+      try {
+        // The SDK's own reader: a body over its cap or past the timeout ends the read, as it ends a call's.
+        text = await readText(res, REQUEST_TIMEOUT_MS);
+      } catch (error) {
+        throw new CheckFailure(
+          `the answer could not be read: ${redactSecrets(String((error as Error).message))}`,
+          {
+            request,
+            status: res.status,
+            requestId: res.headers.get('x-request-id') ?? undefined,
+            body: '',
+          },
+        );
+      }
       if (res.status === 429 && !options.keep429) {
         const seconds = Number(res.headers.get('retry-after'));
         const decision = retryDecision({
@@ -328,8 +342,11 @@ export class Kit {
    */
   async pay(payment: { id: string; payment_url: string }, action: 'pay' | 'decline' = 'pay'): Promise<void> {
     this.#spend();
-    const page = await this.#settings.fetch(payment.payment_url, { redirect: 'manual' });
-    const html = await page.text();
+    const page = await this.#settings.fetch(payment.payment_url, {
+      redirect: 'manual',
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    });
+    const html = await readText(page, REQUEST_TIMEOUT_MS);
     const form = [...html.matchAll(/<form\b[^>]*\baction="([^"]+)"[^>]*>([\s\S]*?)<\/form>/gi)].find((m) =>
       new RegExp(`\\b(?:id|data-testid)="${action}"`).test(m[2] ?? ''),
     );

@@ -1,5 +1,6 @@
 // A raw reader of the event stream (spec 4.8), line by line, so that the framing itself can be checked: the
 // SDK's parser would forgive what the spec does not allow.
+import { MAX_MESSAGE } from '../client/sse/parse.js';
 import { hmacSha256Hex } from '../internal/hmac.js';
 import { CheckFailure } from './outcomes.js';
 import { PUBLIC_PREFIX, pathOf } from '../schemas/operations.js';
@@ -60,6 +61,13 @@ export async function openStream(kit: Kit, key = kit.apiKey, secret = kit.signin
       pending = undefined;
       if (result.done) ended = true;
       else buffer += result.value;
+      // A line no message of the spec could fill (the SDK's own bound): a stream that never ends one fails the
+      // check, and the kit's memory stays bounded.
+      if (buffer.length > MAX_MESSAGE && buffer.indexOf('\n') < 0) {
+        ended = true;
+        void reader.cancel().catch(() => undefined);
+        throw new CheckFailure(`a line of the event stream runs past ${MAX_MESSAGE} characters`);
+      }
     }
   };
 

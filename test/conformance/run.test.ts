@@ -166,6 +166,65 @@ describe('runContract against the reference in-process', { timeout: 180_000 }, (
     expect(result.ok).toBe(false);
   });
 
+  it('fails a check whose stream the service refuses, without an unhandled rejection ending the run', async () => {
+    // A service that refuses everything: the SDK's stream is begun before the payment that fails the check first,
+    // so its own refusal comes after the check has already failed.
+    const refuseAll: typeof globalThis.fetch = async () =>
+      new Response(JSON.stringify({ error: { code: 'bad_request', message: 'no' } }), {
+        status: 400,
+        headers: { 'content-type': 'application/json' },
+      });
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const result = await runContract({
+        baseUrl: 'http://localhost',
+        apiKey: 'sk_test_abc123_callerSecretValue0',
+        fetch: refuseAll,
+        only: ['events.reconnect'],
+      });
+      // The stream's refusal settles within a few turns of the event loop; any unhandled one is reported by then.
+      for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+      expect(result.checks).toMatchObject([{ id: 'events.reconnect', outcome: 'failed' }]);
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+
+  it("fails a check on an answer over the SDK's 8 MiB cap or a stream line over 1 MiB, reading no more of it", async () => {
+    // Bodies that pass their bound and then never end: the kit must stop at the bound, not wait or hold them.
+    let served = 0;
+    const endless = (type: string) => {
+      served = 0;
+      const body = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (served > 12 << 20) return new Promise<void>(() => {});
+          served += 1 << 16;
+          controller.enqueue(new Uint8Array(1 << 16).fill(97));
+          return undefined;
+        },
+      });
+      return new Response(body, { headers: { 'content-type': type } });
+    };
+    const base = { baseUrl: 'http://localhost', apiKey: 'sk_test_abc123_callerSecretValue0' };
+    const json = await runContract({
+      ...base,
+      fetch: async () => endless('application/json'),
+      only: ['banks.directory'],
+    });
+    expect(json.checks[0]).toMatchObject({ outcome: 'failed', reason: expect.stringMatching(/over 8 MiB/) });
+    expect(served).toBeLessThan(10 << 20);
+    const sse = await runContract({
+      ...base,
+      fetch: async () => endless('text/event-stream'),
+      only: ['events.one-per-key'],
+    });
+    expect(sse.checks[0]).toMatchObject({ outcome: 'failed', reason: expect.stringMatching(/runs past/) });
+    expect(served).toBeLessThan(3 << 20);
+  });
+
   it("runs only the checks named by id, beside whole groups, in the kit's order", async () => {
     const { ref, fetch } = inProcess();
     const only = ['payments.get-not-found', 'banks', 'auth.no-key'] as const;
