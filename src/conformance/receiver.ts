@@ -16,8 +16,15 @@ export interface Delivery {
   answered: number;
 }
 
+// What the receiver holds is bounded in count and bytes: through a tunnel anyone may post to it, and a genuine
+// delivery is a few kilobytes.
 const MAX_DELIVERIES = 1000;
+const MAX_HELD_BYTES = 32 << 20;
 const MAX_BODY = 1 << 20;
+// Connections, and how long one may take to send its request: a client that opens many and sends slowly holds
+// memory too.
+const MAX_CONNECTIONS = 256;
+const REQUEST_TIMEOUT_MS = 30_000;
 
 /** The running receiver. */
 export interface Receiver {
@@ -49,9 +56,10 @@ function readBody(req: IncomingMessage): Promise<string | undefined> {
 /** Starts the receiver on 127.0.0.1 (`port` 0: any free port). */
 export async function startReceiver(port = 0): Promise<Receiver> {
   const deliveries: Delivery[] = [];
+  let held = 0;
   const waiters = new Set<{ match: (d: Delivery) => boolean; resolve: (d: Delivery | undefined) => void }>();
   let refuse: ((delivery: Delivery) => boolean) | undefined;
-  const server = createServer(async (req, res) => {
+  const server = createServer({ requestTimeout: REQUEST_TIMEOUT_MS }, async (req, res) => {
     const raw = await readBody(req);
     if (raw === undefined) return;
     let json: Delivery['json'];
@@ -66,8 +74,10 @@ export async function startReceiver(port = 0): Promise<Receiver> {
     }
     const delivery: Delivery = { at: Date.now(), headers, raw, json, answered: 200 };
     if (refuse?.(delivery)) delivery.answered = 500;
-    if (deliveries.length >= MAX_DELIVERIES) deliveries.shift();
     deliveries.push(delivery);
+    held += raw.length;
+    while (deliveries.length > MAX_DELIVERIES || held > MAX_HELD_BYTES)
+      held -= deliveries.shift()?.raw.length ?? 0;
     res.writeHead(delivery.answered, { 'content-type': 'text/plain' }).end();
     for (const waiter of waiters) {
       if (waiter.match(delivery)) {
@@ -76,6 +86,7 @@ export async function startReceiver(port = 0): Promise<Receiver> {
       }
     }
   });
+  server.maxConnections = MAX_CONNECTIONS;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, '127.0.0.1', () => resolve());
