@@ -1,4 +1,5 @@
 import type { FieldIssue } from '../schemas/issues.js';
+import { API_KEY_RE, SIGNING_SECRET_RE } from '../schemas/limits.js';
 import { PspValidationError } from './errors.js';
 import { clientLogger, LEVEL_NAMES, type LogLevel, parseLogLevel } from './log-level.js';
 import type { Logger } from './logger.js';
@@ -127,10 +128,6 @@ export interface ResolvedOptions {
   userAgent: string | undefined;
 }
 
-// The secret parts are restricted to URL-safe and base64 characters: redaction (./redact.ts) then always
-// covers a whole secret, whatever text surrounds it.
-const API_KEY_RE = /^sk_(test|live)_[A-Za-z0-9]{6}_[A-Za-z0-9._~+/=-]+$/;
-const SIGNING_SECRET_RE = /^thm_[A-Za-z0-9._~+/=-]+$/;
 /** setTimeout's ceiling; ky refuses a larger timeout. */
 const MAX_TIMER = 2_147_483_647;
 

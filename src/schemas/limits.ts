@@ -61,6 +61,24 @@ export const IDEMPOTENCY_KEY_RULE =
  */
 export const API_KEY_RE = /^sk_(test|live)_[A-Za-z0-9]{6}_[A-Za-z0-9._~+/=-]+$/;
 
+/**
+ * The form of a terminal's signing secret (spec 5.3): `thm_` and the secret, in the key's alphabet (URL-safe and
+ * base64 characters), so the redaction always covers a whole secret, whatever text surrounds it.
+ *
+ * @example
+ * SIGNING_SECRET_RE.test('thm_9f8e7d'); // true
+ */
+export const SIGNING_SECRET_RE = /^thm_[A-Za-z0-9._~+/=-]+$/;
+
+/**
+ * The form of a webhook endpoint's secret (spec 6.1): `whs_` and the secret, in the same alphabet as
+ * {@link SIGNING_SECRET_RE}: it survives a header, a URL, a YAML file and a shell unquoted.
+ *
+ * @example
+ * WEBHOOK_SECRET_RE.test('whs_0a1b2c'); // true
+ */
+export const WEBHOOK_SECRET_RE = /^whs_[A-Za-z0-9._~+/=-]+$/;
+
 // The parts of WEBHOOK_URL_PATTERN. A source string (not a RegExp) because the OpenAPI document publishes the same
 // text as the field's JSON Schema `pattern` (ECMA-262 without flags: case is spelled out as [Hh]; `[0-9]`, never
 // `\d`, which other languages' regex engines read as any Unicode digit).

@@ -1,4 +1,4 @@
-import { API_KEY_RE } from '../../schemas/limits.js';
+import { API_KEY_RE, WEBHOOK_SECRET_RE } from '../../schemas/limits.js';
 import { adminTokenProblem } from './admin-token.js';
 
 /**
@@ -21,9 +21,6 @@ export const MIN_SECRET_CHARS = 24;
 /** Least estimated entropy, in bits, of a fixed credential's secret part (the reference's own have 165 or more). */
 export const MIN_SECRET_BITS = 64;
 const MAX_CHARS = 256;
-// The secret alphabet of spec 5.2's keys (API_KEY_RE), used for the webhook secret too: it survives a header, a URL,
-// a YAML file and a shell unquoted, and the redaction's pattern runs over all of it.
-const WEBHOOK_SECRET_RE = /^whs_[A-Za-z0-9._~+/=-]+$/;
 
 /**
  * Thrown for a fixed credential of a bad form, a weak one, or one that a starting state contradicts. Its message
