@@ -6,8 +6,16 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { PspMcp } from './index.js';
 
-/** At most this many sessions at once; a client past it is told to close one. */
+/**
+ * At most this many sessions at once. When all are taken, the one unused longest is closed to make room if it has
+ * been unused for {@link IDLE_SESSION_MS}; otherwise the new client is told to close one.
+ */
 export const MAX_SESSIONS = 16;
+/**
+ * A session unused this long gives way to a new one when all are taken: an agent that restarts without closing
+ * its session (a crash, a reload) would otherwise use one up for good, and after sixteen no agent could connect.
+ */
+export const IDLE_SESSION_MS = 10 * 60_000;
 export const MCP_PATH = '/mcp';
 
 /** A running HTTP endpoint. */
@@ -23,7 +31,12 @@ function refuse(res: ServerResponse, status: number, message: string): void {
 
 /** Serves `mcp` at `http://127.0.0.1:<port>/mcp` (port 0: a free one). */
 export async function serveHttp(mcp: PspMcp, port: number): Promise<HttpEndpoint> {
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  // In the order of their last request, the one unused longest first (a Map keeps insertion order).
+  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; usedAt: number }>();
+  const use = (sid: string, transport: StreamableHTTPServerTransport) => {
+    sessions.delete(sid);
+    sessions.set(sid, { transport, usedAt: Date.now() });
+  };
   let origins: Set<string> = new Set();
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
@@ -35,16 +48,26 @@ export async function serveHttp(mcp: PspMcp, port: number): Promise<HttpEndpoint
       return refuse(res, 404, `POST ${MCP_PATH}.`);
     const id = req.headers['mcp-session-id'];
     const known = typeof id === 'string' ? sessions.get(id) : undefined;
-    if (known) return known.handleRequest(req, res);
+    if (known) {
+      use(id as string, known.transport);
+      return known.transport.handleRequest(req, res);
+    }
     if (id !== undefined) return refuse(res, 404, 'Unknown session: initialize again.');
-    if (sessions.size >= MAX_SESSIONS)
-      return refuse(res, 503, `At most ${MAX_SESSIONS} sessions: close one.`);
+    if (sessions.size >= MAX_SESSIONS) {
+      const [oldestId, oldest] = sessions.entries().next().value ?? [];
+      if (!oldestId || !oldest || Date.now() - oldest.usedAt < IDLE_SESSION_MS)
+        return refuse(
+          res,
+          503,
+          `At most ${MAX_SESSIONS} sessions, all used within ${IDLE_SESSION_MS / 60_000} minutes: close one.`,
+        );
+      sessions.delete(oldestId);
+      await oldest.transport.close();
+    }
     // A new session: the transport answers anything but an initialize request with an error itself.
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (sid) => {
-        sessions.set(sid, transport);
-      },
+      onsessioninitialized: (sid) => use(sid, transport),
     });
     transport.onclose = () => {
       if (transport.sessionId) sessions.delete(transport.sessionId);
@@ -69,7 +92,7 @@ export async function serveHttp(mcp: PspMcp, port: number): Promise<HttpEndpoint
   return {
     url: `http://127.0.0.1:${bound}${MCP_PATH}`,
     async close() {
-      await Promise.all([...sessions.values()].map((t) => t.close()));
+      await Promise.all([...sessions.values()].map((s) => s.transport.close()));
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

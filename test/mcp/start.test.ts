@@ -6,8 +6,8 @@ import { request } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serveHttp } from '../../src/mcp/http.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { IDLE_SESSION_MS, MAX_SESSIONS, serveHttp } from '../../src/mcp/http.js';
 import { createPspMcp, LiveKeyRefused } from '../../src/mcp/index.js';
 import { type RunningReference, startReference } from '../../src/reference/index.js';
 import { signWebhook } from '../../src/webhooks/sign.js';
@@ -236,6 +236,68 @@ describe('createPspMcp and serveHttp in process', () => {
       });
     } finally {
       await client.close();
+      await mcp.close();
+    }
+  });
+
+  it('when every session is taken, closes the one unused longest once it has been idle 10 minutes, never sooner', async () => {
+    const mcp = await createPspMcp({ env: {} });
+    const http = await serveHttp(mcp, 0);
+    // Only Date is faked: the sockets and the MCP SDK keep real timers.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const initialize = async () => {
+        const res = await fetch(http.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'initialize',
+            params: {
+              protocolVersion: '2025-03-26',
+              capabilities: {},
+              clientInfo: { name: 'x', version: '1' },
+            },
+          }),
+        });
+        await res.text();
+        return { status: res.status, id: res.headers.get('mcp-session-id') };
+      };
+      const ping = async (id: string) => {
+        const res = await fetch(http.url, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-session-id': id,
+            'mcp-protocol-version': '2025-03-26',
+          },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }),
+        });
+        await res.text();
+        return res.status;
+      };
+      const ids: string[] = [];
+      for (let i = 0; i < MAX_SESSIONS; i++) {
+        const made = await initialize();
+        expect(made.status).toBe(200);
+        ids.push(made.id!);
+      }
+      expect((await initialize()).status).toBe(503);
+      // The first session is used again: the second is now the one unused longest.
+      vi.advanceTimersByTime(IDLE_SESSION_MS - 1000);
+      expect(await ping(ids[0]!)).toBe(200);
+      expect((await initialize()).status).toBe(503);
+      vi.advanceTimersByTime(1000);
+      const fresh = await initialize();
+      expect(fresh.status).toBe(200);
+      expect(await ping(ids[1]!)).toBe(404); // closed to make room
+      expect(await ping(ids[0]!)).toBe(200);
+      expect(await ping(fresh.id!)).toBe(200);
+    } finally {
+      vi.useRealTimers();
+      await http.close();
       await mcp.close();
     }
   });
