@@ -1,6 +1,7 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
-import { dirname, join, relative, sep } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 /**
@@ -24,12 +25,18 @@ function declaredFor(file: string): Set<string> {
 }
 const builtins = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
 
-/** The code files under `dir`; node_modules (the pinned runtimes' own install) is not entered. */
+/**
+ * The code files under `dir` that are the repository's own: tracked, or new and not ignored. What git ignores is
+ * built or installed (node_modules, dist/, and bench/results/dist, the build `npm run bench` copies), not code
+ * anyone wrote.
+ */
 function codeFiles(dir: string): string[] {
-  return readdirSync(join(root, dir), { recursive: true, withFileTypes: true })
-    .filter((d) => d.isFile() && /\.(?:[cm]?[jt]s|tsx)$/.test(d.name))
-    .map((d) => relative(root, join(d.parentPath, d.name)).split(sep).join('/'))
-    .filter((f) => !f.split('/').includes('node_modules'));
+  return execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z', '--', dir], {
+    cwd: root,
+    encoding: 'utf8',
+  })
+    .split('\0')
+    .filter((f) => /\.(?:[cm]?[jt]s|tsx)$/.test(f) && existsSync(join(root, f)));
 }
 
 /** The package a bare specifier names (`@scope/name/sub` -> `@scope/name`), or undefined for a path or a URL. */
