@@ -9,7 +9,10 @@ afterEach(async () => {
   receiver = undefined;
 });
 
-it('keeps the newest deliveries within 32 MiB, whatever their count, and refuses a body over 1 MiB', async () => {
+// 40 MiB through a socket: seconds on a loaded machine, so the guard is against a hang, not a speed.
+it('keeps the newest deliveries within 32 MiB, whatever their count, and refuses a body over 1 MiB', {
+  timeout: 120_000,
+}, async () => {
   receiver = await startReceiver();
   const body = (i: number) => `{"n":${i},"pad":"${'x'.repeat((1 << 20) - 64)}"}`;
   for (let i = 0; i < 40; i++) {
