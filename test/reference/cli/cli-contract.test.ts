@@ -65,6 +65,23 @@ function contract(args: string[]): Promise<{ code: number | null; stdout: string
 const connection = () => ['--base-url', facts.base_url!, '--api-key', facts.api_key!];
 
 // Each test starts the CLI; the first runs the whole kit: seconds idle, far longer on a loaded machine.
+/** Runs `psp-reference contract` in this process, its output captured; `tty` as the terminal would say. */
+async function inProcess(args: string[], tty: boolean) {
+  let out = '';
+  let err = '';
+  const io = {
+    stdout: (t: string) => {
+      out += t;
+    },
+    stderr: (t: string) => {
+      err += t;
+    },
+    tty,
+  };
+  const code = await contractCommand(args, {}, io);
+  return { code, out, err };
+}
+
 describe('psp-reference contract', { timeout: 180_000 }, () => {
   it('exits 0 against a psp-reference on this machine with every check passing, and writes the JUnit report', async () => {
     const junit = join(dir, 'contract.xml');
@@ -111,18 +128,7 @@ describe('psp-reference contract', { timeout: 180_000 }, () => {
   });
 
   it('prints one progress line per group on a TTY, then the summary table', async () => {
-    let out = '';
-    let err = '';
-    const io = {
-      stdout: (t: string) => {
-        out += t;
-      },
-      stderr: (t: string) => {
-        err += t;
-      },
-      tty: true,
-    };
-    const code = await contractCommand([...connection(), '--only', 'auth,banks'], {}, io);
+    const { code, out, err } = await inProcess([...connection(), '--only', 'auth,banks'], true);
     expect(code).toBe(0);
     expect(err.trimEnd().split('\n')).toEqual([
       expect.stringMatching(/^auth\s+4 passed, 3 needs-control \(\d+\.\d s\)$/),
@@ -139,21 +145,7 @@ describe('psp-reference contract', { timeout: 180_000 }, () => {
   });
 
   it('--only takes check ids beside groups, and refuses an unknown one before any request', async () => {
-    const run = async (only: string) => {
-      let out = '';
-      let err = '';
-      const io = {
-        stdout: (t: string) => {
-          out += t;
-        },
-        stderr: (t: string) => {
-          err += t;
-        },
-        tty: false,
-      };
-      const code = await contractCommand([...connection(), '--dry-run', '--only', only], {}, io);
-      return { code, out, err };
-    };
+    const run = (only: string) => inProcess([...connection(), '--dry-run', '--only', only], false);
     const listed = await run('banks,idempotency.key-length');
     expect(listed.code).toBe(0);
     const ids = listed.out.match(/^[a-z-]+\.[a-z0-9-]+(?=\s+\d)/gm);
@@ -179,7 +171,6 @@ describe('psp-reference contract', { timeout: 180_000 }, () => {
       ['--base-url', 'http://127.0.0.1:9', '--api-key', 'sk_test_abc123_x', '--only', 'nope'],
       /unknown group/,
     ],
-
     ['an unknown flag', ['--nope'], /Unknown option/],
   ])('exits 2 on %s, before any request', async (_, args, message) => {
     const run = await contract(args);
