@@ -1,7 +1,8 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Plugin } from 'esbuild';
+import type { BuildOptions, Plugin } from 'esbuild';
 import { defineConfig, type Options } from 'tsup';
+import { mcpTextsDefine } from './scripts/build-mcp-texts.mjs';
 
 const entry = {
   index: 'src/index.ts',
@@ -77,6 +78,16 @@ function declarations(entries: Record<string, string>): Options['dts'] {
   };
 }
 
+// The source maps name the file and line of src/ (or of a bundled package) for every line of dist/, without a copy
+// of those files' text: the text made 9 of the packed package's 13.6 MB (issue 43), and a stack trace mapped with
+// `--enable-source-maps` needs the names and lines only. scripts/notices.mjs reads the maps' `sources`, not their text.
+const lean = (options: BuildOptions) => {
+  options.sourcesContent = false;
+};
+
+// psp-mcp's resources: the spec and the guides as they are now, put into the builds that carry src/mcp.
+const define = mcpTextsDefine();
+
 export default defineConfig([
   {
     // ESM: entries share chunks, which scripts/check-dist.mjs verifies never carry reference code into the client
@@ -95,7 +106,9 @@ export default defineConfig([
     // `psp-reference contract` is the kit's build (below), loaded by the CLI when it is asked for.
     external: [...external, /^\.\/cli-contract\.js$/],
     esbuildPlugins: [nodeBuiltins],
+    define,
     esbuildOptions(options) {
+      lean(options);
       // ipaddr.js has `main` only (CommonJS, no `exports`), which a neutral build does not read by default.
       options.mainFields = ['module', 'main'];
     },
@@ -113,6 +126,7 @@ export default defineConfig([
     treeshake: true,
     noExternal: clientDeps,
     external,
+    esbuildOptions: lean,
   },
   {
     entry: cjsEntry,
@@ -131,6 +145,8 @@ export default defineConfig([
     treeshake: true,
     noExternal: [...clientDeps, ...referenceDeps],
     external,
+    define,
+    esbuildOptions: lean,
   },
   {
     // The `psp-reference` and `psp-mcp` bins: Node only, ESM (package "type": "module"). Each only imports its

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { mcpTextsDefine } from './scripts/build-mcp-texts.mjs';
 
 // The package smoke tests (test/package) run against the packed build under several runtimes: they have their
 // own config and run after the build, see scripts/test.mjs.
@@ -14,6 +15,8 @@ const ownProcess = [
 ];
 
 export default defineConfig({
+  // psp-mcp's resources (src/mcp/texts.ts), as the package's build puts them in.
+  define: mcpTextsDefine(),
   test: {
     exclude,
     environment: 'node',

@@ -1,9 +1,9 @@
-// The rules the agent reads instead of guessing them: the spec, whole and by section, and the guides. Served from
-// texts.json (scripts/build-mcp-texts.mjs), a copy inside the package.
-import texts from './texts.json' with { type: 'json' };
+// The rules the agent reads instead of guessing them: the spec, whole and by section, and the guides, as the build
+// put them into the package (texts.ts).
 import { redactSecrets } from '../internal/redact.js';
 import { ToolRefusal } from './errors.js';
 import { CODE } from '../schemas/errors.js';
+import { texts } from './texts.js';
 
 /** A resource as resources/list shows it. */
 export interface ResourceInfo {
@@ -48,7 +48,7 @@ function resources(): Map<string, Text> {
     mimeType: 'text/markdown',
     text: texts.spec,
   };
-  const docs = Object.entries(texts.docs as Record<string, string>).map(
+  const docs = Object.entries(texts.docs).map(
     ([name, text]): Text => ({
       uri: `psp://docs/${name}`,
       name: `docs-${name}`,

@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import type { TestProject } from 'vitest/node';
+import { mcpTextsDefine } from '../../scripts/build-mcp-texts.mjs';
 import { BUNDLE_ENTRIES, BUNDLES_ROOT } from './bundles.js';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -32,6 +33,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
     packages: 'external',
     // A child's stack trace names src/ lines when it fails (`node --enable-source-maps`).
     sourcemap: true,
+    // psp-mcp's resources, as the package's build puts them in (scripts/build-mcp-texts.mjs).
+    define: mcpTextsDefine(),
     logLevel: 'error',
   });
   project.provide('bundleDir', dir);
