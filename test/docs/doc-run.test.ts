@@ -107,7 +107,10 @@ describe('code blocks of README.md and docs/ run', () => {
     // receiver): copied as is, it has to keep serving, so the block does not close them; the test shuts it down
     // once it has run, through the block's own SIGTERM wiring, so nothing of it logs or connects after the file.
     try {
-      await (await importBlock(file)).stop();
+      const run = await importBlock(file);
+      // The block ran to its end without throwing, as it does for a reader who copies it.
+      expect(run.stop).toBeTypeOf('function');
+      await run.stop();
     } finally {
       log.mockRestore();
     }
@@ -144,7 +147,9 @@ describe('code blocks of README.md and docs/ run', () => {
     const config = join(outDir, 'vitest.config.mjs');
     await writeFile(
       config,
-      `export default { test: { root: ${JSON.stringify(root)}, include: ['test-output/doc-run/tests/*.test.ts'], testTimeout: 120000, isolate: false, maxWorkers: 1 } };\n`,
+      // psp-mcp's texts as the project's own config defines them (scripts/build-mcp-texts.mjs), for blocks that run it.
+      `import { mcpTextsDefine } from ${JSON.stringify(join(root, 'scripts', 'build-mcp-texts.mjs'))};\n` +
+        `export default { define: mcpTextsDefine(), test: { root: ${JSON.stringify(root)}, include: ['test-output/doc-run/tests/*.test.ts'], testTimeout: 120000, isolate: false, maxWorkers: 1 } };\n`,
     );
     const vitest = join(root, 'node_modules', 'vitest', 'vitest.mjs');
     const result = await promisify(execFile)(

@@ -1,5 +1,5 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import type { WebhookEventName } from '../../src/schemas/names.js';
+import { WEBHOOK_EVENTS, type WebhookEventName } from '../../src/schemas/names.js';
 import type { Payout, WebhookPayment } from '../../src/schemas/resources.js';
 import { type KnownWebhookEvent, type UnknownWebhookEvent, verifyWebhook } from '../../src/webhooks/index.js';
 import { envelope, NOW_MS, SECRET, v2Headers } from './helpers.js';
@@ -9,6 +9,8 @@ describe('webhook event types', () => {
     expectTypeOf<KnownWebhookEvent['event']>().toEqualTypeOf<WebhookEventName>();
     expectTypeOf<Extract<UnknownWebhookEvent['event'], WebhookEventName>>().toBeNever();
     expectTypeOf<UnknownWebhookEvent['event']>().toExtend<string>();
+    // The checks above are tsc's; at run time, the list the type is made from has the spec's names once each.
+    expect(new Set(WEBHOOK_EVENTS).size).toBe(WEBHOOK_EVENTS.length);
   });
 
   it('narrowing on event gives the precise data type', () => {

@@ -90,11 +90,11 @@ describe('a public route takes what its row says it takes (src/schemas/operation
     } else expect(bad.message ?? '').not.toMatch(/Idempotency-Key/);
   });
 
-  it.each(NAMES)('%s: takes a JSON body, an optional one or none, as its row says', async (name) => {
+  // A GET's body is refused by section 5 before any route (body.ts): the rule here is a POST's.
+  const POSTS = NAMES.filter((name) => OPERATIONS[name].method !== 'GET');
+  it.each(POSTS)('%s: takes a JSON body, an optional one or none, as its row says', async (name) => {
     const row: OperationRow = OPERATIONS[name];
     const { send } = await lab();
-    // A GET's body is refused by section 5 before any route (body.ts): the rule here is a POST's.
-    if (row.method === 'GET') return;
     const none = await send(name);
     const empty = await send(name, { body: '{}' });
     const some = await send(name, { body: '{"x":1}' });
@@ -113,9 +113,9 @@ describe('a public route takes what its row says it takes (src/schemas/operation
     expect(some.message).not.toMatch(required);
   });
 
-  it.each(NAMES)("%s: checks the path's id, naming what its row says it names", async (name) => {
+  const WITH_ID = NAMES.filter((name) => OPERATIONS[name].id);
+  it.each(WITH_ID)("%s: checks the path's id, naming what its row says it names", async (name) => {
     const row: OperationRow = OPERATIONS[name];
-    if (!row.id) return;
     const { send } = await lab();
     const answer = await send(name, { id: 'not-a-uuid', body: goodBody(row) });
     expect([answer.status, answer.code]).toEqual([404, 'not_found']);
