@@ -113,7 +113,7 @@ describe('a public route takes what its row says it takes (src/schemas/operation
     expect(some.message).not.toMatch(required);
   });
 
-  const WITH_ID = NAMES.filter((name) => OPERATIONS[name].id);
+  const WITH_ID = NAMES.filter((name) => (OPERATIONS[name] as OperationRow).id);
   it.each(WITH_ID)("%s: checks the path's id, naming what its row says it names", async (name) => {
     const row: OperationRow = OPERATIONS[name];
     const { send } = await lab();
