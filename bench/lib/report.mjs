@@ -50,6 +50,7 @@ export function loadResults() {
     delivery: load('webhook-delivery'),
     restore: load('reference-restore'),
     prism: load('prism'),
+    instructions: load('instructions'),
   };
 }
 const version = (pkg) => {
@@ -282,6 +283,19 @@ function summary(R) {
     "reported (issue 15's 10x retired)",
     p?.create ? 'reported' : mark(undefined),
   ]);
+  const ins = R.instructions;
+  for (const what of ['create', 'get']) {
+    const row = ins?.rows?.find((r) => r.what === what);
+    out.push([
+      `reference \`payments.${what}\`, instructions per request over bare node:http (callgrind, median of interleaved rounds)`,
+      row ? `guard +${n0(row.guard)}; flagged above +${n0(row.limit)}` : '-',
+      row
+        ? `+${n0(row.overBare)} (rounds: ${row.rounds.map((x) => `+${n0(x)}`).join(', ')})`
+        : (ins?.reason ?? '-'),
+      'within 10 % of the guard (issue 43)',
+      row ? (row.flagged ? '**flagged: above its guard**' : '**met**') : mark(undefined),
+    ]);
+  }
   return table(['measure', 'limit / peers (same run)', 'psp-sdk', 'goal', 'status'], out);
 }
 
