@@ -38,7 +38,7 @@ const SUITES = [
   { name: 'webhook-delivery', limitS: 120 },
   { name: 'reference-restore', limitS: 120 },
   { name: 'prism', limitS: 180 },
-  // Four servers under valgrind per round, two rounds: about 6 minutes idle.
+  // Four servers under valgrind per round, three rounds: about 5 minutes idle.
   { name: 'instructions', limitS: 900 },
 ];
 /** A suite's limit in --smoke mode: far above its few seconds, so only a hang (or a full-size run) meets it. */
