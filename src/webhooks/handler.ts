@@ -1,7 +1,13 @@
 import type { WebhookVerificationError } from './errors.js';
 import { header, readBounded } from './input.js';
 import { hmacSha256Hex } from '../internal/hmac.js';
-import { onceWebhook, type OnceWebhookOptions, type WebhookDedupe, type WebhookRunContext } from './once.js';
+import {
+  logWebhookError,
+  onceWebhook,
+  type OnceWebhookOptions,
+  type WebhookDedupe,
+  type WebhookRunContext,
+} from './once.js';
 import { parseSignatureHeader } from './signature.js';
 import type { WebhookEvent, WebhookEventName, WebhookEventOf } from './types.js';
 import { type VerifyWebhookOptions, verifyWebhook, type WebhookSecret } from './verify.js';
@@ -29,7 +35,7 @@ export interface WebhookHandlerOptions
   fallback?: ((event: WebhookEvent, context: WebhookRunContext) => unknown) | undefined;
   /**
    * Told when a handler throws (the answer is then 500, so the service retries), and about dedupe store errors.
-   * Default: `console.error`.
+   * Default: `logWebhookError`, a `console.error` line with the event's id, name and the error, never its data.
    */
   onError?: ((error: unknown, event: WebhookEvent) => void) | undefined;
   /**
@@ -102,7 +108,7 @@ export function createWebhookHandler(
   options: WebhookHandlerOptions,
 ): (request: Request) => Promise<Response> {
   const { on = {}, fallback, dedupe, maxBodyBytes = 1 << 20, bodyTimeoutMs = 10_000 } = options;
-  const onError = options.onError ?? console.error;
+  const onError = options.onError ?? logWebhookError;
   const first = typeof options.secret === 'string' ? options.secret : options.secret?.[0];
   // Keyed by the secret, over a fixed label: the same app gets the same name on every replica, and the name
   // tells nothing of the secret. A missing secret is refused at verification (500), never here.

@@ -10,6 +10,7 @@ export { type HmacBackend, hmacBackend } from '../internal/hmac.js';
 export type { RawWebhookBody, WebhookHeaders } from './input.js';
 export {
   type DedupeBegin,
+  logWebhookError,
   type OnceWebhookOptions,
   type OnceWebhookResult,
   onceWebhook,

@@ -68,6 +68,18 @@ export interface WebhookDedupe {
   abandon(eventId: string, token: string): Promise<boolean>;
 }
 
+/**
+ * The default `onError` of {@link onceWebhook} and `createWebhookHandler`: one `console.error` line naming the
+ * event by id and name, with the error. The event itself is left out: its data holds the payer's details (email,
+ * phone, description, metadata), which have no place in an app's default logs. Pass your own `onError` to log more.
+ *
+ * @example
+ * createWebhookHandler({ secret, on, onError: (error, event) => logger.error({ err: error, id: event.id }) });
+ */
+export function logWebhookError(error: unknown, event: WebhookEvent): void {
+  console.error(`psp-sdk: webhook ${event.id} (${event.event}) failed:`, error);
+}
+
 /** Options of {@link onceWebhook}. */
 export interface OnceWebhookOptions {
   /**
@@ -76,7 +88,10 @@ export interface OnceWebhookOptions {
    * running an event twice (on two replicas, or again after an earlier success).
    */
   onStoreError?: 'fail' | 'run' | undefined;
-  /** Told about a failed work function and store errors. Default: `console.error`. */
+  /**
+   * Told about a failed work function and store errors. Default: {@link logWebhookError}, one `console.error` line
+   * with the event's id and name and the error, never the event's data (the payer's details stay out of logs).
+   */
   onError?: ((error: unknown, event: WebhookEvent) => void) | undefined;
   /** Seconds in the `Retry-After` of a 409 for an event running elsewhere. Default 60. */
   retryAfter?: number | undefined;
@@ -160,7 +175,13 @@ export async function onceWebhook(
   work: (event: WebhookEvent, context: WebhookRunContext) => unknown,
   options: OnceWebhookOptions = {},
 ): Promise<OnceWebhookResult> {
-  const { onStoreError, onError = console.error, retryAfter = 60, storeTimeoutMs = 2000, app = '' } = options;
+  const {
+    onStoreError,
+    onError = logWebhookError,
+    retryAfter = 60,
+    storeTimeoutMs = 2000,
+    app = '',
+  } = options;
   if (!(Number.isSafeInteger(storeTimeoutMs) && storeTimeoutMs > 0))
     throw new TypeError('onceWebhook: storeTimeoutMs must be a positive integer of milliseconds');
   const headers = { 'retry-after': String(retryAfter) };

@@ -170,6 +170,7 @@ const DOCUMENTED: Record<string, { values: string[]; types: string[] }> = {
       'computeSignatureHeader',
       'createWebhookHandler',
       'hmacBackend',
+      'logWebhookError',
       'onceWebhook',
       'signWebhook',
       'verifyWebhook',
