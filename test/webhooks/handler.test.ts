@@ -86,7 +86,7 @@ describe('createWebhookHandler', () => {
     expect(onError).toHaveBeenCalledWith(boom, expect.objectContaining({ id: 'evt_01JD3Z8K9QW' }));
   });
 
-  it('logs a throwing handler to console.error by default', async () => {
+  it("logs a throwing handler to console.error by default: the event's id and name and the error, not its data", async () => {
     const spy = vi.spyOn(console, 'error').mockImplementation(() => {});
     const handle = createWebhookHandler({
       secret: SECRET,
@@ -94,8 +94,9 @@ describe('createWebhookHandler', () => {
     });
     expect((await handle(signed())).status).toBe(500);
     expect(spy).toHaveBeenCalledOnce();
-    expect(spy.mock.calls[0]![0]).toBeInstanceOf(Error);
-    expect(spy.mock.calls[0]![1]).toMatchObject({ event: 'payment.succeeded', id: 'evt_01JD3Z8K9QW' });
+    expect(spy.mock.calls[0]![0]).toBe('psp-sdk: webhook evt_01JD3Z8K9QW (payment.succeeded) failed:');
+    expect(spy.mock.calls[0]![1]).toBeInstanceOf(Error);
+    expect(spy.mock.calls[0]).toHaveLength(2);
     spy.mockRestore();
   });
 
