@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 
 // docs/testing.md's recipe for CI in any language, run verbatim with bash in a merchant's project where
-// `npx psp-reference` is this package's bin: it must start the reference, hand its URL and key to the
+// `npx --no-install psp-reference` is this package's bin: it must start the reference, hand its URL and key to the
 // merchant's `npm test`, and stop cleanly.
 
 const root = join(import.meta.dirname, '..', '..');

@@ -10,7 +10,7 @@ import { bundled } from '../support/bundles.js';
 
 /**
  * docs/reference.md, "Without JavaScript", run as written: the reference started with the `start` block's flags
- * (the bundled CLI for `npx psp-reference`, on a free port), every bash block in one bash session (the `vars`
+ * (the bundled CLI for `npx --no-install psp-reference`, on a free port), every bash block in one bash session (the `vars`
  * block's base URL and receiver pointed at this test's), and the Python, Go and PHP verification of a webhook the
  * reference really delivered to a receiver on 127.0.0.1.
  */
@@ -70,9 +70,9 @@ beforeAll(async () => {
     });
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  // The start block as written, `npx psp-reference` being this run's bundle of the CLI, on a free port.
+  // The start block as written, `npx --no-install psp-reference` being this run's bundle of the CLI, on a free port.
   const start = one('bash', 'start').replace(
-    /^npx psp-reference\b/m,
+    /^npx --no-install psp-reference\b/m,
     `exec ${JSON.stringify(process.execPath)} ${JSON.stringify(bundled('cli'))} --port 0 --json --quiet`,
   );
   reference = spawn('bash', ['-c', `set -eu\n${vars()}\n${start}`], { stdio: ['ignore', 'pipe', 'pipe'] });

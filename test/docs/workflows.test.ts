@@ -62,6 +62,10 @@ describe('GitHub workflows', () => {
     expect(release).toContain('uses: changesets/action@v1');
     expect(release).toContain('version: npm run version');
     expect(release).toMatch(/NPM_CONFIG_PROVENANCE: 'true'/);
+    // The bins' names are checked to be ours before the changesets action may publish.
+    const check = release.indexOf('run: node scripts/claim-names.mjs --check');
+    expect(check).toBeGreaterThan(0);
+    expect(check).toBeLessThan(release.indexOf('uses: changesets/action@v1'));
   });
 
   it('release builds the single executable and the image, smoke-tests both, and ships them on a publish', async () => {

@@ -454,10 +454,10 @@ describe('psp-reference trigger', () => {
   it("docs/testing.md's trigger command runs as written", async () => {
     const text = readFileSync(join(import.meta.dirname, '..', '..', '..', 'docs', 'testing.md'), 'utf8');
     const section = text.slice(text.indexOf('## Triggers'));
-    const line = section.split('\n').find((l) => l.startsWith('npx psp-reference trigger '));
+    const line = section.split('\n').find((l) => l.startsWith('npx --no-install psp-reference trigger '));
     expect(line, 'the trigger example of docs/testing.md').toBeDefined();
     const env = { PSP_BASE_URL: ref.base_url, PSP_ADMIN_TOKEN: ref.admin_token, PSP_API_KEY: ref.api_key };
-    const run = await trigger(line!.split(/\s+/).slice(3), env);
+    const run = await trigger(line!.split(/\s+/).slice(4), env);
     expect(run.code, run.stderr).toBe(0);
     const result = JSON.parse(run.stdout) as TriggerResult;
     expect(result.objects.map((o) => `${o.type} ${o.data.status}`)).toEqual([
