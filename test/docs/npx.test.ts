@@ -27,7 +27,7 @@ function readerFiles(): string[] {
 }
 
 /** The lines of `text` that run a psp bin through npx without --no-install (commands and JSON configs). */
-export function bareNpx(text: string): string[] {
+function bareNpx(text: string): string[] {
   const found: string[] = [];
   for (const line of text.split('\n')) {
     if (/\bnpx(?:\s+(?:-y|--yes))?\s+psp-/.test(line)) found.push(line.trim());
