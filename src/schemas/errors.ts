@@ -83,6 +83,8 @@ const REFERENCE_ROWS = {
   // Too busy reading other request bodies (Retry-After); also a fault rule's default (a rule may name any code:
   // the network in front of the API answers what it likes).
   service_unavailable: { status: 503 },
+  // Shadow mode's upstream did not answer in time (its headers, or a compared body): the shadow gave up on it.
+  gateway_timeout: { status: 504 },
 } as const satisfies Record<string, ErrorCodeInfo>;
 
 type Table = typeof CLIENT_ROWS & typeof REFERENCE_ROWS;

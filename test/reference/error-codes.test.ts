@@ -4,7 +4,9 @@
 // reference answer it (issue 43 item 3: a comment naming the code no longer counts as its test).
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createServer } from 'node:http';
 import { listenNode } from '../../src/reference/adapters/node-http.js';
+import { createShadow } from '../../src/reference/shadow/index.js';
 import { createReference } from '../../src/reference/service.js';
 import { startReference } from '../../src/reference/start.js';
 import { CODE, ERROR_CODES, type ErrorCode } from '../../src/schemas/errors.js';
@@ -211,6 +213,21 @@ const PROVOKE: Record<Exclude<ErrorCode, ClientOnly>, () => Promise<Answer>> = {
   headers_too_large: async () => {
     const { port } = await socketReference();
     return raw(port, `GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+  },
+  gateway_timeout: async () => {
+    // Shadow mode in front of an upstream that takes the request and never answers.
+    const stalled = createServer(() => {});
+    await new Promise<void>((resolve) => stalled.listen(0, '127.0.0.1', resolve));
+    const { port } = stalled.address() as { port: number };
+    const shadow = createShadow({ upstream: `http://127.0.0.1:${port}`, upstreamHeadersTimeoutMs: 200 });
+    closers.push(async () => {
+      await shadow.close();
+      stalled.closeAllConnections();
+      await new Promise((resolve) => stalled.close(resolve));
+    });
+    const res = await shadow.fetch(new Request('http://shadow.test/api/v1/public/banks/sbp'));
+    const text = await res.text();
+    return { status: res.status, body: JSON.parse(text), text };
   },
   service_unavailable: async () => {
     const env = lab();

@@ -150,6 +150,7 @@ const NO_OPERATION_ANSWERS: Partial<Record<ErrorCode, string>> = {
   [CODE.too_many_api_keys]: 'the cabinet',
   [CODE.too_many_webhook_endpoints]: 'the cabinet',
   [CODE.too_many_rules]: "the simulator's fault rules",
+  [CODE.gateway_timeout]: "shadow mode's, when its upstream is too slow: not the API's",
 };
 
 describe('a code of the table of codes', () => {

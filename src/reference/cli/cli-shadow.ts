@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { redactSecrets } from '../../internal/redact.js';
 import { isHttpUrl } from '../../schemas/common.js';
 import { type CliOption, optionsHelp, parserOptions } from './usage.js';
-import { type RunningShadow, shadowSummary, startShadow } from '../shadow/index.js';
+import { type RunningShadow, SHADOW_DEFAULTS, shadowSummary, startShadow } from '../shadow/index.js';
 
 const OPTIONS = {
   upstream: {
@@ -18,6 +18,18 @@ const OPTIONS = {
   },
   port: { type: 'string', default: '4020', value: '<number>', help: 'port to listen on; 0 takes a free one' },
   host: { type: 'string', default: '127.0.0.1', value: '<address>', help: 'address to bind' },
+  'max-compare-bytes': {
+    type: 'string',
+    default: String(SHADOW_DEFAULTS.maxCompareBytes),
+    value: '<bytes>',
+    help: 'largest upstream answer compared; a larger one goes to the caller unread and is counted as too large',
+  },
+  'upstream-timeout': {
+    type: 'string',
+    default: String(SHADOW_DEFAULTS.headersTimeoutMs / 1000),
+    value: '<seconds>',
+    help: "most seconds the upstream may take for its answer's headers, and again for a compared body; then 504",
+  },
   json: {
     type: 'boolean',
     default: false,
@@ -51,7 +63,15 @@ export interface ShadowIo {
 }
 
 function parse(argv: string[]) {
-  let values: { upstream?: string | undefined; port: string; host: string; json: boolean; help: boolean };
+  let values: {
+    upstream?: string | undefined;
+    port: string;
+    host: string;
+    'max-compare-bytes': string;
+    'upstream-timeout': string;
+    json: boolean;
+    help: boolean;
+  };
   try {
     ({ values } = parseArgs({
       args: argv,
@@ -76,7 +96,32 @@ function parse(argv: string[]) {
       `--port must be an integer from 0 to 65535, got ${JSON.stringify(values.port.slice(0, 20))}`,
     );
   }
-  return { upstream, port, host: values.host, json: values.json };
+  const maxCompareBytes = /^\d{1,10}$/.test(values['max-compare-bytes'])
+    ? Number(values['max-compare-bytes'])
+    : 0;
+  if (!(maxCompareBytes > 0)) {
+    throw new ShadowUsageError(
+      `--max-compare-bytes must be a positive integer, got ${JSON.stringify(values['max-compare-bytes'].slice(0, 20))}`,
+    );
+  }
+  const seconds = /^\d{1,6}(\.\d{1,3})?$/.test(values['upstream-timeout'])
+    ? Number(values['upstream-timeout'])
+    : 0;
+  if (!(seconds > 0)) {
+    throw new ShadowUsageError(
+      `--upstream-timeout must be a positive number of seconds, got ${JSON.stringify(values['upstream-timeout'].slice(0, 20))}`,
+    );
+  }
+  const timeoutMs = Math.round(seconds * 1000);
+  return {
+    upstream,
+    port,
+    host: values.host,
+    json: values.json,
+    maxCompareBytes,
+    upstreamHeadersTimeoutMs: timeoutMs,
+    upstreamBodyTimeoutMs: timeoutMs,
+  };
 }
 
 /**
@@ -98,7 +143,8 @@ export async function shadowCommand(argv: string[], io: ShadowIo): Promise<numbe
   }
   let shadow: RunningShadow;
   try {
-    shadow = await startShadow({ upstream: config.upstream, port: config.port, host: config.host });
+    const { json: _json, ...options } = config;
+    shadow = await startShadow(options);
   } catch (error) {
     io.stderr(`psp-reference shadow: ${redactSecrets((error as Error).message)}\n`);
     return 1;

@@ -17,6 +17,7 @@ import { createReference, type Reference, type ReferenceOptions } from '../servi
 import { type ComparedAnswer, compareAnswers } from './compare.js';
 import { IdMap } from './ids.js';
 import { ShadowRecorder, type ShadowReport, shown } from './report.js';
+import { UpstreamExchange, type UpstreamLimits } from './upstream.js';
 
 export type { Difference as ShadowDifference } from './compare.js';
 export type { ShadowAnswer, ShadowItem, ShadowReport } from './report.js';
@@ -38,6 +39,22 @@ export interface ShadowOptions {
   maxIds?: number | undefined;
   /** What reaches the upstream. Default `globalThis.fetch`. */
   fetch?: typeof fetch | undefined;
+  /**
+   * Largest upstream answer read for comparison, in bytes. A larger one is passed to the caller unread, as it
+   * comes, and counted in the report's `too_large` (a spec answer is a few KiB; the bank list about 3 KiB).
+   * Default 4 MiB.
+   */
+  maxCompareBytes?: number | undefined;
+  /**
+   * Most milliseconds the upstream may take to send its answer's headers; past it the caller gets 504
+   * `gateway_timeout` and the upstream's connection is closed. Default 30,000.
+   */
+  upstreamHeadersTimeoutMs?: number | undefined;
+  /**
+   * Most milliseconds the upstream may take, after its headers, to send a body that is compared (a public
+   * request's); past it the caller gets 504 `gateway_timeout` and the connection is closed. Default 30,000.
+   */
+  upstreamBodyTimeoutMs?: number | undefined;
 }
 
 /** A shadow as a Web-standard handler, made by {@link createShadow}. */
@@ -59,6 +76,12 @@ const DROP_REQUEST = [...HOP, 'accept-encoding', 'proxy-authorization', 'proxy-c
 const DROP_ANSWER = [...HOP, 'content-encoding'];
 const NULL_BODY = new Set([101, 204, 205, 304]);
 const MAX_BODY = 1024 * 1024;
+/** The defaults of the upstream's limits (ShadowOptions says what each bounds). */
+export const SHADOW_DEFAULTS: UpstreamLimits = {
+  maxCompareBytes: 4 * 1024 * 1024,
+  headersTimeoutMs: 30_000,
+  bodyTimeoutMs: 30_000,
+};
 
 function without(headers: Headers, names: string[]): Headers {
   const out = new Headers(headers);
@@ -104,6 +127,19 @@ export function createShadow(options: ShadowOptions): Shadow {
   const reference = createReference(options.reference);
   const ids = new IdMap(options.maxIds ?? 10_000);
   const recorder = new ShadowRecorder(options.maxReport ?? 200);
+  const limits: UpstreamLimits = {
+    maxCompareBytes: positive('maxCompareBytes', options.maxCompareBytes, SHADOW_DEFAULTS.maxCompareBytes),
+    headersTimeoutMs: positive(
+      'upstreamHeadersTimeoutMs',
+      options.upstreamHeadersTimeoutMs,
+      SHADOW_DEFAULTS.headersTimeoutMs,
+    ),
+    bodyTimeoutMs: positive(
+      'upstreamBodyTimeoutMs',
+      options.upstreamBodyTimeoutMs,
+      SHADOW_DEFAULTS.bodyTimeoutMs,
+    ),
+  };
 
   /** The replay's answer to what the upstream was sent, with the reference's key, signature and ids. */
   async function replay(
@@ -146,18 +182,20 @@ export function createShadow(options: ShadowOptions): Shadow {
       refusalResponse(CODE.service_unavailable, 'The shadow could not reach its upstream.', {
         'retry-after': '1',
       });
-    let up: Response;
-    try {
-      up = await send(`${base}${url.pathname}${url.search}`, {
+    const timedOut = () =>
+      refusalResponse(CODE.gateway_timeout, 'The upstream did not answer in time; the shadow gave up on it.');
+    const exchange = new UpstreamExchange(limits, request.signal);
+    const up = await exchange.answer((signal) =>
+      send(`${base}${url.pathname}${url.search}`, {
         method: request.method,
         headers: without(request.headers, DROP_REQUEST),
         ...(hasBody ? { body } : {}),
         redirect: 'manual',
-        signal: request.signal,
-      });
-    } catch {
-      return unreachable();
-    }
+        signal,
+      }),
+    );
+    if (up === 'timeout') return timedOut();
+    if (up === 'unreachable') return unreachable();
     const headers = without(up.headers, DROP_ANSWER);
     const operation = isPublic(url.pathname) ? operationOf(request.method, url.pathname) : undefined;
     const stream = up.headers.get('content-type')?.includes('text/event-stream');
@@ -165,19 +203,21 @@ export function createShadow(options: ShadowOptions): Shadow {
     if (operation === undefined || operation === 'events.stream' || stream) {
       return new Response(NULL_BODY.has(up.status) ? null : up.body, { status: up.status, headers });
     }
-    let bytes: Uint8Array;
-    try {
-      bytes = new Uint8Array(await up.arrayBuffer());
-    } catch {
-      return unreachable(); // the connection dropped during the answer
+    const read = await exchange.body(up);
+    if (read.kind === 'timeout') return timedOut();
+    if (read.kind === 'dropped') return unreachable();
+    if (read.kind === 'too-large') {
+      recorder.tooLarge();
+      return new Response(read.stream, { status: up.status, headers });
     }
+    exchange.close();
     const upstreamAnswer: ComparedAnswer = {
       status: up.status,
       headers: up.headers,
-      body: parsed(bytes, up.headers),
+      body: parsed(read.bytes, up.headers),
     };
-    await compare(request, body, operation, upstreamAnswer, bytes);
-    return new Response(NULL_BODY.has(up.status) ? null : bytes, { status: up.status, headers });
+    await compare(request, body, operation, upstreamAnswer, read.bytes);
+    return new Response(NULL_BODY.has(up.status) ? null : read.bytes, { status: up.status, headers });
   }
 
   async function compare(
@@ -235,6 +275,12 @@ export function createShadow(options: ShadowOptions): Shadow {
     reference,
     close: () => reference.close(),
   };
+}
+
+function positive(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value <= 0) throw new TypeError(`${name} must be a positive integer`);
+  return value;
 }
 
 /** Options of {@link startShadow}: the shadow's and where to listen. */

@@ -36,6 +36,8 @@ export interface ShadowReport {
   differing: number;
   /** Differing requests the bound pushed out of `items`. */
   dropped: number;
+  /** Public requests not compared: the upstream's answer was over `maxCompareBytes`, passed to the caller unread. */
+  too_large: number;
   items: ShadowItem[];
 }
 
@@ -62,6 +64,7 @@ export class ShadowRecorder {
   #compared = 0;
   #differing = 0;
   #dropped = 0;
+  #tooLarge = 0;
 
   constructor(maxReport: number) {
     this.#max = maxReport;
@@ -85,11 +88,17 @@ export class ShadowRecorder {
     return seq;
   }
 
+  /** Counts a public request whose answer was too large to compare. */
+  tooLarge(): void {
+    this.#tooLarge++;
+  }
+
   report(): ShadowReport {
     return {
       compared: this.#compared,
       differing: this.#differing,
       dropped: this.#dropped,
+      too_large: this.#tooLarge,
       items: [...this.#items],
     };
   }
@@ -109,7 +118,8 @@ const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0,
 export function shadowSummary(report: ShadowReport): string {
   const lines = [
     `shadow: ${report.compared} requests compared, ${report.differing} differed from the reference` +
-      (report.dropped ? ` (the first ${report.dropped} of them no longer kept)` : ''),
+      (report.dropped ? ` (the first ${report.dropped} of them no longer kept)` : '') +
+      (report.too_large ? `; ${report.too_large} answers too large to compare, passed through unread` : ''),
   ];
   for (const item of report.items) {
     lines.push(`#${item.seq} ${item.method} ${item.path}${item.operation ? ` (${item.operation})` : ''}`);

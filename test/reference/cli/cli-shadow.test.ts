@@ -53,11 +53,11 @@ describe('psp-reference shadow', () => {
     const report = await fetch(`${facts.url}/_shadow/report`, {
       headers: { authorization: `Bearer ${facts.admin_token}` },
     });
-    expect(await report.json()).toEqual({ compared: 1, differing: 0, dropped: 0, items: [] });
+    expect(await report.json()).toEqual({ compared: 1, differing: 0, dropped: 0, too_large: 0, items: [] });
     cli.child.kill('SIGTERM');
     expect(await cli.exit).toBe(0);
     const last = cli.stdout().trim().split('\n').at(-1)!;
-    expect(JSON.parse(last)).toEqual({ compared: 1, differing: 0, dropped: 0, items: [] });
+    expect(JSON.parse(last)).toEqual({ compared: 1, differing: 0, dropped: 0, too_large: 0, items: [] });
     expect(cli.stdout()).not.toContain(upstream.api_key);
   });
 
@@ -75,6 +75,8 @@ describe('psp-reference shadow', () => {
     [['--upstream', 'ftp://x'], '--upstream must be an http(s) URL'],
     [['--upstream', 'http://127.0.0.1:1', '--port', '70000'], '--port must be an integer'],
     [['--upstream', 'http://127.0.0.1:1', '--nope'], 'nope'],
+    [['--upstream', 'http://127.0.0.1:1', '--max-compare-bytes', '0'], '--max-compare-bytes must be a positive'],
+    [['--upstream', 'http://127.0.0.1:1', '--upstream-timeout', 'soon'], '--upstream-timeout must be a positive'],
   ])('exits 2 with the usage on %j', async (args, message) => {
     const cli = run(args as string[]);
     expect(await cli.exit).toBe(2);
