@@ -75,8 +75,14 @@ describe('psp-reference shadow', () => {
     [['--upstream', 'ftp://x'], '--upstream must be an http(s) URL'],
     [['--upstream', 'http://127.0.0.1:1', '--port', '70000'], '--port must be an integer'],
     [['--upstream', 'http://127.0.0.1:1', '--nope'], 'nope'],
-    [['--upstream', 'http://127.0.0.1:1', '--max-compare-bytes', '0'], '--max-compare-bytes must be a positive'],
-    [['--upstream', 'http://127.0.0.1:1', '--upstream-timeout', 'soon'], '--upstream-timeout must be a positive'],
+    [
+      ['--upstream', 'http://127.0.0.1:1', '--max-compare-bytes', '0'],
+      '--max-compare-bytes must be a positive',
+    ],
+    [
+      ['--upstream', 'http://127.0.0.1:1', '--upstream-timeout', 'soon'],
+      '--upstream-timeout must be a positive',
+    ],
   ])('exits 2 with the usage on %j', async (args, message) => {
     const cli = run(args as string[]);
     expect(await cli.exit).toBe(2);
