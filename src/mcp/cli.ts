@@ -19,6 +19,9 @@ With no options psp-mcp starts an in-process reference Payment Service (manual c
   --base-url <url>   drive the service at this URL instead (or PSP_BASE_URL)
   --api-key <key>    with this sk_test_ key (or PSP_API_KEY, which stays out of the process list)
   --allow-live       accept an sk_live_ key (money-moving tools still ask for confirmation)
+  --allow-agent-confirmation
+                     against a service, where the client cannot ask the user (no elicitation), let the agent
+                     confirm money-moving calls itself with the confirm tool; without it they are refused
   --clock <mode>     the reference's clock: manual (default; clock_advance moves it) or real
   --http <port>      serve Streamable HTTP on http://127.0.0.1:<port>/mcp instead of stdio (0: a free port)
   -h, --help         this text
@@ -36,6 +39,7 @@ function parse(argv: string[]) {
         'base-url': { type: 'string' },
         'api-key': { type: 'string' },
         'allow-live': { type: 'boolean' },
+        'allow-agent-confirmation': { type: 'boolean' },
         clock: { type: 'string' },
         http: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -68,6 +72,7 @@ async function main(argv: string[]): Promise<void> {
     baseUrl: args['base-url'],
     apiKey: args['api-key'],
     allowLive: args['allow-live'] ?? false,
+    allowAgentConfirmation: args['allow-agent-confirmation'] ?? false,
     clock: args.clock,
   });
   const http = args.http === undefined ? undefined : await serveHttp(mcp, args.http);

@@ -11,6 +11,13 @@ export interface PspMcpOptions {
   apiKey?: string | undefined;
   /** Accept an `sk_live_` key. Default false: a live key is refused at start. */
   allowLive?: boolean | undefined;
+  /**
+   * Against a service (not the in-process reference), let the agent confirm a money-moving call itself when the
+   * client cannot ask a person (no MCP elicitation): the call answers a `confirmation_token` that the agent may pass
+   * to `confirm`, with no person involved. Default false: such a call is refused with `confirmation_unavailable`.
+   * Against the in-process reference the agent may always confirm (a test double's convenience).
+   */
+  allowAgentConfirmation?: boolean | undefined;
   /** The reference's clock: `'manual'` (default: time moves only with `clock_advance`) or `'real'`. */
   clock?: 'manual' | 'real' | undefined;
   /** Where the variables come from. Default `process.env` where there is one. */

@@ -27,6 +27,10 @@ export interface Target {
   kind: 'reference' | 'test' | 'live';
   /** Present in reference mode only. */
   reference: ReferenceSide | undefined;
+  /** What the server drives, for the words a person reads: the service's origin, or the in-process reference. */
+  origin: string;
+  /** Whether the agent may confirm a money-moving call itself where no person can be asked. */
+  agentMayConfirm: boolean;
   events: EventBuffer;
   /** The webhook secrets `webhooks_verify` checks against (`PSP_WEBHOOK_SECRET` for a service; comma-separated). */
   webhookSecrets(endpointId?: string): string[];
@@ -78,6 +82,8 @@ async function openService(
     client,
     kind: client.mode,
     reference: undefined,
+    origin: new URL(client.baseUrl).origin,
+    agentMayConfirm: options.allowAgentConfirmation ?? false,
     events,
     webhookSecrets: () => secrets,
     redact: new Redactor([apiKey ?? env.PSP_API_KEY, env.PSP_SIGNING_SECRET, ...secrets]),
@@ -107,6 +113,9 @@ async function openReference(clock: 'manual' | 'real'): Promise<Target> {
     client,
     kind: 'reference',
     reference: { ref, inbox, inboxEndpointId: created.id, secrets, snapshots: new Map() },
+    origin: `the in-process reference (${ref.base_url})`,
+    // A test double's convenience: nothing real moves.
+    agentMayConfirm: true,
     events,
     redact: new Redactor([ref.api_key, ref.signing_secret, ref.admin_token, created.secret]),
     webhookSecrets(endpointId) {

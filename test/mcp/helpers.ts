@@ -25,8 +25,10 @@ export interface Agent {
 
 export interface ToolAnswer {
   isError: boolean;
-  /** The structured content, or the parsed text of a refusal. */
+  /** The result: inside its `untrusted_data` envelope for a tool's answer; the parsed text of a refusal. */
   data: Record<string, any>;
+  /** The structured content (or a refusal's parsed text) as sent, envelope included. */
+  raw: Record<string, any>;
   text: string;
 }
 
@@ -93,8 +95,9 @@ function agentOf(client: Client, stderr: () => string, close: () => Promise<void
         .map((c) => c.text ?? '')
         .join('');
       seen.push(text, JSON.stringify(result.structuredContent ?? null));
-      const data = (result.structuredContent ?? JSON.parse(text)) as Record<string, any>;
-      return { isError: result.isError === true, data, text };
+      const raw = (result.structuredContent ?? JSON.parse(text)) as Record<string, any>;
+      const data = raw.untrusted_data !== undefined && raw.error === undefined ? raw.untrusted_data : raw;
+      return { isError: result.isError === true, data, raw, text };
     },
     close,
   };
@@ -104,9 +107,11 @@ function agentOf(client: Client, stderr: () => string, close: () => Promise<void
 export function expectRefusal(answer: ToolAnswer, code: string, status: number | null = null): string {
   expect(answer.isError, answer.text).toBe(true);
   expect(answer.data.error).toMatchObject({ code, status });
-  expect(answer.data.error.message).toEqual(expect.any(String));
+  // The server's own words in `error.message`; what the service or the reference wrote in `untrusted_data`.
+  const message = (answer.data.error.message ?? answer.data.untrusted_data?.message) as string;
+  expect(message).toEqual(expect.any(String));
   expect(answer.text).not.toMatch(/\n\s+at |\.ts:\d+|\.mjs:\d+/);
-  return answer.data.error.message as string;
+  return message;
 }
 
 /** A successful answer's data. */

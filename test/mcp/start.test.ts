@@ -56,7 +56,7 @@ describe('a live key', () => {
     expect(ref.stats().payments).toBe(0);
   });
 
-  it('with --allow-live: the service is driven, and a refund without confirmation changes nothing', async () => {
+  it('with --allow-live: the service is driven, and a refund the client cannot confirm with a person is refused', async () => {
     const agent = await startAgent(['--allow-live'], { PSP_BASE_URL: ref.base_url, PSP_API_KEY: liveKey });
     try {
       const names = (await agent.client.listTools()).tools.map((t) => t.name);
@@ -65,18 +65,22 @@ describe('a live key', () => {
       const { payment } = ok(await agent.call('payments_create', { amount: 60_000 }));
       expect(payment.status).toBe('pending');
       await ref.control.succeedPayment(payment.id);
-      const pending = ok(await agent.call('payments_refund', { id: payment.id }));
-      expect(pending.confirmation_required).toBe(true);
+      // No elicitation in this client, and no --allow-agent-confirmation: nothing the agent could confirm alone.
+      const refused = expectRefusal(
+        await agent.call('payments_refund', { id: payment.id }),
+        'confirmation_unavailable',
+      );
+      expect(refused).toContain(new URL(ref.base_url).origin);
       expect(ok(await agent.call('payments_get', { id: payment.id }))).toMatchObject({ amount_refunded: 0 });
-      const pendingPayout = ok(
+      expectRefusal(
         await agent.call('payouts_create', {
           amount: 100,
           phone: '+79990000000',
           bank_id: '100000000111',
           full_name: 'Ivan Petrov',
         }),
+        'confirmation_unavailable',
       );
-      expect(pendingPayout.confirmation_required).toBe(true);
       expect(ref.stats()).toMatchObject({ refunds: 0, payouts: 0 });
       for (const text of [...agent.seen, agent.stderr()]) {
         expect(text).not.toMatch(SECRET_FORMS);
@@ -177,7 +181,10 @@ describe('Streamable HTTP', () => {
     try {
       expect((await client.listTools()).tools.map((t) => t.name)).toContain('payments_create');
       const result = await client.callTool({ name: 'payments_create', arguments: { amount: 700 } });
-      expect((result.structuredContent as { payment: { amount: number } }).payment.amount).toBe(700);
+      expect(
+        (result.structuredContent as { untrusted_data: { payment: { amount: number } } }).untrusted_data
+          .payment.amount,
+      ).toBe(700);
     } finally {
       await client.close();
     }
@@ -221,7 +228,8 @@ describe('createPspMcp and serveHttp in process', () => {
     await client.connect(clientSide);
     try {
       const call = async (name: string, args: Record<string, unknown> = {}) =>
-        (await client.callTool({ name, arguments: args })).structuredContent as Record<string, any>;
+        ((await client.callTool({ name, arguments: args })).structuredContent as Record<string, any>)
+          .untrusted_data as Record<string, any>;
       const first = await call('events_since'); // opens the stream
       expect(first.stream).toBe('open');
       const { payment } = await call('payments_create', { amount: 2500 });

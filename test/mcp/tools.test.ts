@@ -66,7 +66,11 @@ describe.each(AGENTS)('%s', (_, start) => {
         expect.arrayContaining(['amount', 'currency', 'order_id', 'webhook_url', 'idempotency_key']),
       );
       expect(create.inputSchema.required).toEqual(['amount']);
-      expect(Object.keys(create.outputSchema?.properties ?? {})).toEqual(
+      // The answer inside its envelope: what the service wrote is data (issue 40 item 3).
+      expect(create.outputSchema?.required).toEqual(['untrusted_data']);
+      const data = (create.outputSchema!.properties as Record<string, { properties?: object }>)
+        .untrusted_data;
+      expect(Object.keys(data?.properties ?? {})).toEqual(
         expect.arrayContaining(['payment', 'payment_url', 'idempotency_key']),
       );
       expect([...byName.keys()].sort()).toEqual(

@@ -4,7 +4,7 @@ import { PspValidationError } from '../../client/base-errors.js';
 import { IdempotencyKey, inputSchemas } from '../../schemas/inputs.js';
 import { type FieldIssue, ownFieldIssues, parseOwn } from '../../schemas/issues.js';
 import { ToolRefusal } from '../errors.js';
-import { component, extend, type JsonSchema, orPending, text } from '../json-schema.js';
+import { component, extend, type JsonSchema, orPending, text, untrusted } from '../json-schema.js';
 import type { Target } from '../target.js';
 
 /** The MCP tool annotations this server sets. */
@@ -114,7 +114,7 @@ export function defineTool(spec: ToolSpec): Tool {
       openWorldHint: !spec.referenceOnly,
     },
     inputSchema,
-    outputSchema: spec.moves ? orPending(done) : done,
+    outputSchema: spec.moves ? orPending(untrusted(done)) : untrusted(done),
     referenceOnly: spec.referenceOnly ?? false,
     creates: spec.creates ?? false,
     moves: spec.moves,
