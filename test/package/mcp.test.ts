@@ -73,7 +73,10 @@ describe('psp-mcp from the packed package', () => {
         expect.arrayContaining(['payments_create', 'payments_refund', 'confirm', 'buyer_pay']),
       );
       const created = await client.callTool({ name: 'payments_create', arguments: { amount: 1000 } });
-      expect((created.structuredContent as { payment: { status: string } }).payment.status).toBe('pending');
+      expect(
+        (created.structuredContent as { untrusted_data: { payment: { status: string } } }).untrusted_data
+          .payment.status,
+      ).toBe('pending');
     } finally {
       await client.close();
     }
