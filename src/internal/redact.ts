@@ -2,7 +2,9 @@
 // lines, a reference for its error bodies and log lines), which knows its owner's secrets and no other's; text that
 // no owner holds goes through `redactSecrets`, which knows every secret by its form only. A server, a proxy or a
 // custom fetch may echo a secret in any encoding it likes, so a piece of text is checked as written and as each
-// encoding would read it.
+// encoding would read it: escapes, base64 and hex, UTF-16 read as bytes, one encoding inside another (base64 of
+// base64), and lists of character codes. Deliberate obfuscation a machine does not undo by itself (reversed text,
+// rot13, a dot or a space between every character) is out of scope: docs/reference.md says so.
 
 // A secret of this API by its form. `sk_test_`/`sk_live_` anywhere; the short prefixes only at the start of a
 // word, so that `algorithm_x` stays readable. The secret runs to the next separator.
@@ -77,13 +79,41 @@ function base64Views(text: string): string[] {
   return out;
 }
 
+// Where a view reads as text (printable ASCII once the NULs of UTF-16 are out), that text may itself be an encoding:
+// one more level is decoded (base64 of base64, hex of base64, ...). A view's binary noise is skipped: the run that
+// held the encoding may have begun with other text (a path before the value).
+const READABLE_RE = /[\x20-\x7e]{12,}/g;
+
+/** A decoded view as text: UTF-16 (LE or BE) read as bytes leaves a NUL beside each ASCII character. */
+const textOf = (view: string) => view.replace(/\0/g, '');
+
+/** Whether a decoded view carries a secret, as it reads or once more decoded (second-order encodings). */
+function viewHides(view: string, known: RegExp | undefined): boolean {
+  const text = textOf(view);
+  if (looksSecret(text, known)) return true;
+  return (text.match(READABLE_RE) ?? []).some((part) =>
+    base64Views(part).some((inner) => looksSecret(textOf(inner), known)),
+  );
+}
+
 /** Whether an encoded reading of `token` (not the token as written) carries a secret. */
 function hidesSecret(token: string, known: RegExp | undefined): boolean {
   const plain = decodeEscapes(token);
-  if (plain === token) return base64Views(token).some((view) => looksSecret(view, known));
+  if (plain === token) return base64Views(token).some((view) => viewHides(view, known));
   return (
     looksSecret(plain, known) ||
-    [token, plain].some((t) => base64Views(t).some((view) => looksSecret(view, known)))
+    [token, plain].some((t) => base64Views(t).some((view) => viewHides(view, known)))
+  );
+}
+
+// A list of character codes (`115,107,95,116,...`, or spaced): decimal 32 to 126, at least 8 of them.
+const CODES_RE =
+  /\b(?:[3-9]\d|1[01]\d|12[0-6])(?:\s*[,;]\s*|\s+)(?:(?:[3-9]\d|1[01]\d|12[0-6])(?:\s*[,;]\s*|\s+)){6,}(?:[3-9]\d|1[01]\d|12[0-6])\b/g;
+
+/** `text` with each list of character codes that spells a secret replaced whole. */
+function maskCodeLists(text: string, known: RegExp | undefined): string {
+  return text.replace(CODES_RE, (run) =>
+    looksSecret(String.fromCharCode(...(run.match(/\d+/g) ?? []).map(Number)), known) ? '[redacted]' : run,
   );
 }
 
@@ -121,7 +151,9 @@ export class Redactor {
    */
   text(text: string): string {
     const known = this.#known;
-    let out = text.replace(TOKEN_RE, (token) => (hidesSecret(token, known) ? '[redacted]' : token));
+    // Cheap first: a code list needs a digit and a separator between codes.
+    let out = /\d[\s,;]+\d/.test(text) ? maskCodeLists(text, known) : text;
+    out = out.replace(TOKEN_RE, (token) => (hidesSecret(token, known) ? '[redacted]' : token));
     out = out.replace(SECRET_RE, `$1${MASK}`).replace(BEARER_RE, `$1${MASK}`);
     return known ? out.replace(known, MASK) : out;
   }
