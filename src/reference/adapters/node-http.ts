@@ -101,6 +101,28 @@ export function connectableUrl(host: string, port: number): string {
  * await server.close();
  * ```
  */
+/**
+ * A request body left unread past this many bytes is not drained after the answer (@hono/node-server reads up to
+ * 64 MiB for 500 ms so the connection can serve another request): the connection closes instead, reading none of
+ * it. A body refused by its length then costs no more than its headers (issue 40, N4: a refused 1 MiB body cost
+ * 5-6 ms of CPU, most of it reading what was refused). A smaller remainder is drained: keep-alive is worth it.
+ */
+export const DRAIN_MAX_BYTES = 64 * 1024;
+
+/**
+ * `res`, with `Connection: close` when `incoming`'s body is unread and larger than {@link DRAIN_MAX_BYTES} (or
+ * chunked); once the answer is written, the socket stops reading, and the drain closes it when its 500 ms are up.
+ */
+function closeUnreadBody(incoming: IncomingMessage, outgoing: ServerResponse, res: Response): Response {
+  if (incoming.complete || incoming.method === 'GET' || incoming.method === 'HEAD') return res;
+  const { 'content-length': length, 'transfer-encoding': chunked } = incoming.headers;
+  if (!chunked && !(Number(length) > DRAIN_MAX_BYTES)) return res;
+  outgoing.once('finish', () => incoming.socket?.pause());
+  const headers = new Headers(res.headers);
+  headers.set('connection', 'close');
+  return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
+}
+
 export function listenNode(handler: FetchHandler, options: ListenOptions = {}): Promise<NodeServer> {
   const host = options.host ?? '127.0.0.1';
   const port = options.port ?? 0;
@@ -137,7 +159,7 @@ export function listenNode(handler: FetchHandler, options: ListenOptions = {}): 
       }
       // The client left before the answer: nobody reads its body, which must not stay open (an event stream).
       if ((env.outgoing as ServerResponse).destroyed) await res.body?.cancel().catch(() => {});
-      return res;
+      return closeUnreadBody(incoming, env.outgoing as ServerResponse, res);
     },
     {
       get hostname() {

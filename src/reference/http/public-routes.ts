@@ -1,7 +1,8 @@
 import { type Context, type Handler, Hono } from 'hono';
 import { matchedRoutes } from 'hono/route';
 import { SBP_BANKS } from '../domain/bank-directory.js';
-import { bodyOf, checkExpect, NO_BODY_MAX_BYTES, parseJson, requireJson, requireNoBody } from './body.js';
+import { bodyOf, checkExpect, parseJson, requireJson, requireNoBody } from './body.js';
+import { bodyCapOf } from './body-caps.js';
 import { authenticate, checkBlock, checkSignature, clientAddress } from './auth.js';
 import { type AppDeps, type AppEnv, idempotencyKey, pathId } from './context.js';
 import { json, jsonText } from './errors.js';
@@ -53,12 +54,11 @@ export function publicRoutes(deps: AppDeps): Hono<AppEnv> {
     // No route for this path and method (a 404 or 405 follows): its body is never read, nor its signature checked.
     const matched = matchedRoutes(c).find((route) => route.method !== 'ALL');
     if (!matched) return next();
-    // A row without an input takes no body: a larger one is refused by its length, unread. The bytes count against
-    // the merchant's share of what the adapter holds at once.
+    // The body's cap is the largest valid body of the row's input (body-caps.ts; 1 KiB for a row without one): a
+    // larger one is refused by its length, unread. The bytes count against the merchant's share of what the
+    // adapter holds at once.
     const name = operationOf.get(matched.handler);
-    const row: OperationRow | undefined = name && OPERATIONS[name];
-    const cap = row && !row.input ? NO_BODY_MAX_BYTES : undefined;
-    const raw = await bodyOf(c, cap, caller.merchant.id);
+    const raw = await bodyOf(c, name && bodyCapOf(name), caller.merchant.id);
     c.set('raw', raw);
     checkSignature(caller, request, raw);
     await next();

@@ -247,26 +247,27 @@ describe('node adapter: bodies nobody may hold long (issue 32 F6)', () => {
     const other = await ref.control.createMerchant({ name: 'Other' });
     const head = (key: string, length: number) =>
       `POST /api/v1/public/payments HTTP/1.1\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${length}`;
-    // One merchant sends six uploads that stall after 600 KiB each (3.6 MiB of the 4 MiB bound). Its share is a
-    // quarter of the bound, 1 MiB: one upload holds 600 KiB, the other five are refused at once, holding nothing.
-    const chunk = ' '.repeat(600 * 1024);
+    // One merchant sends six uploads that stall after 300 KiB each (1.8 MiB of the 4 MiB bound; each declares
+    // 400,000 bytes, under payments.create's cap). Its share is a quarter of the bound, 1 MiB: three uploads hold
+    // 900 KiB, the other three are refused at once, holding nothing.
+    const chunk = ' '.repeat(300 * 1024);
     const statuses: number[] = [];
     const uploads = Array.from({ length: 6 }, () =>
-      stalled(ref, head(ref.api_key, 1_000_000), chunk).then((a) => statuses.push(a.status)),
+      stalled(ref, head(ref.api_key, 400_000), chunk).then((a) => statuses.push(a.status)),
     );
     await vi.waitFor(() =>
       expect(statuses.length + ref.server.bodyBytesInFlight / chunk.length).toBe(uploads.length),
     );
-    // The other merchant's 700 KiB create goes through while the first one's upload still stalls.
+    // The other merchant's 350 KiB create goes through while the first one's uploads still stall.
     const body = JSON.stringify({ amount: 100, description: 'x'.repeat(1000) });
     const res = await fetch(`${ref.base_url}/api/v1/public/payments`, {
       method: 'POST',
       headers: { authorization: `Bearer ${other.api_key}`, 'content-type': 'application/json' },
-      body: `${body}${' '.repeat(700 * 1024)}`,
+      body: `${body}${' '.repeat(350 * 1024)}`,
     });
     expect(res.status, await res.clone().text()).toBe(201);
-    expect(statuses).toEqual([503, 503, 503, 503, 503]);
-    expect(ref.server.bodyBytesInFlight).toBe(chunk.length);
+    expect(statuses).toEqual([503, 503, 503]);
+    expect(ref.server.bodyBytesInFlight).toBe(3 * chunk.length);
     for (const s of sockets) s.destroy();
     await Promise.allSettled(uploads);
   });
@@ -295,5 +296,55 @@ describe('node adapter: bodies nobody may hold long (issue 32 F6)', () => {
       });
       expect(res.status).toBe(404);
     }
+  });
+});
+
+// Issue 40, N4: a body over its route's cap (the largest valid body of its input, body-caps.ts) is refused by its
+// declared length, and what follows of it is never read: the connection closes instead of draining it.
+describe('node adapter: a refused body costs its headers only', () => {
+  it("refuses a create over payments.create's cap by its length, then reads none of what the client goes on sending", {
+    timeout: 60_000,
+  }, async () => {
+    const ref = await start();
+    const served: Socket[] = [];
+    ref.server.server.on('connection', (s: Socket) => served.push(s));
+    const url = new URL(ref.base_url);
+    const socket = connect(Number(url.port), '127.0.0.1');
+    sockets.push(socket);
+    let text = '';
+    const answered = new Promise<void>((resolve) => {
+      socket.on('data', (chunk: Buffer) => {
+        text += chunk.toString('utf8');
+        if (text.includes('\r\n\r\n') && text.includes('}}')) resolve();
+      });
+    });
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    socket.on('error', () => {});
+    const total = 1024 * 1024;
+    socket.write(
+      `POST /api/v1/public/payments HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${ref.api_key}\r\nContent-Type: application/json\r\nContent-Length: ${total}\r\n\r\n`,
+    );
+    socket.write(' '.repeat(16 * 1024));
+    await answered;
+    expect(text).toMatch(/^HTTP\/1\.1 400 /);
+    expect(text.toLowerCase()).toContain('connection: close');
+    expect(text).toContain('Payload too large');
+    // The client goes on with the rest of its megabyte; the server reads none of it, and closes.
+    socket.write(' '.repeat(total - 16 * 1024));
+    await closed;
+    expect(served).toHaveLength(1);
+    expect(served[0]!.bytesRead).toBeLessThan(256 * 1024);
+  });
+
+  it('drains a small unread remainder, keeping the connection for the next request', async () => {
+    const ref = await start();
+    const id = '3f8e2b6a-1c2d-4e5f-8a9b-0c1d2e3f4a5b';
+    const answer = await stalled(
+      ref,
+      `POST /api/v1/public/payments/${id}/cancel HTTP/1.1\r\nAuthorization: Bearer ${ref.api_key}\r\nContent-Type: application/json\r\nContent-Length: 2048`,
+      '{"note":"',
+    );
+    expect(answer.status).toBe(400);
+    expect(answer.headers.connection).not.toBe('close');
   });
 });
