@@ -45,7 +45,11 @@ describe('bodies a client can send', () => {
     ['a negative zero', '{"amount": -0}', 'amount'],
     ['a huge string', JSON.stringify({ amount: 100, description: 'x'.repeat(30_000) }), 'description'],
     // Larger than any valid body of payments.create (body-caps.ts): refused by its length.
-    ['a body past the route cap', JSON.stringify({ amount: 100, description: 'x'.repeat(500_000) }), 'Payload too large'],
+    [
+      'a body past the route cap',
+      JSON.stringify({ amount: 100, description: 'x'.repeat(500_000) }),
+      'Payload too large',
+    ],
     ['deep nesting', `{"amount":100,"metadata":${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}}`, 'metadata'],
     ['deep arrays', `${'['.repeat(100_000)}${']'.repeat(100_000)}`, ''],
     ['a huge unknown key', JSON.stringify({ amount: 100, ['k'.repeat(100_000)]: 1 }), 'unknown field'],
