@@ -317,6 +317,18 @@ describe('secrets in machine encodings', () => {
     },
   );
 
+  it("masks an encoded secret across the path's 200-character cut, as in the whole path", async () => {
+    env = setup();
+    const { ref } = env;
+    for (const hidden of [encodings.base64!(ref.api_key), encodings['base64 of base64']!(ref.api_key)]) {
+      const head = `/api/v1/public/payments/${'a'.repeat(190 - 24)}`;
+      await env.call(`${head}${hidden}`.replace('/api/v1/public', ''));
+    }
+    const text = JSON.stringify(ref.requests());
+    expect(text).not.toContain(encodings.base64!(ref.api_key).slice(10, 40));
+    expect(text).not.toContain(encodings['base64 of base64']!(ref.api_key).slice(10, 40));
+  });
+
   it('leaves what holds no secret readable: numbers, words, an ordinary base64 value', () => {
     env = setup();
     const text = 'amounts 100, 200, 300, 400, 500, 600, 700, 800; token aGVsbG8gd29ybGQgaGVsbG8='; // "hello world hello"

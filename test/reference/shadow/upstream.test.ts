@@ -117,3 +117,37 @@ describe('shadow mode against its upstream', () => {
     );
   });
 });
+
+// Issue 40 item 9, tried as a hostile client: the report is the merchant's traffic (payout phones): it answers the
+// in-process reference's admin token alone, and shows no key the traffic carried.
+describe("shadow mode's report", () => {
+  it('refuses every credential but its admin token, and carries no key of the traffic', async () => {
+    const up = await upstream((_req, res) => {
+      res.writeHead(401, { 'content-type': 'application/json' });
+      res.end('{"error":{"code":"unauthorized","message":"Unknown key."}}');
+    });
+    const shadow = shadowOf(up.url);
+    const merchantKey = 'sk_test_abcdef_HostileClientKey0123456789';
+    await shadow.fetch(
+      new Request(`http://shadow.test${PATH}`, { headers: { authorization: `Bearer ${merchantKey}` } }),
+    );
+    const report = (headers: Record<string, string>, query = '') =>
+      shadow.fetch(new Request(`http://shadow.test/_shadow/report${query}`, { headers }));
+    for (const [headers, query] of [
+      [{}, ''],
+      [{ authorization: `Bearer ${merchantKey}` }, ''],
+      [{ authorization: `Bearer ${shadow.reference.api_key}` }, ''],
+      [{ authorization: `Bearer ${shadow.reference.admin_token.toUpperCase()}` }, ''],
+      [{ authorization: `Basic ${btoa(`admin:${shadow.reference.admin_token}`)}` }, ''],
+      [{}, `?token=${shadow.reference.admin_token}`],
+    ] as const)
+      expect((await report(headers, query)).status, JSON.stringify(headers) + query).toBe(401);
+    const ok = await report({ authorization: `Bearer ${shadow.reference.admin_token}` });
+    expect(ok.status).toBe(200);
+    const text = await ok.text();
+    expect(text).not.toContain('HostileClientKey0123456789');
+    expect(
+      (await shadow.fetch(new Request('http://shadow.test/_shadow/report', { method: 'DELETE' }))).status,
+    ).toBe(405);
+  });
+});
