@@ -60,6 +60,7 @@ export async function measureInstructions({ name, script, args = [], env, what, 
     // JIT code is rewritten in place: valgrind must check every page that is not a file's for changes.
     wrap: [
       'valgrind',
+      '--quiet',
       '--tool=callgrind',
       '--smc-check=all-non-file',
       '--instr-atstart=no',

@@ -18,18 +18,18 @@ import { NO_BODY_MAX_BYTES } from './body.js';
 
 /** The parts of a JSON Schema the cap reads. */
 interface Schema {
-  $ref?: string;
-  type?: string | string[];
-  enum?: unknown[];
-  maxLength?: number;
-  properties?: Record<string, Schema>;
-  additionalProperties?: Schema | boolean;
-  maxProperties?: number;
-  propertyNames?: Schema;
-  items?: Schema;
-  maxItems?: number;
-  anyOf?: Schema[];
-  oneOf?: Schema[];
+  $ref?: string | undefined;
+  type?: string | string[] | undefined;
+  enum?: unknown[] | undefined;
+  maxLength?: number | undefined;
+  properties?: Record<string, Schema> | undefined;
+  additionalProperties?: Schema | boolean | undefined;
+  maxProperties?: number | undefined;
+  propertyNames?: Schema | undefined;
+  items?: Schema | undefined;
+  maxItems?: number | undefined;
+  anyOf?: Schema[] | undefined;
+  oneOf?: Schema[] | undefined;
 }
 
 const BYTES_PER_CHAR = 12;
