@@ -94,7 +94,9 @@ export function createServer(target: Target): Server {
    * Asks the person through the client: true or false, with why when it is no; undefined when the client cannot be
    * asked. An answer that is not the form asked for counts as a no (a client's bug must not read as a yes).
    */
-  const elicit = async (action: string): Promise<{ agreed: boolean; why?: string | undefined } | undefined> => {
+  const elicit = async (
+    action: string,
+  ): Promise<{ agreed: boolean; why?: string | undefined } | undefined> => {
     if (!server.getClientCapabilities()?.elicitation) return undefined;
     try {
       const reply = await server.elicitInput({

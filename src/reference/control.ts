@@ -1,5 +1,6 @@
 // The contract's control surface (`/_cabinet`, `/_simulator`) as typed methods over the domain and the webhook
 // service: an application service, so it lives beside service.ts and not in domain/, which imports nothing above it.
+import type { WebhookChaos, WebhookChaosConfig } from './webhooks/chaos.js';
 import { CODE } from '../schemas/errors.js';
 import type { Payment, Payout } from '../schemas/resources.js';
 import type { WebhookService } from './webhooks/index.js';
@@ -18,6 +19,7 @@ import {
   parseControl,
   type UpdateMerchantInput,
   type UpdateTerminalInput,
+  type WebhookChaosInput,
 } from './domain/cabinet-inputs.js';
 import { ClockLimitError } from './domain/clock.js';
 import type { Domain } from './domain/core.js';
@@ -228,6 +230,34 @@ export function createCabinet(domain: Domain, webhooks: WebhookService): Cabinet
     deleteWebhookEndpoint: (id) => webhooks.deleteEndpoint(id),
     listDeliveries: (id) => ({ items: webhooks.deliveries(id) }),
     resendEvent: (id) => webhooks.resend(id),
+  };
+}
+
+/**
+ * Webhook chaos as the simulator offers it (src/reference/webhooks/chaos.ts): duplicates, reordering and delays of
+ * deliveries, seeded.
+ *
+ * @example
+ * ```ts
+ * await ref.control.setWebhookChaos({ seed: 42, duplicate: 1 }); // every delivered event comes twice
+ * await ref.control.clearWebhookChaos();
+ * ```
+ */
+export interface WebhookChaosApi {
+  /** `PUT /_simulator/webhook-chaos`: puts it in force (the draws start again from its seed); 400 naming a bad field. */
+  setWebhookChaos(input: WebhookChaosInput): WebhookChaosConfig;
+  /** `GET /_simulator/webhook-chaos`: the chaos in force, defaults filled in; null when off. */
+  getWebhookChaos(): WebhookChaosConfig | null;
+  /** `DELETE /_simulator/webhook-chaos`: off. */
+  clearWebhookChaos(): void;
+}
+
+/** The chaos methods over one webhook service's chaos. */
+export function webhookChaosApi(chaos: WebhookChaos): WebhookChaosApi {
+  return {
+    setWebhookChaos: (input) => chaos.set(input),
+    getWebhookChaos: () => chaos.get(),
+    clearWebhookChaos: () => chaos.clear(),
   };
 }
 

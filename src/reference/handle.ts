@@ -3,7 +3,7 @@
  * `startReference()`: the contract's control surface, every method async, and the buyer's two buttons.
  */
 import type { Payment } from '../schemas/resources.js';
-import type { CabinetApi, SimulatorApi } from './control.js';
+import type { CabinetApi, SimulatorApi, WebhookChaosApi } from './control.js';
 import type { Domain } from './domain/core.js';
 import type { FaultsApi } from './faults/index.js';
 import type { StateApi } from './state/index.js';
@@ -28,7 +28,7 @@ export type Async<T> = {
  * await ref.control.advanceClock(30); // manual clock: due timers fire
  * ```
  */
-export type ControlApi = Async<CabinetApi> & Async<SimulatorApi & FaultsApi & StateApi>;
+export type ControlApi = Async<CabinetApi> & Async<SimulatorApi & FaultsApi & StateApi & WebhookChaosApi>;
 
 /** What every reference handle offers beyond its facts, `fetch`, `clock`, `stats` and `close`. */
 export interface ReferenceControl {
@@ -60,7 +60,7 @@ export interface ReferenceControl {
 export function referenceControl(
   domain: Domain,
   cabinet: CabinetApi,
-  simulator: SimulatorApi & FaultsApi & StateApi,
+  simulator: SimulatorApi & FaultsApi & StateApi & WebhookChaosApi,
 ): ReferenceControl {
   const buyer = buyerPort(domain);
   const act = async (paymentId: string, action: 'pay' | 'decline') => {

@@ -1,5 +1,5 @@
 import { type Clock, ManualClock, RealClock } from './domain/clock.js';
-import { createCabinet, createSimulator, merchantFacts } from './control.js';
+import { createCabinet, createSimulator, merchantFacts, webhookChaosApi } from './control.js';
 import { Domain } from './domain/core.js';
 import { newAdminToken } from './domain/admin-token.js';
 import type { StartupFacts } from './domain/accounts.js';
@@ -13,7 +13,9 @@ import type { RequestInfo } from './http/context.js';
 import { toResponse } from './http/errors.js';
 import { createEventStreamHub } from './sse/index.js';
 import { buildState, createState, type StateParts, type StateSaving } from './state/index.js';
+import { WebhookChaos } from './webhooks/chaos.js';
 import { createWebhookService } from './webhooks/index.js';
+import type { WebhookChaosInput } from './domain/cabinet-inputs.js';
 import { type ReferenceControl, referenceControl } from './handle.js';
 import {
   type JournalFilter,
@@ -23,6 +25,16 @@ import {
 } from './journal/index.js';
 
 export type { RequestInfo, StartupFacts };
+
+/** `webhookChaos` checked at start: a bad field is the caller's TypeError, as for every other option. */
+function checkedChaos(input: WebhookChaosInput): WebhookChaosInput {
+  try {
+    new WebhookChaos().set(input);
+  } catch (error) {
+    throw new TypeError(`webhookChaos: ${(error as Error).message}`);
+  }
+  return input;
+}
 
 /**
  * Options of {@link createReference}; every field is optional.
@@ -73,6 +85,15 @@ export interface ReferenceOptions {
   trustProxy?: boolean | undefined;
   /** What delivers webhooks. Default `globalThis.fetch`. */
   webhookFetch?: typeof fetch | undefined;
+  /**
+   * Webhook chaos from the start, as `PUT /_simulator/webhook-chaos` takes it: each delivered event delivered again
+   * with probability `duplicate`, held behind the next event of its endpoint with probability `reorder`, its first
+   * attempt delayed by a time drawn from `delay` on the service clock; `seed` makes the draws repeatable. Each such
+   * delivery is marked in the delivery log (`chaos`). Throws a TypeError naming a bad field. Default: off.
+   *
+   * @example createReference({ clock: 'manual', webhookChaos: { seed: 42, duplicate: 0.3, reorder: 0.2 } })
+   */
+  webhookChaos?: WebhookChaosInput | undefined;
   /** One line per request and per internal error; never a secret. Default: silent. */
   logger?: ((line: string) => void) | undefined;
   /** The bank live keys talk to. Default: a deterministic fake bank that fills `bank` and `bank_ref`. */
@@ -220,6 +241,7 @@ export function createReference(options: ReferenceOptions = {}): Reference {
     clock,
     ...(options.webhookFetch ? { fetch: options.webhookFetch } : {}),
     ...(log ? { logger: log } : {}),
+    ...(options.webhookChaos === undefined ? {} : { chaos: checkedChaos(options.webhookChaos) }),
     ...(webhookSecret === undefined
       ? {}
       : { fixedSecret: (shopId: string) => (shopId === parts?.facts.shop_id ? webhookSecret : undefined) }),
@@ -239,6 +261,7 @@ export function createReference(options: ReferenceOptions = {}): Reference {
   const simulator = {
     ...createSimulator(domain),
     ...faults.api(),
+    ...webhookChaosApi(webhooks.chaos),
     snapshot: state.snapshot,
     restore: (doc: unknown) => {
       const restored = state.restore(doc);

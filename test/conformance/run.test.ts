@@ -17,8 +17,8 @@ afterEach(async () => {
 });
 
 /** A reference in-process, and a fetch to it that records what was sent and what creations answered. */
-function inProcess(clock: 'manual' | 'real' = 'manual') {
-  const ref = createReference({ clock });
+function inProcess(clock: 'manual' | 'real' = 'manual', options: Parameters<typeof createReference>[0] = {}) {
+  const ref = createReference({ clock, ...options });
   refs.push(ref);
   const sent: Array<{ method: string; url: string; authorization: string | null }> = [];
   const created: Array<{ id: string; authorization: string }> = [];
@@ -67,6 +67,22 @@ describe('runContract against the reference in-process', { timeout: 180_000 }, (
     expect(sent.filter((s) => /sk_live_/i.test(s.authorization ?? ''))).toEqual([]);
     expect(created.length).toBeGreaterThan(10);
     expect((await statuses()).filter((s) => s === 'pending')).toEqual([]);
+  });
+
+  // Issue 41: chaos never breaks the spec, and the kit holds the spec (an event may arrive more than once, spec 6.1).
+  it('passes every check against a reference with webhook chaos on', async () => {
+    const webhookChaos = { seed: 7, duplicate: 0.5, reorder: 0.3, delay: { min_seconds: 0, max_seconds: 1 } };
+    // A real clock: the kit waits for webhooks in real time, and a delay or a hold needs the clock to move.
+    const { ref, fetch } = inProcess('real', { webhookChaos });
+    const result = await runContract({
+      baseUrl: 'http://localhost',
+      apiKey: ref.api_key,
+      signingSecret: ref.signing_secret,
+      adminToken: ref.admin_token,
+      fetch,
+    });
+    expect(result.checks.filter((c) => c.outcome !== 'passed')).toEqual([]);
+    expect(await ref.control.getWebhookChaos()).toMatchObject(webhookChaos);
   });
 
   it('cancels what it left pending even when the request budget cut the run short', async () => {

@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
 import { listenNode } from '../../src/reference/adapters/node-http.js';
 import { ManualClock } from '../../src/reference/domain/clock.js';
-import { createCabinet, createSimulator } from '../../src/reference/control.js';
+import { createCabinet, createSimulator, webhookChaosApi } from '../../src/reference/control.js';
 import { Domain } from '../../src/reference/domain/core.js';
 import { createApp } from '../../src/reference/http/app.js';
 import type { AppEnv } from '../../src/reference/http/context.js';
@@ -41,6 +41,7 @@ function appWith(middleware: MiddlewareHandler<AppEnv>[], journal?: RequestJourn
   const simulator = {
     ...createSimulator(domain),
     ...createState({ domain, webhooks, hub, adminToken, facts: first }),
+    ...webhookChaosApi(webhooks.chaos),
   };
   const deps = {
     domain,

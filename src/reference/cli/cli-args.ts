@@ -1,3 +1,5 @@
+import type { WebhookChaosInput } from '../domain/cabinet-inputs.js';
+import { WebhookChaos } from '../webhooks/chaos.js';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { checkFixedCredentials, type FixedCredentials } from '../domain/credentials.js';
@@ -23,6 +25,8 @@ export interface CliConfig extends FixedCredentials {
   state?: string | undefined;
   faults?: FaultRuleInput[] | undefined;
   seed?: number | undefined;
+  /** `--webhook-chaos duplicate=0.3,reorder=0.2,delay=0-30s,seed=42`, as `PUT /_simulator/webhook-chaos` takes it. */
+  webhookChaos?: WebhookChaosInput | undefined;
   json: boolean;
   quiet: boolean;
   help: boolean;
@@ -83,6 +87,11 @@ const OPTIONS = {
     type: 'string',
     value: '<file>',
     help: 'start from this snapshot file when it exists, and write the whole state there within about a second of each change and on SIGINT/SIGTERM (owner-only: it holds the keys and secrets)',
+  },
+  'webhook-chaos': {
+    type: 'string',
+    value: '<spec>',
+    help: 'deliver webhooks as a real network might: duplicate=<0..1>,reorder=<0..1>,delay=<min>-<max>s,seed=<n> (each part optional; a delay waits on the service clock); each such delivery is marked chaos in the delivery log',
   },
   faults: {
     type: 'string',
@@ -184,6 +193,7 @@ export function parseCliArgs(
     ...(values['allow-private-webhooks'] ? { allowPrivateWebhookTargets: true as const } : {}),
     ...(values.faults === undefined ? {} : { faults: readFaults(values.faults) }),
     ...(seed === undefined ? {} : { seed: Number(seed) }),
+    ...(values['webhook-chaos'] === undefined ? {} : { webhookChaos: chaosFlag(values['webhook-chaos']) }),
     json: values.json,
     quiet: values.quiet,
     help: values.help,
@@ -230,6 +240,41 @@ function fixedCredentials(
     throw new UsageError((error as Error).message);
   }
   return fixed;
+}
+
+/**
+ * `--webhook-chaos`'s text as the JSON `PUT /_simulator/webhook-chaos` takes, checked whole: a UsageError naming the
+ * part otherwise.
+ *
+ * @example chaosFlag('duplicate=0.3,delay=0-30s,seed=42') // { duplicate: 0.3, delay: { min_seconds: 0, max_seconds: 30 }, seed: 42 }
+ */
+export function chaosFlag(text: string): WebhookChaosInput {
+  const out: Record<string, unknown> = {};
+  for (const part of text.split(',').filter(Boolean)) {
+    const [name = '', value = ''] = part.split('=', 2).map((x) => x.trim());
+    if (name === 'delay') {
+      const m = /^(\d+(?:\.\d+)?)-(\d+(?:\.\d+)?)(ms|s)?$/.exec(value);
+      if (!m)
+        throw new UsageError(
+          `--webhook-chaos delay must be <min>-<max>s (e.g. 0-30s), got '${value.slice(0, 40)}'`,
+        );
+      const unit = m[3] === 'ms' ? 1000 : 1;
+      out.delay = { min_seconds: Number(m[1]) / unit, max_seconds: Number(m[2]) / unit };
+    } else if (name === 'duplicate' || name === 'reorder' || name === 'seed') {
+      if (!/^\d+(\.\d+)?$/.test(value))
+        throw new UsageError(`--webhook-chaos ${name} must be a number, got '${value.slice(0, 40)}'`);
+      out[name] = Number(value);
+    } else
+      throw new UsageError(
+        `--webhook-chaos takes duplicate, reorder, delay and seed, got '${name.slice(0, 40)}'`,
+      );
+  }
+  try {
+    new WebhookChaos().set(out);
+  } catch (error) {
+    throw new UsageError(`--webhook-chaos: ${(error as Error).message}`);
+  }
+  return out as WebhookChaosInput;
 }
 
 /** The rules of a `--faults` file, checked whole: a file that cannot be read or holds a bad rule is a UsageError. */

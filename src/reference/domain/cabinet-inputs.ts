@@ -12,6 +12,11 @@ const typeError = (message: string) => ({
 const int = () => z.int(typeError('must be an integer'));
 const min = (n: number) => z.minimum(n, `must be at least ${n}`);
 const max = (n: number) => z.maximum(n, `must be at most ${n}`);
+/** A probability. */
+const rate = () =>
+  z
+    .number(typeError('must be a number from 0 to 1'))
+    .check(z.minimum(0, 'must be from 0 to 1'), z.maximum(1, 'must be from 0 to 1'));
 
 const schemas = {
   createMerchant: z.strictObject({
@@ -56,6 +61,22 @@ const schemas = {
   }),
   updateTerminal: z.strictObject({ require_signature: bool() }),
   createApiKey: z.strictObject({ mode: z.enum(['test', 'live'], 'must be "test" or "live"') }),
+  webhookChaos: z.strictObject({
+    seed: z.optional(int().check(min(0), max(4_294_967_295))),
+    duplicate: z.optional(rate()),
+    reorder: z.optional(rate()),
+    delay: z.optional(
+      z
+        .strictObject(
+          {
+            min_seconds: z.number(typeError('must be a number')).check(min(0), max(86_400)),
+            max_seconds: z.number(typeError('must be a number')).check(min(0), max(86_400)),
+          },
+          'must be { min_seconds, max_seconds }',
+        )
+        .check(z.refine((d) => d.min_seconds <= d.max_seconds, 'min_seconds must not be above max_seconds')),
+    ),
+  }),
   advanceClock: z.strictObject({
     seconds: z
       .number(typeError('must be a number'))
@@ -79,6 +100,8 @@ export type UpdateMerchantInput = z.input<typeof schemas.updateMerchant>;
 export type UpdateTerminalInput = z.input<typeof schemas.updateTerminal>;
 /** Body of `POST /_cabinet/terminals/{id}/api-keys`. */
 export type CreateApiKeyInput = z.input<typeof schemas.createApiKey>;
+/** Body of `PUT /_simulator/webhook-chaos`, and `webhookChaos` of the reference's options. */
+export type WebhookChaosInput = z.input<typeof schemas.webhookChaos>;
 /** Body of `POST /_simulator/clock/advance`. */
 export type AdvanceClockInput = z.input<typeof schemas.advanceClock>;
 

@@ -4,7 +4,7 @@ import { IdempotencyKey } from '../../schemas/inputs.js';
 import { parseOwn } from '../../schemas/issues.js';
 import { IDEMPOTENCY_KEY_RULE, UUID_V4_RE } from '../../schemas/limits.js';
 import type { Domain } from '../domain/core.js';
-import type { CabinetApi, SimulatorApi } from '../control.js';
+import type { CabinetApi, SimulatorApi, WebhookChaosApi } from '../control.js';
 import { refuse } from '../domain/errors.js';
 import type { Caller } from '../domain/validate.js';
 import type { Faults } from '../faults/index.js';
@@ -45,7 +45,7 @@ export interface AppEnv {
 export interface AppDeps {
   domain: Domain;
   cabinet: CabinetApi;
-  simulator: SimulatorApi & StateApi;
+  simulator: SimulatorApi & StateApi & WebhookChaosApi;
   hub: EventStreamHub;
   adminToken: string;
   /**

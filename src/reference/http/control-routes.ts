@@ -3,6 +3,7 @@ import { type Context, Hono } from 'hono';
 import { refuse } from '../domain/errors.js';
 import type { FaultRuleInput } from '../faults/index.js';
 import { bearer, isAdminToken } from './auth.js';
+import type { WebhookChaosInput } from '../domain/cabinet-inputs.js';
 import { bodyOf, checkExpect, parseJson, requireNoBody } from './body.js';
 import { type AppDeps, type AppEnv, pathId } from './context.js';
 import { MAX_RESTORE_BYTES } from '../state/limits.js';
@@ -124,6 +125,13 @@ export function simulatorRoutes(deps: AppDeps): Hono<AppEnv> {
     return json(200, await sim.advanceClock(input as { seconds: number }));
   });
   r.get('/clock', () => json(200, sim.getClock()));
+  r.put('/webhook-chaos', (c) => json(200, sim.setWebhookChaos(parseJson(c) as WebhookChaosInput)));
+  r.get('/webhook-chaos', () => json(200, sim.getWebhookChaos()));
+  r.delete('/webhook-chaos', (c) => {
+    requireNoBody(c);
+    sim.clearWebhookChaos();
+    return c.body(null, 204);
+  });
   // Up, and whether the state is saved: `state` is null when it lives in memory only (no `--state` file).
   r.get('/health', () => json(200, { status: 'ok', state: deps.stateSaving?.() ?? null }));
   r.get('/snapshot', () => json(200, sim.snapshot()));

@@ -1,5 +1,6 @@
 import { webhookHeaders } from '../../internal/webhook-signature.js';
 import type { Clock, Timer } from '../domain/clock.js';
+import type { ChaosKind, WebhookChaos } from './chaos.js';
 import { iso } from '../domain/ids.js';
 import type { Endpoint, EndpointRegistry } from './endpoints.js';
 import type { OutgoingWebhook } from './events.js';
@@ -30,6 +31,12 @@ interface Delivery extends PendingSeries {
   readonly bytes: number;
   timer: Timer | undefined;
   cancelled: boolean;
+  /** What chaos did to this series, for its delivery-log entries. */
+  chaos: ChaosKind | undefined;
+  /** Chaos: once delivered, the event goes again as a series of its own. */
+  duplicate: boolean;
+  /** Chaos: the series held behind this one, sent once this one's first attempt has its answer. */
+  thenRelease: Delivery | undefined;
 }
 
 /** The options of `WebhookServiceDeps`, defaults applied. */
@@ -44,7 +51,15 @@ export interface DispatcherOptions {
   deadlineMs: number;
   maxPendingPerEndpoint: number;
   maxPendingBytesPerEndpoint: number;
+  /** The chaos in force (off unless configured); its plans are drawn here, at dispatch. */
+  chaos: WebhookChaos;
 }
+
+/**
+ * How long chaos holds a reordered event when no other event to its endpoint comes after it, on the service clock:
+ * it is sent then, late rather than never.
+ */
+export const REORDER_HOLD_MS = 5_000;
 
 /** `scheme://host:port` of a URL, cheaply: receivers are told apart by origin. */
 function originOf(url: string): string {
@@ -63,6 +78,8 @@ export class Dispatcher {
   readonly #queue: SendQueue<Delivery>;
   readonly #retries: RetryTimers<Delivery>;
   readonly #bound: PendingBound<Delivery>;
+  /** Chaos: the reordered series of each target, held until the next one to that target is queued. */
+  readonly #held = new Map<string, Delivery>();
   #closed = false;
 
   constructor(options: DispatcherOptions) {
@@ -92,17 +109,51 @@ export class Dispatcher {
         );
         return 0;
       }
-      this.#start(event, undefined);
+      this.#send(event, undefined);
       return 1;
     }
     let n = 0;
     for (const endpoint of registry.ofShop(event.shopId)) {
       // The strict filter: an empty set takes every event, otherwise only the selected ones.
       if (endpoint.events.length > 0 && !endpoint.events.includes(event.event)) continue;
-      this.#start(event, endpoint.id);
+      this.#send(event, endpoint.id);
       n++;
     }
     return n;
+  }
+
+  /** Starts one series as chaos plans it (without chaos: at once, once). */
+  #send(event: OutgoingWebhook, endpointId: string | undefined): void {
+    const plan = this.#options.chaos.plan();
+    if (!plan) return void this.#start(event, endpointId);
+    const now = this.#options.clock.now();
+    const target = endpointId ?? `url ${originOf(event.webhookUrl!)}`;
+    // One event held per target at a time: the next one is the event it is held behind.
+    const before = this.#held.get(target);
+    const held = plan.reorder && !before;
+    const wait = held ? REORDER_HOLD_MS : plan.delayMs;
+    const d = this.#start(event, endpointId, 0, wait > 0 ? now + wait : null);
+    d.chaos = held ? 'reordered' : plan.delayMs > 0 ? 'delayed' : undefined;
+    d.duplicate = plan.duplicate;
+    if (before) {
+      this.#held.delete(target);
+      d.thenRelease = before;
+    }
+    if (held) this.#held.set(target, d);
+  }
+
+  /**
+   * The series held behind `d`, queued now that `d`'s first attempt has its answer: it reaches the receiver after
+   * the event it was held behind, whatever the concurrency of the target.
+   */
+  #releaseHeld(d: Delivery): void {
+    const held = d.thenRelease;
+    d.thenRelease = undefined;
+    if (!held || held.cancelled || held.dueAt === null) return;
+    held.timer?.cancel();
+    held.timer = undefined;
+    held.dueAt = null;
+    this.#queue.push(held, held.target);
   }
 
   /** Stops every pending series to the endpoint (it was deleted); an attempt in flight finishes but is not retried. */
@@ -157,8 +208,10 @@ export class Dispatcher {
     endpointId: string | undefined,
     attempt = 0,
     dueAt: number | null = null,
-  ): void {
-    const key = `${event.id}|${endpointId ?? 'url'}`;
+    again = false,
+  ): Delivery {
+    // Chaos's second delivery of an event is a series of its own: it does not replace the first.
+    const key = `${event.id}|${endpointId ?? 'url'}${again ? '|again' : ''}`;
     const previous = this.#active.get(key);
     if (previous) this.#cancel(previous);
     const target = endpointId ?? `url ${originOf(event.webhookUrl!)}`;
@@ -174,11 +227,15 @@ export class Dispatcher {
       timer: undefined,
       dueAt,
       cancelled: false,
+      chaos: again ? 'duplicate' : undefined,
+      duplicate: false,
+      thenRelease: undefined,
     };
     this.#active.set(key, d);
     for (const old of this.#bound.add(group, d)) this.#giveUp(old);
     if (dueAt === null) this.#queue.push(d, target);
     else d.timer = this.#retries.schedule(d, Math.max(0, dueAt - this.#options.clock.now()));
+    return d;
   }
 
   /** Pending series and body bytes counted against an endpoint (or, as `shop <id>`, a shop's `webhook_url`s). */
@@ -264,7 +321,19 @@ export class Dispatcher {
       d.dueAt = next;
       d.timer = this.#retries.schedule(d, delay);
     }
-    endpoint.log.add({ eventId: event.id, event: event.event, attempt: d.attempt, ...result, at, next });
+    endpoint.log.add({
+      eventId: event.id,
+      event: event.event,
+      attempt: d.attempt,
+      ...result,
+      at,
+      next,
+      ...(d.chaos ? { chaos: d.chaos } : {}),
+    });
+    // Chaos's duplicate: the same event, delivered once more after it was delivered (signed again at its send).
+    if (result.error === null && d.duplicate && !this.#closed)
+      this.#start(event, d.endpointId, 0, null, true);
+    this.#releaseHeld(d);
     if (logger) {
       const target = d.endpointId === undefined ? `webhook_url of ${endpoint.id}` : `endpoint ${endpoint.id}`;
       const outcome = result.error === null ? `delivered (${result.status})` : `failed: ${result.error}`;

@@ -2,6 +2,7 @@ import { CODE } from '../../schemas/errors.js';
 import type { Clock } from '../domain/clock.js';
 import { refuse } from '../domain/errors.js';
 import type { EventBus } from '../domain/events.js';
+import { WebhookChaos } from './chaos.js';
 import { Dispatcher, type PendingSeries } from './dispatcher.js';
 import { type CreatedEndpoint, EndpointRegistry, type EndpointState, newWebhookSecret } from './endpoints.js';
 import { toOutgoingWebhook, type OutgoingWebhook } from './events.js';
@@ -63,6 +64,8 @@ export interface WebhookServiceDeps {
    * undefined. Rotation always makes a random one. Default: none.
    */
   fixedSecret?: ((shopId: string) => string | undefined) | undefined;
+  /** Webhook chaos in force from the start (`PUT /_simulator/webhook-chaos` changes it later). Default: off. */
+  chaos?: unknown;
 }
 
 /** The reference's webhook sender: endpoints per shop, signed delivery with retries, the log and resend. */
@@ -102,6 +105,8 @@ export interface WebhookService {
   exportState(): WebhookState;
   /** Replaces the whole state with a snapshot's (already checked): retries are re-armed on the clock. @internal */
   importState(state: WebhookState): void;
+  /** Webhook chaos: puts a configuration in force (DomainError 400 naming a bad field), reads it, turns it off. */
+  readonly chaos: WebhookChaos;
   /** Unsubscribes, cancels retry timers, aborts attempts in flight and waits for them to settle. */
   close(): Promise<void>;
 }
@@ -139,7 +144,10 @@ export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
         userLogger(line);
       } catch {}
     });
+  const chaos = new WebhookChaos();
+  if (deps.chaos !== undefined) chaos.set(deps.chaos);
   const dispatcher = new Dispatcher({
+    chaos,
     clock: deps.clock,
     fetch: deps.fetch ?? ((input, init) => globalThis.fetch(input, init)),
     registry,
@@ -168,6 +176,7 @@ export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
   });
 
   return {
+    chaos,
     createEndpoint(shopId, input) {
       const { id, url, events, signatureVersion, secret } = registry.create(
         shopId,

@@ -1,4 +1,5 @@
 import { iso } from '../domain/ids.js';
+import type { ChaosKind } from './chaos.js';
 
 /** One delivery attempt as `GET /_cabinet/webhook-endpoints/{id}/deliveries` lists it. */
 export interface DeliveryAttempt {
@@ -14,6 +15,8 @@ export interface DeliveryAttempt {
   at: string;
   /** RFC 3339 service-clock time of the next retry; null when delivered or given up. */
   next_attempt_at: string | null;
+  /** Present when webhook chaos made this series: a `duplicate`, a `reordered` or a `delayed` delivery. */
+  chaos?: ChaosKind | undefined;
 }
 
 /** An attempt as kept: times stay numbers until someone asks for the log. */
@@ -25,6 +28,7 @@ export interface AttemptRecord {
   error: string | null;
   at: number;
   next: number | null;
+  chaos?: ChaosKind | undefined;
 }
 
 /**
@@ -59,6 +63,7 @@ export class DeliveryLog {
       error: e.error,
       at: iso(e.at),
       next_attempt_at: e.next === null ? null : iso(e.next),
+      ...(e.chaos ? { chaos: e.chaos } : {}),
     }));
   }
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import {
   banner,
+  chaosFlag,
   parseCliArgs,
   STARTUP_KEYS,
   startupJson,
@@ -147,5 +148,27 @@ describe('psp-reference output', () => {
     expect(text).toContain('thm_secret');
     expect(text).toContain('manual');
     expect(text).toContain('Ctrl+C');
+  });
+});
+
+describe('--webhook-chaos', () => {
+  it("reads each part into PUT /_simulator/webhook-chaos's JSON", () => {
+    expect(
+      parseCliArgs(['--webhook-chaos', 'duplicate=0.3,reorder=0.2,delay=0-30s,seed=42'], {}),
+    ).toMatchObject({
+      webhookChaos: { duplicate: 0.3, reorder: 0.2, delay: { min_seconds: 0, max_seconds: 30 }, seed: 42 },
+    });
+    expect(chaosFlag('delay=500-1500ms')).toEqual({ delay: { min_seconds: 0.5, max_seconds: 1.5 } });
+  });
+
+  it.each([
+    ['duplicate=2', 'duplicate'],
+    ['reorder=x', 'reorder'],
+    ['delay=30-0s', 'delay'],
+    ['delay=soon', 'delay'],
+    ['speed=1', 'takes duplicate, reorder, delay and seed'],
+  ])('refuses %s naming the part', (spec, part) => {
+    expect(() => parseCliArgs(['--webhook-chaos', spec], {})).toThrow(UsageError);
+    expect(() => parseCliArgs(['--webhook-chaos', spec], {})).toThrow(part);
   });
 });

@@ -46,6 +46,7 @@ describe('one table per CLI: parser and help', () => {
       'api-key': 'sk_test_fixed1_Q7vK2mXp9LrT4wYb8NcE3hJd6GsA',
       'admin-token': 'adm_x8Rk3Vq0Tz6Lm2Wp9Yc4Hb7Nf5Jd1Gs',
       'webhook-secret': 'whs_Q7vK2mXp9LrT4wYb8NcE3hJd6GsA',
+      'webhook-chaos': 'duplicate=0.3,delay=0-30s,seed=42',
     };
     for (const flag of flags) {
       const booleanFlag = !/^ {2}(?:-\w, )?--[a-z-]+ </m.test(
