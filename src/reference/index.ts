@@ -25,6 +25,13 @@
  * @packageDocumentation
  */
 
+export {
+  AssertionError,
+  type DeliveryFilter,
+  type DeliveryRecord,
+  type ReferenceAssertions,
+  type RequestFilter,
+} from './assertions.js';
 export type { BankAdapter, BankAnswer } from './domain/bank.js';
 export { FakeBank } from './domain/bank.js';
 export type { Clock, Timer, TimerCallback } from './domain/clock.js';
@@ -35,6 +42,7 @@ export type {
   CreatedMerchant,
   MerchantSettings,
   SimulatorApi,
+  WebhookChaosApi,
   TerminalSettings,
 } from './control.js';
 export type { BankRefusal, PaymentOutcome, PayoutOutcome } from './domain/outcomes.js';
@@ -62,3 +70,5 @@ export type { Restored, Snapshot, StateApi, StateSaving } from './state/index.js
 export { SIGNATURE_VERSIONS, type SignatureVersion, WEBHOOK_EVENTS } from '../schemas/names.js';
 export type { CreatedEndpoint } from './webhooks/endpoints.js';
 export type { DeliveryAttempt } from './webhooks/log.js';
+export type { ChaosKind, WebhookChaosConfig } from './webhooks/chaos.js';
+export type { WebhookChaosInput } from './domain/cabinet-inputs.js';

@@ -13,6 +13,7 @@ import type { RequestInfo } from './http/context.js';
 import { toResponse } from './http/errors.js';
 import { createEventStreamHub } from './sse/index.js';
 import { buildState, createState, type StateParts, type StateSaving } from './state/index.js';
+import { type ReferenceAssertions, referenceAssertions } from './assertions.js';
 import { WebhookChaos } from './webhooks/chaos.js';
 import { createWebhookService } from './webhooks/index.js';
 import type { WebhookChaosInput } from './domain/cabinet-inputs.js';
@@ -161,7 +162,7 @@ export interface ReferenceStats {
  * @example
  * const res = await ref.fetch(new Request('http://ref.test/openapi.json')); // no socket, no port
  */
-export interface Reference extends StartupFacts, ReferenceControl {
+export interface Reference extends StartupFacts, ReferenceControl, ReferenceAssertions {
   /** The whole service: public API, `/_cabinet`, `/_simulator` and the buyer's page at `/pay`. */
   fetch(request: Request, info?: RequestInfo): Promise<Response>;
   /**
@@ -330,6 +331,10 @@ export function createReference(options: ReferenceOptions = {}): Reference {
     },
     requests: (filter) => journal.list(filter),
     clearRequests: () => journal.clear(),
+    ...referenceAssertions(
+      () => journal.list().items,
+      () => webhooks.allDeliveries(),
+    ),
     stats: () => ({
       merchants: domain.accounts.merchants.size,
       payments: domain.payments.size,

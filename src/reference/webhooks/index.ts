@@ -78,6 +78,8 @@ export interface WebhookService {
   deleteEndpoint(endpointId: string): void;
   /** The endpoint's newest attempts (up to `logLimit`), oldest first. DomainError 404 `not_found`. */
   deliveries(endpointId: string): DeliveryAttempt[];
+  /** Every live endpoint's kept attempts, each with its endpoint, in the order they were made. */
+  allDeliveries(): Array<DeliveryAttempt & { endpoint_id: string }>;
   /**
    * Delivers the event again, same `evt_` id and body, as a fresh series of up to 9 attempts to every target that
    * takes it now (a pending series to the same target is replaced, not doubled). DomainError 404 `not_found` for an
@@ -193,6 +195,12 @@ export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
     deleteEndpoint(endpointId) {
       registry.delete(endpointId);
       dispatcher.dropEndpoint(endpointId);
+    },
+    allDeliveries() {
+      return registry
+        .all()
+        .flatMap((e) => e.log.list().map((d) => ({ ...d, endpoint_id: e.id })))
+        .sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
     },
     deliveries(endpointId) {
       return registry.get(endpointId).log.list();
