@@ -6,7 +6,9 @@ import { inspect } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { PspClient } from '../../src/index.js';
 import { createReference, type Reference } from '../../src/reference/index.js';
+import { memoryDedupe } from '../../src/replicas/index.js';
 import { createWebhookHandler, onceWebhook, signWebhook, verifyWebhook } from '../../src/webhooks/index.js';
+import { startAgent } from '../mcp/helpers.js';
 
 const MARK = {
   email: 'pii.buyer.7f3a@example.test',
@@ -163,4 +165,56 @@ describe('default logs carry no payer data', () => {
       await ref.close();
     }
   });
+
+  // Replicas: the shared dedupe store's paths (a claimed run that throws, a store that cannot be reached) report
+  // through the same default onError.
+  it('psp-sdk/replicas: a handler that throws under a memoryDedupe store, and a store that is down', async () => {
+    const { body, headers } = signWebhook(paymentEvent(), SECRET);
+    const event = verifyWebhook(body, headers, SECRET);
+    const boom = () => {
+      throw new Error('replica order store down');
+    };
+    const handle = createWebhookHandler({
+      secret: SECRET,
+      dedupe: memoryDedupe(),
+      on: { 'payment.succeeded': boom },
+    });
+    expect((await handle(signed(paymentEvent()))).status).toBe(500);
+    const down = {
+      begin: () => Promise.reject(new Error('dedupe store down')),
+      finish: () => Promise.resolve(),
+      drop: () => Promise.resolve(),
+    };
+    expect((await onceWebhook(down as never, event, () => undefined)).status).toBe(503);
+    expect((await onceWebhook(down as never, event, boom, { onStoreError: 'run' })).status).toBe(500);
+    expect(written.join('\n')).toContain('replica order store down');
+    expect(written.join('\n')).toContain('dedupe store down');
+    expect(leaked()).toEqual([]);
+  });
+
+  // psp-mcp writes its own lines to stderr (stdout is the protocol's): the bin over stdio, its in-process reference,
+  // driven with payer data through creation, a read and refusals.
+  it("psp-mcp: the bin's stderr, for tool calls full of payer data", async () => {
+    const agent = await startAgent();
+    try {
+      const made = await agent.call('payments_create', {
+        amount: 1000,
+        order_id: MARK.order,
+        description: MARK.description,
+        metadata: { [MARK.metadataKey]: MARK.metadataValue },
+      });
+      expect(made.isError).toBe(false);
+      await agent.call('payments_get', { id: made.data.payment.id });
+      expect(
+        (await agent.call('payments_create', { amount: 0, description: MARK.description })).isError,
+      ).toBe(true);
+      const payout = { amount: 100, phone: MARK.phone, bank_id: '1', full_name: MARK.name };
+      expect((await agent.call('payouts_create', payout)).isError).toBe(true);
+    } finally {
+      await agent.close();
+    }
+    expect(agent.stderr()).toContain('psp-mcp:');
+    written.push(agent.stderr());
+    expect(leaked()).toEqual([]);
+  }, 120_000);
 });
