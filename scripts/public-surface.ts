@@ -49,10 +49,11 @@ async function flags(): Promise<string[]> {
   const { TRIGGER_USAGE } = await import('../src/reference/cli/trigger-args.js');
   const { SHADOW_USAGE } = await import('../src/reference/cli/cli-shadow.js');
   const { CONTRACT_USAGE } = await import('../src/reference/cli/cli-contract.js');
+  const { READINESS_USAGE } = await import('../src/reference/cli/cli-readiness.js');
   // psp-mcp's CLI runs when imported: its text is read instead.
   const mcp = readFileSync(join(root, 'src', 'mcp', 'cli.ts'), 'utf8');
   const found = new Set<string>();
-  for (const text of [USAGE, TRIGGER_USAGE, SHADOW_USAGE, CONTRACT_USAGE, mcp])
+  for (const text of [USAGE, TRIGGER_USAGE, SHADOW_USAGE, CONTRACT_USAGE, READINESS_USAGE, mcp])
     for (const m of text.matchAll(FLAG)) found.add(`--${m[1]}`);
   return [...found].sort();
 }

@@ -33,6 +33,8 @@ export {
   type RequestFilter,
 } from './assertions.js';
 export type { BankAdapter, BankAnswer } from './domain/bank.js';
+export type { ReadinessFinding, ReadinessItem, ReadinessReport } from './readiness/index.js';
+export { readinessJUnit, readinessMarkdown, readinessText } from './readiness/format.js';
 export { FakeBank } from './domain/bank.js';
 export type { Clock, Timer, TimerCallback } from './domain/clock.js';
 export { ManualClock, RealClock } from './domain/clock.js';

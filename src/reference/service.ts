@@ -14,6 +14,7 @@ import { toResponse } from './http/errors.js';
 import { createEventStreamHub } from './sse/index.js';
 import { buildState, createState, type StateParts, type StateSaving } from './state/index.js';
 import { type ReferenceAssertions, referenceAssertions } from './assertions.js';
+import { type ReadinessReport, type ReadinessState, readiness } from './readiness/index.js';
 import { WebhookChaos } from './webhooks/chaos.js';
 import { createWebhookService } from './webhooks/index.js';
 import type { WebhookChaosInput } from './domain/cabinet-inputs.js';
@@ -187,6 +188,19 @@ export interface Reference extends StartupFacts, ReferenceControl, ReferenceAsse
   requests(filter?: JournalFilter): JournalPage;
   /** Empties the journal, its dropped count too (`DELETE /_simulator/requests`); a restore does the same. */
   clearRequests(): void;
+  /**
+   * The readiness report (`GET /_simulator/readiness`): which behaviours a merchant integration should meet its
+   * traffic exercised (`items`, `score` in percent), and the dangerous patterns it shows (`findings`:
+   * `duplicate-charge`, `duplicate-side-effect`, `early-retry`, `webhook-failures`, `no-idempotency-key`). From the
+   * journal, the delivery log and the state; it sees only the traffic that reached the reference.
+   *
+   * @example
+   * ```ts
+   * const report = ref.readiness({ merchant: ref.merchant_id });
+   * expect(report.findings).toEqual([]);
+   * ```
+   */
+  readiness(options?: { merchant?: string | undefined }): ReadinessReport;
   /** Cancels timers, ends SSE streams, settles in-flight webhook deliveries. */
   close(): Promise<void>;
 }
@@ -276,7 +290,16 @@ export function createReference(options: ReferenceOptions = {}): Reference {
   // log lines (and nobody else's: a client in the same process has its own).
   const redact = new Redactor([facts.api_key, facts.signing_secret, adminToken, webhookSecret]);
   const journal = new RequestJournal(clock, redact, options.journal);
+  const report = (merchantId?: string) =>
+    readiness({
+      requests: journal.list().items,
+      deliveries: webhooks.allDeliveries(),
+      state: state.snapshot() as unknown as ReadinessState,
+      merchantId,
+      realClock: clock.mode === 'real',
+    });
   const appDeps = {
+    readiness: report,
     domain,
     cabinet,
     simulator,
@@ -335,6 +358,7 @@ export function createReference(options: ReferenceOptions = {}): Reference {
       () => journal.list().items,
       () => webhooks.allDeliveries(),
     ),
+    readiness: (o) => report(o?.merchant),
     stats: () => ({
       merchants: domain.accounts.merchants.size,
       payments: domain.payments.size,

@@ -36,6 +36,7 @@ describe('what the journal keeps of a public request', () => {
         path: '/api/v1/public/payments',
         status: 201,
         error_code: null,
+        retry_after: null,
         idempotency_key: KEY,
         request_id: r.headers.get('x-request-id'),
         merchant_id: env.ref.merchant_id,

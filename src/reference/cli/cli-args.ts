@@ -132,6 +132,7 @@ const OPTIONS = {
 export const USAGE = `Usage: psp-reference [options]
        psp-reference trigger <event> [options]   (psp-reference trigger --help)
        psp-reference shadow --upstream <url>    (psp-reference shadow --help)
+       psp-reference readiness [options]         (psp-reference readiness --help)
 
 Starts the in-memory reference of the Payment Service Public API: one merchant with a test API key,
 state kept in memory only.

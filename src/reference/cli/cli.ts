@@ -25,6 +25,11 @@ async function main(argv: string[]): Promise<void> {
     process.exitCode = await triggerCommand(argv.slice(1), process.env, io);
     return;
   }
+  if (argv[0] === 'readiness') {
+    const { readinessCommand } = await import('./cli-readiness.js');
+    process.exitCode = await readinessCommand(argv.slice(1), process.env, io);
+    return;
+  }
   if (argv[0] === 'shadow') {
     process.exitCode = await shadowCommand(argv.slice(1), io);
     return;

@@ -5,6 +5,7 @@ import { parseOwn } from '../../schemas/issues.js';
 import { IDEMPOTENCY_KEY_RULE, UUID_V4_RE } from '../../schemas/limits.js';
 import type { Domain } from '../domain/core.js';
 import type { CabinetApi, SimulatorApi, WebhookChaosApi } from '../control.js';
+import type { ReadinessReport } from '../readiness/index.js';
 import { refuse } from '../domain/errors.js';
 import type { Caller } from '../domain/validate.js';
 import type { Faults } from '../faults/index.js';
@@ -46,6 +47,8 @@ export interface AppDeps {
   domain: Domain;
   cabinet: CabinetApi;
   simulator: SimulatorApi & StateApi & WebhookChaosApi;
+  /** The readiness report (`GET /_simulator/readiness`), of one merchant or all. Default: none, and no route. */
+  readiness?: ((merchantId?: string) => ReadinessReport) | undefined;
   hub: EventStreamHub;
   adminToken: string;
   /**

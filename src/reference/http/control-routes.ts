@@ -127,6 +127,8 @@ export function simulatorRoutes(deps: AppDeps): Hono<AppEnv> {
   r.get('/clock', () => json(200, sim.getClock()));
   r.put('/webhook-chaos', (c) => json(200, sim.setWebhookChaos(parseJson(c) as WebhookChaosInput)));
   r.get('/webhook-chaos', () => json(200, sim.getWebhookChaos()));
+  const report = deps.readiness;
+  if (report) r.get('/readiness', (c) => json(200, report(c.req.query('merchant') || undefined)));
   r.delete('/webhook-chaos', (c) => {
     requireNoBody(c);
     sim.clearWebhookChaos();

@@ -60,6 +60,12 @@ const bodyText = (raw: Uint8Array) => new TextDecoder().decode(raw.subarray(0, M
  *
  * @example app.use(journalMiddleware(journal));
  */
+/** An answer's `Retry-After` in seconds (the reference sends whole seconds), or null. */
+function retryAfterOf(res: Response | undefined): number | null {
+  const value = res?.headers.get('retry-after');
+  return value && /^\d{1,9}$/.test(value) ? Number(value) : null;
+}
+
 export function journalMiddleware(journal: RequestJournal): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const path = c.req.path;
@@ -76,6 +82,7 @@ export function journalMiddleware(journal: RequestJournal): MiddlewareHandler<Ap
         path,
         status: res?.status ?? null,
         error_code: errorCode,
+        retry_after: retryAfterOf(res),
         idempotency_key: key,
         request_id: res ? (c.env?.requestId ?? null) : null,
         merchant_id: (c.get('caller') as Caller | undefined)?.merchant.id ?? null,

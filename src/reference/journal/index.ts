@@ -33,6 +33,8 @@ export interface JournalEntry {
   status: number | null;
   /** The error body's `code` for a refusal, else null. */
   error_code: string | null;
+  /** The answer's `Retry-After`, in seconds, when it had one (a 429, a 503), else null. */
+  retry_after: number | null;
   /** The `Idempotency-Key` header as sent (redacted, at most 255 characters), or null. */
   idempotency_key: string | null;
   /** The `X-Request-Id` of the answer, or null when there was none (a reset). */
