@@ -30,6 +30,15 @@ describe('GitHub workflows', () => {
     expect(await problems(await read(file))).toEqual([]);
   });
 
+  it("the go-live guide's CI job passes the workflow schema, and writes the report to the job summary", async () => {
+    const guide = await readFile(join(root, 'docs', 'go-live.md'), 'utf8');
+    const job = /```yaml\n([\s\S]*?)```/.exec(guide)?.[1] ?? '';
+    expect(await problems(job)).toEqual([]);
+    expect(job).toContain('psp-reference readiness --markdown');
+    expect(job).toContain('"$GITHUB_STEP_SUMMARY"');
+    expect(job).toMatch(/if: \$\{\{ !cancelled\(\) \}\}/);
+  });
+
   it('the validator refuses a broken workflow', async () => {
     const valid =
       'name: x\non: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: npm test\n';
