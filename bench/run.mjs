@@ -38,6 +38,7 @@ const SUITES = [
   { name: 'webhook-delivery', limitS: 120 },
   { name: 'reference-restore', limitS: 120 },
   { name: 'prism', limitS: 180 },
+  { name: 'readiness', limitS: 300 },
   // Four servers under valgrind per round, three rounds: about 5 minutes idle.
   { name: 'instructions', limitS: 900 },
 ];
