@@ -18,6 +18,7 @@ import { listResources, readResource } from './resources.js';
 import type { Target } from './target.js';
 import { apiTools } from './tools/api.js';
 import { type Checked, defineTool, type Tool } from './tools/define.js';
+import { labTools } from './tools/lab.js';
 import { referenceTools } from './tools/reference.js';
 import { streamTools } from './tools/streams.js';
 
@@ -72,7 +73,11 @@ export function createServer(target: Target): Server {
     { capabilities: { tools: {}, resources: {} }, instructions: instructions(target) },
   );
   const confirmations = new Confirmations();
-  const available = [...apiTools, ...streamTools, ...(target.reference ? referenceTools : [])];
+  const available = [
+    ...apiTools,
+    ...streamTools,
+    ...(target.reference ? [...referenceTools, ...labTools] : []),
+  ];
   const byName = new Map(available.map((t) => [t.name, t]));
 
   const run = async (tool: Tool, call: Checked) => answer(await tool.run(call, target), target.redact);
