@@ -1,8 +1,11 @@
 /**
- * What shadow mode compares of two answers to one request: the status, the error code, the set and types of the
- * fields, the values the spec fixes, and the headers the spec names. Values the spec leaves to the server (ids,
+ * What shadow mode compares of two answers to one request: the status, the error code where the spec names one,
+ * the set and types of the fields, the values the spec fixes, the forms it fixes of values it leaves to the server
+ * (a bank's 12-digit `member_id`), and the headers the spec names. Values the spec leaves to the server (ids,
  * times, URLs, prose) are compared by type only.
  */
+import { CODE, ERROR_CODES } from '../../schemas/errors.js';
+import { BANK_ID_RE } from '../../schemas/limits.js';
 
 /** An answer as shadow mode holds it: status, the headers the spec names, and the parsed JSON body. */
 export interface ComparedAnswer {
@@ -17,8 +20,19 @@ export interface ComparedAnswer {
  * `items[].id`; `missing_field` is one the upstream lacks, `extra_field` one only the upstream has.
  */
 export interface Difference {
-  kind: 'status' | 'error_code' | 'missing_field' | 'extra_field' | 'field_type' | 'field_value' | 'header';
-  /** The field or header it is about; absent for the status and the error code. */
+  kind:
+    | 'status'
+    | 'error_code'
+    | 'missing_field'
+    | 'extra_field'
+    | 'field_type'
+    | 'field_value'
+    | 'field_form'
+    | 'header';
+  /**
+   * The field or header it is about; absent for the status and the error code. A `field_form` is a value of a
+   * form the spec fixes (`member_id`: 12 digits) that does not have it, on either side.
+   */
   field?: string | undefined;
   /** What the upstream answered there (`undefined` when it had nothing). */
   upstream: unknown;
@@ -43,6 +57,18 @@ function serverChosen(path: string): boolean {
     name === 'bank_ref'
   );
 }
+
+// The codes spec section 7 names: each has a client class of its own, and 400's `bad_request`. Any other code
+// (the 401's, the 404's, a 429's) the spec leaves to the server: two such codes are not a difference.
+const NAMED_CODES = new Set<unknown>(
+  Object.entries(ERROR_CODES)
+    .filter(([code, info]) => info.class !== undefined || code === CODE.bad_request)
+    .map(([code]) => code),
+);
+
+// Values the server chooses whose form the spec fixes (section 3's SBPBank, the payout's `bank_id`).
+const FORMS: Record<string, RegExp> = { member_id: BANK_ID_RE, bank_id: BANK_ID_RE };
+const formOf = (path: string) => FORMS[path.slice(path.lastIndexOf('.') + 1).replace(/\[\]$/, '')];
 
 type Leaf = { type: string; value?: unknown };
 
@@ -82,7 +108,8 @@ export function compareAnswers(upstream: ComparedAnswer, replay: ComparedAnswer)
     out.push({ kind: 'status', upstream: upstream.status, replay: replay.status });
   }
   const [codeU, codeR] = [errorCode(upstream), errorCode(replay)];
-  if (codeU !== codeR) out.push({ kind: 'error_code', upstream: codeU, replay: codeR });
+  if (codeU !== codeR && (NAMED_CODES.has(codeU) || NAMED_CODES.has(codeR)))
+    out.push({ kind: 'error_code', upstream: codeU, replay: codeR });
   for (const name of SPEC_HEADERS) {
     const [u, r] = [upstream.headers.get(name), replay.headers.get(name)];
     const differ =
@@ -96,13 +123,19 @@ export function compareAnswers(upstream: ComparedAnswer, replay: ComparedAnswer)
   for (const path of [...new Set([...u.keys(), ...r.keys()])].sort()) {
     const a = u.get(path);
     const b = r.get(path);
+    const form = formOf(path);
+    const misfit = (leaf: Leaf | undefined) => leaf && 'value' in leaf && !form?.test(String(leaf.value));
+    if (form && (misfit(a) || misfit(b))) {
+      out.push({ kind: 'field_form', field: path, upstream: a?.value, replay: b?.value });
+    }
     if (!a)
       out.push({ kind: 'missing_field', field: path, upstream: undefined, replay: b!.value ?? b!.type });
     else if (!b)
       out.push({ kind: 'extra_field', field: path, upstream: a.value ?? a.type, replay: undefined });
     else if (a.type !== b.type)
       out.push({ kind: 'field_type', field: path, upstream: a.type, replay: b.type });
-    else if ('value' in a && !serverChosen(path) && a.value !== b.value) {
+    // The error code was compared above, as far as the spec names it.
+    else if ('value' in a && !serverChosen(path) && path !== 'error.code' && a.value !== b.value) {
       out.push({ kind: 'field_value', field: path, upstream: a.value, replay: b.value });
     }
   }
