@@ -67,7 +67,7 @@ describe('a live key', () => {
       await ref.control.succeedPayment(payment.id);
       // No elicitation in this client, and no --allow-agent-confirmation: nothing the agent could confirm alone.
       const refused = expectRefusal(
-        await agent.call('payments_refund', { id: payment.id }),
+        await agent.call('payments_refund', { id: payment.id, full: true }),
         'confirmation_unavailable',
       );
       expect(refused).toContain(new URL(ref.base_url).origin);

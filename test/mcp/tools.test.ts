@@ -177,7 +177,7 @@ describe.each(AGENTS)('%s', (_, start) => {
 
     it('a refused refund, after confirmation, says why and changes nothing', async () => {
       const id = await newPayment(2000);
-      expectRefusal(await confirmed('payments_refund', { id }), 'not_succeeded', 409);
+      expectRefusal(await confirmed('payments_refund', { id, full: true }), 'not_succeeded', 409);
       const paid = await newPayment(3000);
       ok(await agent.call('buyer_pay', { payment_id: paid }));
       expectRefusal(

@@ -69,7 +69,10 @@ describe('a confirmation the agent cannot answer alone', () => {
     const agent = await against({});
     try {
       const id = await paid();
-      const why = expectRefusal(await agent.call('payments_refund', { id }), 'confirmation_unavailable');
+      const why = expectRefusal(
+        await agent.call('payments_refund', { id, full: true }),
+        'confirmation_unavailable',
+      );
       expect(why).toContain('--allow-agent-confirmation');
       expect(why).toContain(new URL(service.base_url).origin);
       expect(agent.seen.join('\n')).not.toContain('cfm_');
@@ -108,7 +111,7 @@ describe('a confirmation the agent cannot answer alone', () => {
     });
     try {
       const id = await paid();
-      expectRefusal(await agent.call('payments_refund', { id }), 'not_confirmed');
+      expectRefusal(await agent.call('payments_refund', { id, full: true }), 'not_confirmed');
       reply = { action: 'accept', content: { confirm: true } };
       ok(await agent.call('payments_refund', { id, amount: 2_000 }));
       expect(await refunded(id)).toBe(2_000);
@@ -127,7 +130,7 @@ describe('a confirmation the agent cannot answer alone', () => {
     );
     try {
       const id = await paid();
-      const why = expectRefusal(await agent.call('payments_refund', { id }), 'not_confirmed');
+      const why = expectRefusal(await agent.call('payments_refund', { id, full: true }), 'not_confirmed');
       expect(why).toMatch(/could not be read|said no/);
       expect(await refunded(id)).toBe(0);
     } finally {
@@ -140,7 +143,7 @@ describe('a confirmation the agent cannot answer alone', () => {
     try {
       const id = ok(await agent.call('payments_create', { amount: 5_000 })).payment.id as string;
       ok(await agent.call('buyer_pay', { payment_id: id }));
-      const pending = ok(await agent.call('payments_refund', { id }));
+      const pending = ok(await agent.call('payments_refund', { id, full: true }));
       expect(pending.confirmation_required).toBe(true);
       expect(pending.action).toContain('in-process reference');
     } finally {

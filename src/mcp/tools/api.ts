@@ -54,14 +54,30 @@ export const apiTools: Tool[] = [
     name: 'payments_refund',
     title: 'Refund a payment',
     description:
-      'Refunds a succeeded payment, in part (`amount`) or whole (no amount) (spec 4.4). Runs only after a confirmation: the client is asked, or the call answers a confirmation_token for the `confirm` tool. Carries an Idempotency-Key, made when not given.',
-    own: { id: idArg('payment'), idempotency_key: idempotencyKeyArg() },
+      'Refunds a succeeded payment (spec 4.4): in part with `amount` (minor units, above 0), or everything not yet refunded with `full: true`; exactly one of the two. Runs only after a confirmation: the client is asked, or the call answers a confirmation_token for the `confirm` tool. Carries an Idempotency-Key, made when not given. Example: {"id": "<payment id>", "amount": 5000}',
+    own: {
+      id: idArg('payment'),
+      full: {
+        type: 'boolean',
+        description:
+          'true: refund the whole remaining balance. Say it explicitly; no amount and amount 0 refund nothing.',
+      },
+      idempotency_key: idempotencyKeyArg(),
+    },
     required: ['id'],
+    // The API reads a missing or 0 amount as "everything" (4.4): an agent's slip must not refund a whole payment.
+    refine: ({ own, body }) => {
+      const some = typeof body.amount === 'number' && body.amount > 0;
+      if (own.full === true && body.amount !== undefined) return 'give either amount or full: true, not both';
+      if (own.full !== true && !some)
+        return 'amount must be above 0; to refund everything not yet refunded, pass full: true instead';
+      return undefined;
+    },
     body: 'CreateRefundInput',
     output: withKey('Refund'),
     creates: true,
     moves: ({ own, body }) =>
-      `Refund ${money(body.amount || undefined)} of payment ${own.id} (Idempotency-Key ${own.idempotency_key}).`,
+      `Refund ${money(body.amount)} of payment ${own.id} (Idempotency-Key ${own.idempotency_key}).`,
     async run({ own, body }, { client }) {
       const key = own.idempotency_key!;
       const refund = await client.payments.refund(own.id, body as CreateRefundInput, { idempotencyKey: key });

@@ -61,6 +61,8 @@ export interface ToolSpec {
   referenceOnly?: boolean | undefined;
   creates?: boolean | undefined;
   moves?: ((call: { own: Args; body: Record<string, unknown> }) => string) | undefined;
+  /** A rule across arguments that no single field's schema says: the reason a call breaks it, else undefined. */
+  refine?: ((call: { own: Args; body: Record<string, unknown> }) => string | undefined) | undefined;
   run(call: { own: Args; body: Record<string, unknown> }, target: Target): Promise<Record<string, unknown>>;
 }
 
@@ -100,6 +102,8 @@ export function defineTool(spec: ToolSpec): Tool {
     const parsed = spec.body ? parseOwn(inputSchemas()[spec.body], body) : undefined;
     if (parsed && !parsed.success) issues.push(...ownFieldIssues(parsed.error.issues));
     if (issues.length) throw new PspValidationError(issues);
+    const broken = spec.refine?.({ own, body });
+    if (broken !== undefined) throw new ToolRefusal('invalid_input', 400, `Invalid arguments: ${broken}`);
     return { own, body };
   };
   return {
