@@ -145,7 +145,7 @@ export const referenceTools: Tool[] = [
     name: 'faults_add',
     title: 'Add a fault rule',
     description:
-      'Reference mode: a fault played on the public API (the network in front of the service): `rule` as POST /_simulator/faults takes it, e.g. { "kind": "status", "status": 503, "probability": 1, "match": { "method": "POST" } }. See the resource docs/reference.md, "Faults".',
+      'Reference mode: a fault played on the public API (the network in front of the service): `rule` as POST /_simulator/faults takes it (`kind` error, reset, latency or timeout). See the resource docs/reference.md, "Faults". Example: {"rule": {"kind": "error", "status": 503, "probability": 1, "match": {"method": "POST"}}}',
     own: { rule: { type: 'object', description: 'The fault rule.' } },
     required: ['rule'],
     output: OBJECT,
