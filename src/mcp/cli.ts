@@ -1,7 +1,7 @@
 /**
  * `psp-mcp`: the MCP server over stdio (or Streamable HTTP on loopback with --http). Usage in docs/mcp.md. stdout
  * is the protocol's alone: everything else, this CLI's lines included, goes to stderr, and never a key. A live key
- * without --allow-live and a bad flag exit 2; SIGINT, SIGTERM or the client closing stdin stop it with 0.
+ * without --allow-live and a bad flag exit 2; SIGINT, SIGTERM, the client closing stdin or the parent process going away stop it with 0.
  */
 import process from 'node:process';
 import { parseArgs } from 'node:util';
@@ -28,6 +28,9 @@ With no options psp-mcp starts an in-process reference Payment Service (manual c
   -v, --version      the version`;
 
 class UsageError extends Error {}
+
+/** How often psp-mcp checks that the process that started it is still there. */
+const PARENT_CHECK_MS = 500;
 
 function parse(argv: string[]) {
   let values: ReturnType<typeof read>['values'];
@@ -88,6 +91,12 @@ async function main(argv: string[]): Promise<void> {
       () => process.exit(1),
     );
   };
+  // `npx psp-mcp --http` runs this under npx: a SIGTERM to npx ends npx alone, and this process would live on
+  // holding the port and the reference. Once the parent is gone the process is re-parented, so its ppid changes.
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) stop('parent process gone');
+  }, PARENT_CHECK_MS).unref();
   process.on('SIGINT', () => stop('SIGINT received'));
   process.on('SIGTERM', () => stop('SIGTERM received'));
   const what =
