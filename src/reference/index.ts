@@ -73,4 +73,3 @@ export { SIGNATURE_VERSIONS, type SignatureVersion, WEBHOOK_EVENTS } from '../sc
 export type { CreatedEndpoint } from './webhooks/endpoints.js';
 export type { DeliveryAttempt } from './webhooks/log.js';
 export type { ChaosKind, WebhookChaosConfig } from './webhooks/chaos.js';
-export type { WebhookChaosInput } from './domain/cabinet-inputs.js';

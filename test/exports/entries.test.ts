@@ -176,7 +176,6 @@ const DOCUMENTED: Record<string, { values: string[]; types: string[] }> = {
       'TimerCallback',
       'WebhookChaosApi',
       'WebhookChaosConfig',
-      'WebhookChaosInput',
     ],
   },
   'src/webhooks/index.ts': {

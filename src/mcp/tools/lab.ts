@@ -100,7 +100,7 @@ export const labTools: Tool[] = [
     own: {
       operation: text('The operation, e.g. payments.create.', { max: 64 }),
       method: text('GET or POST.', { max: 8 }),
-      path: text('The path, e.g. /api/v1/public/payments.', { max: 512 }),
+      path: text("The request's path, as the journal shows it.", { max: 512 }),
       idempotency_key: text('The Idempotency-Key sent.', { max: 255 }),
       status: { type: 'integer', minimum: 100, maximum: 599 },
       error_code: text('The error code answered.', { max: 64 }),
@@ -119,7 +119,7 @@ export const labTools: Tool[] = [
         'status',
         'error_code',
       ]) as {
-        operation?: OperationName;
+        operation?: OperationName | undefined;
       };
       return outcome(() => (own.refute ? ref.refuteRequest(filter) : ref.assertRequest(filter)));
     },

@@ -4,6 +4,7 @@
  * the state (payments, refunds, payouts, events). Pure: it reads, and changes nothing. It sees only the traffic that
  * reached the reference (docs/reliability.md says so).
  */
+import { CODE, type ErrorCode } from '../../schemas/errors.js';
 import type { DeliveryRecord } from '../assertions.js';
 import type { JournalEntry } from '../journal/index.js';
 
@@ -72,12 +73,12 @@ const list = (xs: string[], max = 5) =>
   xs.length > max ? `${xs.slice(0, max).join(', ')} (+${xs.length - max} more)` : xs.join(', ');
 
 /** The refusals a merchant's calls can meet and should handle, each an item when the traffic met it. */
-const REFUSALS: Array<[code: string, title: string]> = [
-  ['bad_request', 'a request refused as invalid (400 bad_request) handled'],
-  ['unauthorized', 'a refused API key (401 unauthorized) handled'],
-  ['not_found', 'an unknown id (404 not_found) handled'],
-  ['not_pending', 'a cancel of a payment no longer pending (409 not_pending) handled'],
-  ['amount_exceeds_balance', 'a refund over the balance (422 amount_exceeds_balance) handled'],
+const REFUSALS: Array<[code: ErrorCode, title: string]> = [
+  [CODE.bad_request, 'a request refused as invalid (400 bad_request) handled'],
+  [CODE.unauthorized, 'a refused API key (401 unauthorized) handled'],
+  [CODE.not_found, 'an unknown id (404 not_found) handled'],
+  [CODE.not_pending, 'a cancel of a payment no longer pending (409 not_pending) handled'],
+  [CODE.amount_exceeds_balance, 'a refund over the balance (422 amount_exceeds_balance) handled'],
 ];
 
 /** Builds the report. */
@@ -133,7 +134,7 @@ export function readiness(input: ReadinessInput): ReadinessReport {
   item(
     'idempotency-conflict',
     'an Idempotency-Key reused with another body (409 idempotent_conflict) handled',
-    requests.filter((r) => r.error_code === 'idempotent_conflict').map((r) => `request #${r.seq}`),
+    requests.filter((r) => r.error_code === CODE.idempotent_conflict).map((r) => `request #${r.seq}`),
     'no 409 idempotent_conflict met',
   );
   item(

@@ -17,8 +17,12 @@ async function run(args: string[], env: Record<string, string> = {}) {
   let out = '';
   let err = '';
   const code = await readinessCommand(args, env, {
-    stdout: (t) => void (out += t),
-    stderr: (t) => void (err += t),
+    stdout: (t) => {
+      out += t;
+    },
+    stderr: (t) => {
+      err += t;
+    },
   });
   return { code, out, err };
 }
