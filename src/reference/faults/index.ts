@@ -1,3 +1,4 @@
+import { prng } from '../util/prng.js';
 import { CODE } from '../../schemas/errors.js';
 import { refuse } from '../domain/errors.js';
 import { randomToken } from '../domain/ids.js';
@@ -49,20 +50,6 @@ export interface FaultRequest {
 
 // Not asked yet (undefined is an answer: no valid key).
 const UNASKED = Symbol('unasked');
-
-/**
- * mulberry32: a small seedable PRNG with a 2^32 period, plenty for a few coin flips per request, so the same
- * seed and the same requests give the same faults.
- */
-function prng(seed: number): () => number {
-  let a = (seed >>> 0) ^ Math.imul(Math.floor(seed / 2 ** 32) >>> 0, 0x9e3779b9);
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 /** The fault rules of one reference: the list, the seeded draws, and the real-time waits they cause. */
 export class Faults implements FaultsApi {

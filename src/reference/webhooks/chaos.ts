@@ -5,6 +5,7 @@
  * clock the same seed and the same calls give the same deliveries in the same order.
  */
 import { parseControl, type WebhookChaosInput } from '../domain/cabinet-inputs.js';
+import { prng } from '../util/prng.js';
 
 /** What a delivery's chaos was, as its delivery-log entries say. */
 export type ChaosKind = 'duplicate' | 'reordered' | 'delayed';
@@ -31,18 +32,6 @@ export interface ChaosPlan {
   delayMs: number;
 }
 
-/** mulberry32: a small seeded generator of [0, 1); one stream of draws per configuration. */
-function generator(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
 /** The chaos of one webhook service: off until configured. */
 export class WebhookChaos {
   #config: WebhookChaosConfig | undefined;
@@ -61,7 +50,7 @@ export class WebhookChaos {
       delay: v.delay ?? { min_seconds: 0, max_seconds: 0 },
     };
     this.#config = config;
-    this.#draw = generator(config.seed);
+    this.#draw = prng(config.seed);
     return structuredClone(config);
   }
 
