@@ -59,6 +59,8 @@ export class PspClient {
   /** The realtime event stream. */
   readonly events: Events;
   readonly #transport: Transport;
+  /** The options as given, for {@link PspClient.withOptions}; private, so never shown or serialized. */
+  readonly #given: ClientOptions;
 
   /**
    * Checks the options (see {@link ClientOptions} for defaults) and throws `PspValidationError` naming every
@@ -66,6 +68,7 @@ export class PspClient {
    */
   constructor(options: ClientOptions = {}) {
     const o = resolveOptions(options);
+    this.#given = { ...options };
     this.mode = o.mode;
     this.baseUrl = o.baseUrl;
     this.#transport = new Transport(o);
@@ -112,6 +115,19 @@ export class PspClient {
         );
       })(),
     );
+  }
+
+  /**
+   * A new client with `options` over this one's (as given to the constructor, environment defaults read again):
+   * another timeout, retries, `fetchOptions` or logger for one part of an app. Nothing is shared but what the options
+   * hold (a `fetch`, a logger): each client has its own transport, bank cache and event streams.
+   *
+   * @example
+   * const patient = client.withOptions({ timeout: 60_000, maxRetries: 5 });
+   * await patient.payouts.create(input);
+   */
+  withOptions(options: ClientOptions): PspClient {
+    return new PspClient({ ...this.#given, ...options });
   }
 
   /** What `JSON.stringify(client)` shows: never the key. */

@@ -2,6 +2,7 @@ import type { FieldIssue } from '../schemas/issues.js';
 import { API_KEY_RE, SIGNING_SECRET_RE } from '../schemas/limits.js';
 import { PspValidationError } from './errors.js';
 import { clientLogger, LEVEL_NAMES, type LogLevel, parseLogLevel } from './log-level.js';
+import { type FetchOptions, fetchOptionsIssues, headersIssues, withFetchOptions } from './extras.js';
 import type { Logger } from './logger.js';
 import type { Middleware } from './middleware.js';
 import { Redactor } from '../internal/redact.js';
@@ -42,6 +43,14 @@ export interface ClientOptions {
   maxRetryDelay?: number | undefined;
   /** The fetch to use. Default `globalThis.fetch`. */
   fetch?: typeof fetch | undefined;
+  /**
+   * Extras handed to `fetch` with every request, the event stream's included: a proxy or mTLS dispatcher
+   * (`{ dispatcher: new ProxyAgent(url) }` from undici in Node), a Deno HTTP client
+   * (`{ client: Deno.createHttpClient({ proxy: { url } }) }`), `keepalive`... without replacing `fetch`. The keys
+   * the SDK sets itself (`method`, `body`, `headers`, `signal`, `redirect`) are refused. A call's own
+   * `fetchOptions` go over these. Default: none.
+   */
+  fetchOptions?: FetchOptions | undefined;
   /**
    * Where log lines go (`console`, pino, winston or any object with `debug`/`info`/`warn`/`error`): one debug line
    * per attempt, one info line per retry and per failed call, a warn line only for what no result or error shows
@@ -104,6 +113,14 @@ export interface RequestOptions {
   timeout?: number | undefined;
   /** Overrides the client's `maxRetries` for this call. */
   maxRetries?: number | undefined;
+  /**
+   * Extra headers of this call (a trace id, a tenant tag). The SDK's own cannot be set: `Authorization`,
+   * `Idempotency-Key`, `X-PSP-Signature`, `Content-Type`, `Content-Length`, `Accept` and `Host` are refused with
+   * `PspValidationError`. Middleware sees them.
+   */
+  headers?: Record<string, string> | undefined;
+  /** Extras for `fetch` for this call, over the client's `fetchOptions` (same rules). */
+  fetchOptions?: FetchOptions | undefined;
 }
 
 /** The validated, defaulted form of {@link ClientOptions}. */
@@ -279,6 +296,7 @@ export function resolveOptions(options: ClientOptions = {}): ResolvedOptions {
   const userAgent = isBrowser() ? undefined : agent(issues, options.appInfo);
   const fetchFn = options.fetch ?? globalThis.fetch;
   if (typeof fetchFn !== 'function') issues.push({ field: 'fetch', message: 'must be a function' });
+  issues.push(...fetchOptionsIssues('fetchOptions', options.fetchOptions));
   if (issues.length > 0) throw new PspValidationError(issues, 'client options');
   // From here on, an echo of either (with or without its prefix, in any encoding) is masked in this client's errors
   // and log lines; no other client's redaction knows them.
@@ -294,7 +312,10 @@ export function resolveOptions(options: ClientOptions = {}): ResolvedOptions {
     // Looked up per request, not bound at construction: msw and similar tools patch globalThis.fetch later
     // (in a test's beforeAll) than a module-level client is made. Called on globalThis: a detached fetch throws
     // "Illegal invocation" in some runtimes.
-    fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+    fetch: withFetchOptions(
+      options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+      options.fetchOptions,
+    ),
     logger: clientLogger(options.logger, logLevel, env('PSP_LOG', denied), redact),
     redact,
     strict: options.strict === true,
@@ -310,6 +331,8 @@ export interface CallSettings {
   timeout: number;
   maxRetries: number;
   signal: AbortSignal | undefined;
+  headers: Record<string, string> | undefined;
+  fetchOptions: FetchOptions | undefined;
 }
 
 /**
@@ -319,8 +342,21 @@ export interface CallSettings {
  * resolveCallOptions({ timeout: 5_000 }, resolved).timeout; // 5000
  */
 export function resolveCallOptions(call: RequestOptions | undefined, client: ResolvedOptions): CallSettings {
-  if (!call || (call.timeout === undefined && call.maxRetries === undefined && call.signal === undefined)) {
-    return { timeout: client.timeout, maxRetries: client.maxRetries, signal: undefined };
+  if (
+    !call ||
+    (call.timeout === undefined &&
+      call.maxRetries === undefined &&
+      call.signal === undefined &&
+      call.headers === undefined &&
+      call.fetchOptions === undefined)
+  ) {
+    return {
+      timeout: client.timeout,
+      maxRetries: client.maxRetries,
+      signal: undefined,
+      headers: undefined,
+      fetchOptions: undefined,
+    };
   }
   const issues: FieldIssue[] = [];
   const timeout = checkNumber(issues, 'timeout', call.timeout, client.timeout, 1, MAX_TIMER);
@@ -331,6 +367,7 @@ export function resolveCallOptions(call: RequestOptions | undefined, client: Res
   if (s !== undefined && (typeof s.aborted !== 'boolean' || typeof s.addEventListener !== 'function')) {
     issues.push({ field: 'signal', message: 'must be an AbortSignal' });
   }
+  issues.push(...headersIssues(call.headers), ...fetchOptionsIssues('fetchOptions', call.fetchOptions));
   if (issues.length > 0) throw new PspValidationError(issues, 'request options');
-  return { timeout, maxRetries, signal };
+  return { timeout, maxRetries, signal, headers: call.headers, fetchOptions: call.fetchOptions };
 }

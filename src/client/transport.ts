@@ -6,7 +6,12 @@ import { type FailedCall, markCall, toPspError } from './failures.js';
 import { logFailure } from './log-level.js';
 import { log } from './logger.js';
 import { type Middleware, templateOf } from './middleware.js';
-import { type RequestOptions, type ResolvedOptions, resolveCallOptions } from './options.js';
+import {
+  type CallSettings,
+  type RequestOptions,
+  type ResolvedOptions,
+  resolveCallOptions,
+} from './options.js';
 import type { Operation } from './operation.js';
 import { release } from './release.js';
 import { outcomeOf, retryDecision } from './retry.js';
@@ -148,7 +153,7 @@ export class Transport {
     let attempt = 1;
     const kyOptions: KyOptions = {
       method: req.method,
-      fetch: (input, init) => this.#attempt(input as Request, init, attempt, req, rec),
+      fetch: (input, init) => this.#attempt(input as Request, init, attempt, req, rec, call),
     };
     // No body for ky: see `#attempt`.
     if (call.timeout !== this.#options.timeout) kyOptions.timeout = call.timeout;
@@ -254,11 +259,16 @@ export class Transport {
     attempt: number,
     req: TransportRequest,
     rec: CallRecorder | undefined,
+    call: CallSettings,
   ): Promise<Response> {
     // The body joins here, per attempt, as the exact text (same method, headers and signal as ky's Request). Given
     // to ky, a body costs a tee of its stream on every call (ky clones the Request to keep one for a retry) and two
     // stream cancels at the end: about 7 % of a create in bench/suites/client.mjs.
     const request = req.body === undefined ? input : new Request(input, { body: req.body });
+    // The call's own headers (checked: none of the SDK's) and fetch extras (under ky's init, which wins).
+    if (call.headers)
+      for (const [name, value] of Object.entries(call.headers)) request.headers.set(name, value);
+    const fetchInit = call.fetchOptions ? ({ ...call.fetchOptions, ...init } as RequestInit) : init;
     const logger = this.#options.logger;
     if (logger?.debug) {
       log(logger, 'debug', 'psp-sdk: request', {
@@ -277,7 +287,7 @@ export class Transport {
       request,
       { operation: req.operation, attempt, idempotencyKey: req.idempotencyKey, urlTemplate: template },
       req.body,
-      init,
+      fetchInit,
     );
     if (!end) return sent;
     return sent.then(
