@@ -10,8 +10,8 @@ import type { FieldIssue } from '../schemas/issues.js';
  * owns (`method`, `body`, `headers`, `signal`, `redirect`, `window`) are refused.
  *
  * @example
- * import { ProxyAgent } from 'undici';
- * new PspClient({ fetchOptions: { dispatcher: new ProxyAgent('http://proxy.internal:3128') } });
+ * // `proxy`: an undici ProxyAgent (Node's fetch is undici's), e.g. new ProxyAgent('http://proxy.internal:3128')
+ * new PspClient({ fetchOptions: { dispatcher: proxy } });
  */
 export type FetchOptions = Omit<RequestInit, OwnedInit> & Record<string, unknown>;
 

@@ -80,13 +80,20 @@ export function webhookHeaders(input: WebhookHeadersInput): Record<string, strin
 }
 
 /**
+ * Where a webhook secret comes from, said with a missing or mistyped one: where a config mistake shows up first, the
+ * source is half the fix.
+ */
+export const SECRET_SOURCE =
+  "pass the endpoint's whs_... secret, shown when the endpoint was made or rotated (keep it in an environment variable such as PSP_WEBHOOK_SECRET)";
+
+/**
  * Why a webhook secret is unusable, or undefined when it is fine. The text names the problem, never the secret.
  *
  * @example
  * secretProblem('thm_x'); // "is a thm_ key, not a whs_ secret"
  */
 export function secretProblem(secret: unknown): string | undefined {
-  if (typeof secret !== 'string') return 'is not a string';
+  if (typeof secret !== 'string') return `is not a string: ${SECRET_SOURCE}`;
   if (secret.trim() !== secret) return 'has surrounding whitespace';
   if (/^whs_./.test(secret)) return undefined;
   const other = /^(thm|sk)_/.exec(secret)?.[0];

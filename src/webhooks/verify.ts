@@ -1,7 +1,7 @@
 import { fail } from './errors.js';
 import { hmacSha256HexParts, timingSafeEqualString } from '../internal/hmac.js';
 import { header, type RawWebhookBody, rawBody as toRaw, type WebhookHeaders } from './input.js';
-import { secretProblem } from '../internal/webhook-signature.js';
+import { SECRET_SOURCE, secretProblem } from '../internal/webhook-signature.js';
 import { parseSignatureHeader } from './signature.js';
 import type { WebhookEvent } from './types.js';
 
@@ -93,7 +93,7 @@ function matches(secrets: readonly string[], parts: Array<string | Uint8Array>, 
 function checkSecrets(secret: unknown): readonly string[] {
   const list = Array.isArray(secret) ? secret : [secret];
   if (!list.length || list.some((s) => s == null || s === ''))
-    fail('missing_secret', 'No webhook secret (whs_...) given.');
+    fail('missing_secret', `No webhook secret given: ${SECRET_SOURCE}.`);
   list.forEach((s, i) => {
     const problem = secretProblem(s);
     if (problem) fail('invalid_secret', `Webhook secret #${i} ${problem}.`);

@@ -59,7 +59,7 @@ describe('GitHub workflows', () => {
     const command = /^(npm test)\b/m.exec(readme)?.[1];
     expect(command).toBe('npm test');
     expect(ci).toMatch(/^\s+- run: npm test$/m);
-    expect(ci).toMatch(/node: \['20\.19', '22', '24'\]/);
+    expect(ci).toMatch(/node: \['24', '22', '20\.19'\]/);
     expect(ci).toMatch(/apt-get install[^\n]*\bchromium\b[^\n]*\bredis-server\b/);
     // Deno and Bun come from npm test's own runtimes step, keyed on their lockfile.
     expect(ci).toContain("hashFiles('test/support/runtimes/package-lock.json')");
