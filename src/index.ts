@@ -27,6 +27,7 @@ export {
   UnprocessableEntityError,
 } from './client/errors.js';
 export type { DisconnectReason, Lease, StreamEventsOptions } from './client/event-stream.js';
+export type { FetchOptions } from './client/extras.js';
 export type { BackoffOptions } from './client/sse/reconnect.js';
 export type { Logger } from './client/logger.js';
 export type { AppInfo, ClientOptions, RequestOptions } from './client/options.js';

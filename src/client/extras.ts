@@ -13,9 +13,11 @@ import type { FieldIssue } from '../schemas/issues.js';
  * // `proxy`: an undici ProxyAgent (Node's fetch is undici's), e.g. new ProxyAgent('http://proxy.internal:3128')
  * new PspClient({ fetchOptions: { dispatcher: proxy } });
  */
-export type FetchOptions = Omit<RequestInit, OwnedInit> & Record<string, unknown>;
-
-type OwnedInit = 'method' | 'body' | 'headers' | 'signal' | 'redirect' | 'window';
+export type FetchOptions = Omit<
+  RequestInit,
+  'method' | 'body' | 'headers' | 'signal' | 'redirect' | 'window'
+> &
+  Record<string, unknown>;
 const OWNED_INIT: readonly string[] = ['method', 'body', 'headers', 'signal', 'redirect', 'window'];
 
 /** Headers a caller may not set: the SDK's own (auth, signature, idempotency, the body's type and size, the host). */

@@ -65,6 +65,7 @@ const DOCUMENTED: Record<string, { values: string[]; types: string[] }> = {
       'DisconnectReason',
       'EventStream',
       'Events',
+      'FetchOptions',
       'FieldIssue',
       'Lease',
       'LogLevel',
