@@ -216,3 +216,32 @@ describe('fixed credentials: the command line', () => {
     }
   });
 });
+
+// Issue 44 item 4: a config that names the startup shop (a webhook endpoint made on it, a test that reads it) must
+// survive a restart with the same fixed credentials.
+describe('fixed credentials: the startup ids', () => {
+  it('are the same at every start with the same key, other for another key, random without one', async () => {
+    const key = `sk_test_fixid1_${alnum(32)}`;
+    const ids = (r: { merchant_id: string; shop_id: string; terminal_id: string }) => [
+      r.merchant_id,
+      r.shop_id,
+      r.terminal_id,
+    ];
+    const first = createReference({ apiKey: key });
+    const again = createReference({ apiKey: key });
+    const other = createReference({ apiKey: `sk_test_fixid2_${alnum(32)}` });
+    const random = [createReference(), createReference()];
+    try {
+      expect(ids(again)).toEqual(ids(first));
+      expect(new Set(ids(first)).size).toBe(3);
+      for (const id of ids(first))
+        expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect(ids(other)).not.toEqual(ids(first));
+      expect(ids(random[0]!)).not.toEqual(ids(random[1]!));
+      // Nothing of the key is in them.
+      expect(ids(first).join('')).not.toContain(key.slice(-8));
+    } finally {
+      await Promise.all([first, again, other, ...random].map((r) => r.close()));
+    }
+  });
+});

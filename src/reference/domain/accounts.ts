@@ -3,7 +3,7 @@ import { CODE } from '../../schemas/errors.js';
 import { API_KEY_RE, type MODES } from '../../schemas/limits.js';
 import { DEFAULTS } from './defaults.js';
 import { found } from './errors.js';
-import { newId, randomToken } from './ids.js';
+import { fixedId, newId, randomToken } from './ids.js';
 
 /** Why the cabinet blocked a merchant (spec 5, section 7 codes). */
 export const MERCHANT_BLOCKS = [CODE.aml_blocked, CODE.forbidden_purpose] as const;
@@ -84,10 +84,14 @@ export class Accounts {
     this.#now = now;
   }
 
-  /** A merchant with one shop, terminal and test key: `apiKey` when given (already checked), else a new one. */
+  /**
+   * A merchant with one shop, terminal and test key: `apiKey` when given (already checked), else a new one. With a
+   * given key the merchant's, shop's and terminal's ids are made from it (the same at every start).
+   */
   createMerchant(name?: string, apiKey?: string): NewMerchant {
+    const id = (label: string) => (apiKey === undefined ? newId() : fixedId(apiKey, label));
     const merchant: MerchantRecord = {
-      id: newId(),
+      id: id('merchant'),
       name: name ?? 'Test merchant',
       liveEnabled: false,
       ipAllowList: [],
@@ -95,9 +99,9 @@ export class Accounts {
       rateLimit: { ...DEFAULTS.rateLimit },
       payoutsEnabled: true,
     };
-    const shop: ShopRecord = { id: newId(), merchantId: merchant.id, name: merchant.name };
+    const shop: ShopRecord = { id: id('shop'), merchantId: merchant.id, name: merchant.name };
     const terminal: TerminalRecord = {
-      id: newId(),
+      id: id('terminal'),
       merchantId: merchant.id,
       shopId: shop.id,
       name: `${merchant.name} terminal`,

@@ -1,6 +1,21 @@
+import { hmacSha256Hex } from '../../internal/hmac.js';
+
 /** A UUIDv4, the id form of every object on the wire (spec section 1). */
 export function newId(): string {
   return crypto.randomUUID();
+}
+
+/**
+ * An id of the UUIDv4 form made from `seed` (a fixed credential) and `label`: the same seed gives the same id at
+ * every start, so a config that names the startup shop keeps working after a restart. Keyed by the seed, so the id
+ * tells nothing of it.
+ *
+ * @example fixedId(apiKey, 'shop') // the same '…-4…-…' every time for this key
+ */
+export function fixedId(seed: string, label: string): string {
+  const h = hmacSha256Hex(seed, `psp-reference fixed id: ${label}`);
+  const variant = ((Number.parseInt(h[16]!, 16) & 3) | 8).toString(16);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
 const ALPHANUM = 'abcdefghijklmnopqrstuvwxyz0123456789';
