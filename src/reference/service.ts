@@ -15,9 +15,8 @@ import { createEventStreamHub } from './sse/index.js';
 import { buildState, createState, type StateParts, type StateSaving } from './state/index.js';
 import { type ReferenceAssertions, referenceAssertions } from './assertions.js';
 import { type ReadinessReport, type ReadinessState, readiness } from './readiness/index.js';
-import { WebhookChaos } from './webhooks/chaos.js';
 import { createWebhookService } from './webhooks/index.js';
-import type { WebhookChaosInput } from './domain/cabinet-inputs.js';
+import { parseControl, type WebhookChaosInput } from './domain/cabinet-inputs.js';
 import { type ReferenceControl, referenceControl } from './handle.js';
 import {
   type JournalFilter,
@@ -31,7 +30,7 @@ export type { RequestInfo, StartupFacts };
 /** `webhookChaos` checked at start: a bad field is the caller's TypeError, as for every other option. */
 function checkedChaos(input: WebhookChaosInput): WebhookChaosInput {
   try {
-    new WebhookChaos().set(input);
+    parseControl('webhookChaos', input);
   } catch (error) {
     throw new TypeError(`webhookChaos: ${(error as Error).message}`);
   }

@@ -127,13 +127,13 @@ export function simulatorRoutes(deps: AppDeps): Hono<AppEnv> {
   r.get('/clock', () => json(200, sim.getClock()));
   r.put('/webhook-chaos', (c) => json(200, sim.setWebhookChaos(parseJson(c) as WebhookChaosInput)));
   r.get('/webhook-chaos', () => json(200, sim.getWebhookChaos()));
-  const report = deps.readiness;
-  if (report) r.get('/readiness', (c) => json(200, report(c.req.query('merchant') || undefined)));
   r.delete('/webhook-chaos', (c) => {
     requireNoBody(c);
     sim.clearWebhookChaos();
     return c.body(null, 204);
   });
+  const report = deps.readiness;
+  if (report) r.get('/readiness', (c) => json(200, report(c.req.query('merchant') || undefined)));
   // Up, and whether the state is saved: `state` is null when it lives in memory only (no `--state` file).
   r.get('/health', () => json(200, { status: 'ok', state: deps.stateSaving?.() ?? null }));
   r.get('/snapshot', () => json(200, sim.snapshot()));

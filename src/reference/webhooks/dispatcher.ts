@@ -67,6 +67,10 @@ function originOf(url: string): string {
   return (m ? m[0] : url).toLowerCase();
 }
 
+/** What the per-receiver in-flight bound counts a series under: its endpoint, or its `webhook_url`'s origin. */
+const targetOf = (event: OutgoingWebhook, endpointId: string | undefined) =>
+  endpointId ?? `url ${originOf(event.webhookUrl!)}`;
+
 /**
  * Queues and sends deliveries: at most `maxInFlight` requests at once, the rest wait in a FIFO; failed attempts are
  * retried on the service clock. Nothing here is awaited by the code that publishes events.
@@ -127,7 +131,7 @@ export class Dispatcher {
     const plan = this.#options.chaos.plan();
     if (!plan) return void this.#start(event, endpointId);
     const now = this.#options.clock.now();
-    const target = endpointId ?? `url ${originOf(event.webhookUrl!)}`;
+    const target = targetOf(event, endpointId);
     // One event held per target at a time: the next one is the event it is held behind.
     const before = this.#held.get(target);
     const held = plan.reorder && !before;
@@ -214,7 +218,7 @@ export class Dispatcher {
     const key = `${event.id}|${endpointId ?? 'url'}${again ? '|again' : ''}`;
     const previous = this.#active.get(key);
     if (previous) this.#cancel(previous);
-    const target = endpointId ?? `url ${originOf(event.webhookUrl!)}`;
+    const target = targetOf(event, endpointId);
     const group = endpointId ?? `shop ${event.shopId}`;
     const d: Delivery = {
       key,
@@ -267,6 +271,7 @@ export class Dispatcher {
   }
 
   #cancel(d: Delivery): void {
+    this.#unhold(d);
     d.cancelled = true;
     d.timer?.cancel();
     d.timer = undefined;
@@ -282,7 +287,16 @@ export class Dispatcher {
     );
   }
 
+  /**
+   * A held series leaves the map once it is sent or stopped: the map holds only series still waiting, so it is bound
+   * by the pending bound, however many endpoints or `webhook_url` origins came and went.
+   */
+  #unhold(d: Delivery): void {
+    if (this.#held.get(d.target) === d) this.#held.delete(d.target);
+  }
+
   async #attempt(d: Delivery): Promise<void> {
+    this.#unhold(d);
     const { clock, logger } = this.#options;
     const { event } = d;
     const endpoint = this.#endpointOf(d);
