@@ -34,6 +34,12 @@ export interface CreatedMerchant {
   terminal_id: string;
   api_key: string;
   signing_secret: string;
+  /**
+   * The Bearer token of `/_cabinet` and `/_simulator` for this merchant alone: its objects, its fault rules,
+   * webhook chaos, journal and readiness report; 404 for another merchant's objects, 403 `forbidden` for the
+   * clock, snapshots and new merchants. For parallel CI workers sharing one reference (docs/testing.md).
+   */
+  merchant_admin_token: string;
 }
 
 /** A merchant's cabinet settings, as `PATCH /_cabinet/merchants/{id}` answers. */
@@ -168,8 +174,8 @@ export const MAX_MERCHANTS = 1_000;
 // Revoked keys are kept (a revoked key answers 401, not "unknown"), so they count.
 export const MAX_KEYS_PER_TERMINAL = 100;
 
-/** What the cabinet answers about a new merchant: the startup facts' shape, its secrets shown this once. */
-export function merchantFacts(m: NewMerchant): CreatedMerchant {
+/** A new merchant's facts in the startup facts' shape, its secrets shown this once. */
+export function merchantFacts(m: NewMerchant): Omit<CreatedMerchant, 'merchant_admin_token'> {
   return {
     merchant_id: m.merchant.id,
     shop_id: m.shop.id,
@@ -187,7 +193,11 @@ export function createCabinet(domain: Domain, webhooks: WebhookService): Cabinet
       const { name } = parseControl('createMerchant', input);
       if (a.merchants.size >= MAX_MERCHANTS)
         throw refuse(CODE.too_many_merchants, `At most ${MAX_MERCHANTS} merchants.`);
-      return merchantFacts(a.createMerchant(name));
+      const created = a.createMerchant(name);
+      return {
+        ...merchantFacts(created),
+        merchant_admin_token: a.issueMerchantAdminToken(created.merchant.id),
+      };
     },
     getMerchant: (id) => merchantSettings(a.merchant(id)),
     updateMerchant(id, input) {
@@ -244,20 +254,24 @@ export function createCabinet(domain: Domain, webhooks: WebhookService): Cabinet
  * ```
  */
 export interface WebhookChaosApi {
-  /** `PUT /_simulator/webhook-chaos`: puts it in force (the draws start again from its seed); 400 naming a bad field. */
-  setWebhookChaos(input: WebhookChaosInput): WebhookChaosConfig;
-  /** `GET /_simulator/webhook-chaos`: the chaos in force, defaults filled in; null when off. */
-  getWebhookChaos(): WebhookChaosConfig | null;
-  /** `DELETE /_simulator/webhook-chaos`: off. */
-  clearWebhookChaos(): void;
+  /**
+   * `PUT /_simulator/webhook-chaos`: puts it in force (the draws start again from its seed); 400 naming a bad field.
+   * `merchantId`: for that merchant's events alone, drawn from its own seed (what a merchant admin token sets); it
+   * takes precedence over the chaos for every merchant. Default: every merchant's events.
+   */
+  setWebhookChaos(input: WebhookChaosInput, merchantId?: string | undefined): WebhookChaosConfig;
+  /** `GET /_simulator/webhook-chaos`: the chaos in force (with `merchantId`, its own), defaults filled in; null when off. */
+  getWebhookChaos(merchantId?: string | undefined): WebhookChaosConfig | null;
+  /** `DELETE /_simulator/webhook-chaos`: off (with `merchantId`, its own, and the chaos for every merchant applies again). */
+  clearWebhookChaos(merchantId?: string | undefined): void;
 }
 
 /** The chaos methods over one webhook service's chaos. */
 export function webhookChaosApi(chaos: WebhookChaos): WebhookChaosApi {
   return {
-    setWebhookChaos: (input) => chaos.set(input),
-    getWebhookChaos: () => chaos.get(),
-    clearWebhookChaos: () => chaos.clear(),
+    setWebhookChaos: (input, merchantId) => chaos.set(input, merchantId),
+    getWebhookChaos: (merchantId) => chaos.get(merchantId),
+    clearWebhookChaos: (merchantId) => chaos.clear(merchantId),
   };
 }
 

@@ -253,6 +253,10 @@ export function createReference(options: ReferenceOptions = {}): Reference {
   const webhooks = createWebhookService({
     bus: domain.bus,
     clock,
+    merchants: {
+      ofShop: (shopId) => domain.accounts.shops.get(shopId)?.merchantId,
+      exists: (merchantId) => domain.accounts.merchants.has(merchantId),
+    },
     ...(options.webhookFetch ? { fetch: options.webhookFetch } : {}),
     ...(log ? { logger: log } : {}),
     ...(options.webhookChaos === undefined ? {} : { chaos: checkedChaos(options.webhookChaos) }),
@@ -303,6 +307,7 @@ export function createReference(options: ReferenceOptions = {}): Reference {
     cabinet,
     simulator,
     hub,
+    webhookOwners: webhooks,
     adminToken,
     redact,
     trustProxy: options.trustProxy ?? false,

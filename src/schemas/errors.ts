@@ -28,8 +28,10 @@ export interface ErrorCodeInfo {
   /** The client's class for this code; without one, the client picks the class by status. */
   readonly class?: ErrorClassName | undefined;
   /**
-   * The code the client gives an answer of this status that carries none (one per status). `forbidden`, `conflict`
-   * and `unprocessable_entity` are the client's only: the reference always names a more specific code.
+   * The code the client gives an answer of this status that carries none (one per status). `conflict` and
+   * `unprocessable_entity` are the client's only: the reference always names a more specific code. The reference's
+   * public API never answers `forbidden` either; its control surface does, to a merchant admin token on a route of
+   * the whole reference.
    */
   readonly ofStatus?: true | undefined;
 }

@@ -25,11 +25,13 @@ describe('/_cabinet', () => {
     expect(r.status).toBe(201);
     expect(Object.keys(r.body).sort()).toEqual([
       'api_key',
+      'merchant_admin_token',
       'merchant_id',
       'shop_id',
       'signing_secret',
       'terminal_id',
     ]);
+    expect(r.body.merchant_admin_token).toMatch(/^adm_[a-z0-9]{40}$/);
     expect(r.body.api_key).toMatch(/^sk_test_[a-z0-9]{6}_/);
     expect(r.body.signing_secret).toMatch(/^thm_/);
     expect((await env.call('/banks/sbp', { key: r.body.api_key })).status).toBe(200);

@@ -17,7 +17,7 @@ type Env = ReturnType<typeof setup>;
 type Answer = Pick<Call, 'status' | 'body' | 'text'>;
 
 /** The codes the reference never writes: the client gives them to an answer of their status without a code. */
-const CLIENT_ONLY = [CODE.forbidden, CODE.conflict, CODE.unprocessable_entity] as const;
+const CLIENT_ONLY = [CODE.conflict, CODE.unprocessable_entity] as const;
 type ClientOnly = (typeof CLIENT_ONLY)[number];
 
 /**
@@ -156,6 +156,11 @@ const PROVOKE: Record<Exclude<ErrorCode, ClientOnly>, () => Promise<Answer>> = {
     const env = lab();
     const id = await succeededPayment(env);
     return env.admin(`/_simulator/payments/${id}/fail`, { method: 'POST' });
+  },
+  forbidden: async () => {
+    const env = lab();
+    const { merchant_admin_token } = await env.ref.control.createMerchant({ name: 'Worker' });
+    return env.call('/_simulator/clock', { key: merchant_admin_token });
   },
   clock_not_manual: () => lab({ clock: 'real' }).admin('/_simulator/clock/advance', { body: { seconds: 1 } }),
   too_many_merchants: async () => {

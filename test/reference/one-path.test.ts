@@ -48,6 +48,7 @@ function appWith(middleware: MiddlewareHandler<AppEnv>[], journal?: RequestJourn
     cabinet,
     simulator,
     hub,
+    webhookOwners: webhooks,
     adminToken,
     redact: new Redactor([first.api_key, first.signing_secret, adminToken]),
     trustProxy: false,

@@ -133,7 +133,7 @@ describe('the table of error codes', () => {
 // test/reference/error-codes.test.ts; its refusal in the OpenAPI document, here.
 
 /** The codes the client gives an answer without one; the reference always names a more specific code. */
-const CLIENT_ONLY: readonly ErrorCode[] = [CODE.forbidden, CODE.conflict, CODE.unprocessable_entity];
+const CLIENT_ONLY: readonly ErrorCode[] = [CODE.conflict, CODE.unprocessable_entity];
 
 /** The codes no operation of the public API answers, and why: every other code is an operation's refusal. */
 const NO_OPERATION_ANSWERS: Partial<Record<ErrorCode, string>> = {
@@ -146,6 +146,7 @@ const NO_OPERATION_ANSWERS: Partial<Record<ErrorCode, string>> = {
   [CODE.misdirected_request]: "the buyer's page's, not the API's",
   [CODE.invalid_transition]: 'the simulator',
   [CODE.clock_not_manual]: 'the simulator',
+  [CODE.forbidden]: "the control surface's, for a merchant admin token on a route of the whole reference",
   [CODE.too_many_merchants]: 'the cabinet',
   [CODE.too_many_api_keys]: 'the cabinet',
   [CODE.too_many_webhook_endpoints]: 'the cabinet',

@@ -83,13 +83,14 @@ async function control(config: TriggerConfig, method: 'GET' | 'POST', path: stri
 
 /**
  * Checks the admin token with a request that changes nothing, before anything is created: a wrong token would
- * otherwise be found at the bank's move, with a payment already made and left pending.
+ * otherwise be found at the bank's move, with a payment already made and left pending. The health route answers a
+ * merchant admin token too (the clock's is the whole reference's), so a parallel worker can trigger its own events.
  */
 async function checkAdminToken(config: TriggerConfig): Promise<void> {
-  const clock = (await control(config, 'GET', '/_simulator/clock')) as { now?: unknown } | undefined;
-  if (typeof clock?.now !== 'string') {
+  const health = (await control(config, 'GET', '/_simulator/health')) as { status?: unknown } | undefined;
+  if (health?.status !== 'ok') {
     throw new TriggerFailedError(
-      `GET /_simulator/clock did not answer as a reference does (no clock): is ${config.baseUrl} a psp-reference?`,
+      `GET /_simulator/health did not answer as a reference does: is ${config.baseUrl} a psp-reference?`,
     );
   }
 }

@@ -23,6 +23,11 @@ export interface MerchantRecord {
   block: MerchantBlock | null;
   rateLimit: RateLimitSetting;
   payoutsEnabled: boolean;
+  /**
+   * The keyed hash of the merchant's own admin token (`POST /_cabinet/merchants` shows the token once), or null
+   * when it has none (the startup merchant, a merchant of an older snapshot). The token itself is never stored.
+   */
+  adminTokenDigest: string | null;
 }
 
 export interface ShopRecord {
@@ -63,6 +68,7 @@ export interface NewMerchant {
 
 // Keys are looked up by a keyed hash, so the store never holds a usable secret and a lookup never compares secrets.
 const keyDigest = (apiKey: string) => hmacSha256Hex('psp-reference-api-key', apiKey);
+const adminDigest = (token: string) => hmacSha256Hex('psp-reference-merchant-admin-token', token);
 
 /**
  * Cabinet state: merchants, shops, terminals and API keys, as the real service keeps them in its merchant UI.
@@ -98,6 +104,7 @@ export class Accounts {
       block: null,
       rateLimit: { ...DEFAULTS.rateLimit },
       payoutsEnabled: true,
+      adminTokenDigest: null,
     };
     const shop: ShopRecord = { id: id('shop'), merchantId: merchant.id, name: merchant.name };
     const terminal: TerminalRecord = {
@@ -133,6 +140,26 @@ export class Accounts {
     this.keys.set(key.id, key);
     this.#byDigest.set(keyDigest(apiKey), key);
     return { key, apiKey };
+  }
+
+  /**
+   * Gives the merchant a new merchant admin token (`adm_` plus 40 random characters, like the admin token), shown
+   * this once; a previous one stops working.
+   */
+  issueMerchantAdminToken(merchantId: string): string {
+    const token = `adm_${randomToken(40)}`;
+    this.merchant(merchantId).adminTokenDigest = adminDigest(token);
+    return token;
+  }
+
+  /**
+   * The merchant whose admin token `token` is, or undefined. Digests are compared, never tokens; a scan, as
+   * merchants are at most a thousand and a restore replaces them wholesale (no index to keep in step).
+   */
+  merchantOfAdminToken(token: string): string | undefined {
+    const digest = adminDigest(token);
+    for (const m of this.merchants.values()) if (m.adminTokenDigest === digest) return m.id;
+    return undefined;
   }
 
   revokeApiKey(keyId: string): void {

@@ -48,6 +48,10 @@ export interface FaultRequest {
   merchantId: () => string | undefined;
 }
 
+/** Whether `owner` (a merchant, or undefined for the admin) sees the rule. */
+const ownedBy = (rule: FaultRule, owner: string | undefined) =>
+  owner === undefined || rule.match.merchant_id === owner;
+
 // Not asked yet (undefined is an answer: no valid key).
 const UNASKED = Symbol('unasked');
 
@@ -69,9 +73,23 @@ export class Faults implements FaultsApi {
     for (const rule of parseFaultRules(rules)) this.addFault(rule);
   }
 
-  addFault(input: FaultRuleInput): FaultRule {
+  /**
+   * Adds a rule. `owner`: the merchant of the merchant admin token that adds it; the rule then matches that
+   * merchant's requests alone (its `match.merchant_id`, which may name no other merchant).
+   */
+  addFault(input: FaultRuleInput, owner?: string): FaultRule {
     const rule = checkFaultRule(input);
     if ('error' in rule) throw refuse(CODE.bad_request, rule.error);
+    if (owner !== undefined) {
+      if (rule.match.unauthenticated)
+        throw refuse(
+          CODE.bad_request,
+          "match.unauthenticated: a merchant admin token's rules match its own merchant's requests alone.",
+        );
+      if (rule.match.merchant_id !== undefined && rule.match.merchant_id !== owner)
+        throw refuse(CODE.bad_request, "match.merchant_id: must be the token's own merchant, or left out.");
+      rule.match = { ...rule.match, merchant_id: owner };
+    }
     if (this.#rules.length >= MAX_RULES) {
       throw refuse(CODE.too_many_rules, `At most ${MAX_RULES} fault rules; delete some first.`);
     }
@@ -80,18 +98,24 @@ export class Faults implements FaultsApi {
     return { ...stored, match: { ...stored.match } };
   }
 
-  listFaults(): { items: FaultRule[] } {
-    return { items: this.#rules.map((r) => ({ ...r, match: { ...r.match } })) };
+  /** Every rule in the order added; with `owner`, that merchant's alone (the rules whose `match.merchant_id` is it). */
+  listFaults(owner?: string): { items: FaultRule[] } {
+    return {
+      items: this.#rules.filter((r) => ownedBy(r, owner)).map((r) => ({ ...r, match: { ...r.match } })),
+    };
   }
 
-  removeFault(id: string): void {
-    const i = this.#rules.findIndex((r) => r.id === id);
+  /** Removes a rule; 404 for an unknown id, or with `owner` for another merchant's rule. */
+  removeFault(id: string, owner?: string): void {
+    const i = this.#rules.findIndex((r) => r.id === id && ownedBy(r, owner));
     if (i < 0) throw refuse(CODE.not_found, 'No fault rule with this id.');
     this.#rules.splice(i, 1);
   }
 
-  clearFaults(): void {
-    this.#rules.length = 0;
+  /** Removes every rule; with `owner`, that merchant's alone. */
+  clearFaults(owner?: string): void {
+    if (owner === undefined) this.#rules.length = 0;
+    else this.#rules.splice(0, this.#rules.length, ...this.#rules.filter((r) => !ownedBy(r, owner)));
   }
 
   /**

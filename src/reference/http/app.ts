@@ -51,7 +51,7 @@ export interface AppOptions {
 export function createApp(deps: AppDeps, options: AppOptions = {}): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   // First: the journal records what leaves, whatever answered it.
-  if (deps.journal) app.use(journalMiddleware(deps.journal));
+  if (deps.journal) app.use(journalMiddleware(deps.journal, deps.domain));
   for (const handler of options.middleware ?? []) app.use(handler);
   app.route(PUBLIC_PREFIX, publicRoutes(deps));
   app.route('/_cabinet', cabinetRoutes(deps));

@@ -19,6 +19,21 @@ export function bearer(request: Request): string {
   return m[1]!;
 }
 
+/**
+ * The merchant behind a request's API key, looked up without section 5's effects (no rate-limit slot, no
+ * allow-list): for a fault rule's match (a fault stands for the network in front of the service, so a `before` fault
+ * happens before the service counts or judges anything) and the journal's `merchant_id` of a request section 5 did
+ * not see. A request without a valid key has no merchant.
+ */
+export function keyMerchant(domain: Domain, request: Request): string | undefined {
+  try {
+    const found = domain.accounts.authenticate(bearer(request));
+    return found.kind === 'ok' ? found.key.merchantId : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Whether `token` is the admin token, compared in constant time. */
 export function isAdminToken(token: string, adminToken: string): boolean {
   return timingSafeEqualString(token, adminToken);
@@ -56,8 +71,9 @@ export function authenticate(
   known?: (caller: Caller) => void,
 ): Caller {
   const token = bearer(request);
-  if (isAdminToken(token, adminToken)) {
-    throw refuse(CODE.unauthorized, 'The admin token is for /_cabinet and /_simulator only; use an API key.');
+  // A merchant admin token has the admin token's form: both are for the control surface.
+  if (isAdminToken(token, adminToken) || token.startsWith('adm_')) {
+    throw refuse(CODE.unauthorized, 'An admin token is for /_cabinet and /_simulator only; use an API key.');
   }
   const found = domain.accounts.authenticate(token);
   if (found.kind !== 'ok') {

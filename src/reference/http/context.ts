@@ -10,6 +10,8 @@ import { refuse } from '../domain/errors.js';
 import type { Caller } from '../domain/validate.js';
 import type { Faults } from '../faults/index.js';
 import type { RequestJournal } from '../journal/index.js';
+import type { WebhookService } from '../webhooks/index.js';
+import type { Scope } from './scope.js';
 import type { EventStreamHub } from '../sse/index.js';
 import type { StateApi, StateSaving } from '../state/index.js';
 import { quote } from '../../internal/quote.js';
@@ -39,7 +41,8 @@ export interface RequestInfo {
 export interface AppEnv {
   /** `requestId`: the answer's `X-Request-Id`, made by `Reference.fetch` before the app runs (for the journal). */
   Bindings: RequestInfo & { requestId?: string | undefined };
-  Variables: { caller: Caller; raw: Uint8Array };
+  /** `scope`: who sent a control request (set by the control surface's guard). */
+  Variables: { caller: Caller; raw: Uint8Array; scope: Scope };
 }
 
 /** What the HTTP layer is built over. */
@@ -50,6 +53,8 @@ export interface AppDeps {
   /** The readiness report (`GET /_simulator/readiness`), of one merchant or all. Default: none, and no route. */
   readiness?: ((merchantId?: string) => ReadinessReport) | undefined;
   hub: EventStreamHub;
+  /** The shops of webhook endpoints and events, for a merchant admin token's ownership checks. */
+  webhookOwners: Pick<WebhookService, 'endpointShop' | 'eventShop'>;
   adminToken: string;
   /**
    * The reference's own redaction of its error bodies and log lines: every secret by its form, and its startup

@@ -1,26 +1,11 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { CODE } from '../../schemas/errors.js';
 import type { Domain } from '../domain/core.js';
-import { bearer } from './auth.js';
+import { keyMerchant } from './auth.js';
 import type { AppEnv } from './context.js';
 import { errorResponse } from './errors.js';
 import type { Redactor } from '../../internal/redact.js';
 import { ConnectionReset, type Faults } from '../faults/index.js';
-
-/**
- * The merchant behind a request's API key, looked up without section 5's effects (no rate-limit slot, no
- * allow-list): a fault stands for the network in front of the service, so a `before` fault happens before the
- * service counts or judges anything. A request without a valid key has no merchant and matches no
- * `match.merchant_id` rule.
- */
-function merchantOf(domain: Domain, request: Request): string | undefined {
-  try {
-    const found = domain.accounts.authenticate(bearer(request));
-    return found.kind === 'ok' ? found.key.merchantId : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 // Replaces the answer whole: hono's `c.res` setter would otherwise carry the old answer's headers over (an
 // `Idempotent-Replayed` on an error, say).
@@ -48,7 +33,7 @@ export function faultMiddleware(faults: Faults, domain: Domain, redact: Redactor
     const rule = faults.pick({
       method: request.method,
       path: c.req.path,
-      merchantId: () => merchantOf(domain, request),
+      merchantId: () => keyMerchant(domain, request),
     });
     if (!rule) return next();
     const after = rule.phase === 'after';

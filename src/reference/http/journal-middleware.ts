@@ -3,6 +3,8 @@ import { sha256Hex } from '../../internal/hmac.js';
 import { OPERATIONS, type OperationName, PUBLIC_PREFIX } from '../../schemas/operations.js';
 import { ConnectionReset } from '../faults/index.js';
 import type { Caller } from '../domain/validate.js';
+import type { Domain } from '../domain/core.js';
+import { keyMerchant } from './auth.js';
 import type { AppEnv } from './context.js';
 import { errorCodeOf } from './errors.js';
 import { MAX_JOURNAL_BODY, type RequestJournal } from '../journal/index.js';
@@ -52,21 +54,21 @@ async function foreignCode(res: Response): Promise<string | null> {
 // A UTF-8 character is at most 4 bytes: this many bytes hold every character the journal keeps.
 const bodyText = (raw: Uint8Array) => new TextDecoder().decode(raw.subarray(0, MAX_JOURNAL_BODY * 8));
 
-/**
- * Records every public request in `journal` once its answer is known: mounted first in `createApp`, so it sees
- * what leaves, a section 5 refusal, a 404 and a fault rule's answer or reset included. It reads only what the
- * request already carried through the app (the body's bytes if section 5 read them, the caller it found), so it
- * reads no byte more and changes nothing. What the client sent is recorded as sent: the journal redacts it when read.
- *
- * @example app.use(journalMiddleware(journal));
- */
 /** An answer's `Retry-After` in seconds (the reference sends whole seconds), or null. */
 function retryAfterOf(res: Response | undefined): number | null {
   const value = res?.headers.get('retry-after');
   return value && /^\d{1,9}$/.test(value) ? Number(value) : null;
 }
 
-export function journalMiddleware(journal: RequestJournal): MiddlewareHandler<AppEnv> {
+/**
+ * Records every public request in `journal` once its answer is known: mounted first in `createApp`, so it sees
+ * what leaves, a section 5 refusal, a 404 and a fault rule's answer or reset included. It reads only what the
+ * request already carried through the app (the body's bytes if section 5 read them, the caller it found), so it
+ * reads no byte more and changes nothing. What the client sent is recorded as sent: the journal redacts it when read.
+ *
+ * @example app.use(journalMiddleware(journal, domain));
+ */
+export function journalMiddleware(journal: RequestJournal, domain: Domain): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const path = c.req.path;
     if (!isPublic(path)) return next();
@@ -85,7 +87,10 @@ export function journalMiddleware(journal: RequestJournal): MiddlewareHandler<Ap
         retry_after: retryAfterOf(res),
         idempotency_key: key,
         request_id: res ? (c.env?.requestId ?? null) : null,
-        merchant_id: (c.get('caller') as Caller | undefined)?.merchant.id ?? null,
+        // A request section 5 did not see (a fault answered it first, no route had its path) is still its key's
+        // merchant's: a merchant admin token's journal shows it.
+        merchant_id:
+          (c.get('caller') as Caller | undefined)?.merchant.id ?? keyMerchant(domain, request) ?? null,
         body_bytes: raw ? raw.byteLength : null,
         body_sha256: raw ? sha256Hex(raw) : null,
         ...(journal.bodies ? { body: raw ? bodyText(raw) : null } : {}),

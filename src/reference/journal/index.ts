@@ -194,11 +194,25 @@ export class RequestJournal {
     };
   }
 
-  /** Forgets every entry and the dropped count (`DELETE /_simulator/requests`, and a restore). */
-  clear(): void {
-    this.#entries.clear();
+  /**
+   * Forgets every entry and the dropped count (`DELETE /_simulator/requests`, and a restore); with `merchant`, that
+   * merchant's entries alone (a merchant admin token's clear), the dropped count kept.
+   */
+  clear(merchant?: string): void {
+    if (merchant === undefined) {
+      this.#entries.clear();
+      this.#bytes = 0;
+      this.#dropped = 0;
+      return;
+    }
+    const kept = new Fifo<{ entry: JournalEntry; bytes: number }>();
     this.#bytes = 0;
-    this.#dropped = 0;
+    for (const item of this.#entries) {
+      if (item.entry.merchant_id === merchant) continue;
+      kept.push(item);
+      this.#bytes += item.bytes;
+    }
+    this.#entries = kept;
   }
 
   /** Entries held now and their bytes (for tests of the bound). */

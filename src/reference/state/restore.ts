@@ -70,7 +70,9 @@ export function buildState(input: unknown, faults?: FaultRulesState) {
     throw bad(`${issue.path.join('.') || 'the document'}: ${issue.message}.`);
   }
   const doc = parsed.data;
-  const merchants = byId('merchants', doc.merchants, (m) => camel<MerchantRecord>(m));
+  const merchants = byId('merchants', doc.merchants, (m) =>
+    camel<MerchantRecord>({ admin_token_digest: null, ...m }),
+  );
   const shops = byId('shops', doc.shops, (s) => camel<ShopRecord>(s));
   for (const s of shops.values()) ref(merchants, s.merchantId, 'merchant', `shop ${s.id}`);
   const terminals = byId('terminals', doc.terminals, (t) => camel<TerminalRecord>(t));

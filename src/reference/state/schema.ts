@@ -54,6 +54,8 @@ const merchant = obj({
   block: given(settings.block),
   rate_limit: given(settings.rate_limit),
   payouts_enabled: z.boolean(),
+  // Optional: a snapshot written before merchant admin tokens existed has none.
+  admin_token_digest: z.optional(orNull(z.string().check(z.regex(/^[0-9a-f]{64}$/)))),
 });
 const shop = obj({ id: str, merchant_id: str, name: str });
 const terminal = obj({

@@ -128,7 +128,7 @@ export class Dispatcher {
 
   /** Starts one series as chaos plans it (without chaos: at once, once). */
   #send(event: OutgoingWebhook, endpointId: string | undefined): void {
-    const plan = this.#options.chaos.plan();
+    const plan = this.#options.chaos.plan(event.shopId);
     if (!plan) return void this.#start(event, endpointId);
     const now = this.#options.clock.now();
     const target = targetOf(event, endpointId);

@@ -2,7 +2,7 @@ import { CODE } from '../../schemas/errors.js';
 import type { Clock } from '../domain/clock.js';
 import { refuse } from '../domain/errors.js';
 import type { EventBus } from '../domain/events.js';
-import { WebhookChaos } from './chaos.js';
+import { type ChaosMerchants, WebhookChaos } from './chaos.js';
 import { Dispatcher, type PendingSeries } from './dispatcher.js';
 import { type CreatedEndpoint, EndpointRegistry, type EndpointState, newWebhookSecret } from './endpoints.js';
 import { toOutgoingWebhook, type OutgoingWebhook } from './events.js';
@@ -66,6 +66,8 @@ export interface WebhookServiceDeps {
   fixedSecret?: ((shopId: string) => string | undefined) | undefined;
   /** Webhook chaos in force from the start (`PUT /_simulator/webhook-chaos` changes it later). Default: off. */
   chaos?: unknown;
+  /** The merchants, for chaos set by one merchant alone. Default: none (chaos is the same for every merchant). */
+  merchants?: ChaosMerchants | undefined;
 }
 
 /** The reference's webhook sender: endpoints per shop, signed delivery with retries, the log and resend. */
@@ -146,7 +148,7 @@ export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
         userLogger(line);
       } catch {}
     });
-  const chaos = new WebhookChaos();
+  const chaos = new WebhookChaos(deps.merchants);
   if (deps.chaos !== undefined) chaos.set(deps.chaos);
   const dispatcher = new Dispatcher({
     chaos,

@@ -184,6 +184,20 @@ describe('psp-reference trigger', () => {
     );
   });
 
+  it("works with a merchant admin token and that merchant's key; another merchant's key is refused at the move", async () => {
+    const admin = { authorization: `Bearer ${ref.admin_token}`, 'content-type': 'application/json' };
+    const worker = (await (
+      await fetch(`${ref.base_url}/_cabinet/merchants`, { method: 'POST', headers: admin, body: '{}' })
+    ).json()) as { api_key: string; merchant_admin_token: string };
+    const own = ['--base-url', ref.base_url, '--admin-token', worker.merchant_admin_token];
+    const run = await trigger(['payout.succeeded', ...own, '--api-key', worker.api_key, '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    expect((JSON.parse(run.stdout) as TriggerResult).objects[0]!.data.status).toBe('succeeded');
+    const other = await trigger(['payout.succeeded', ...own, '--api-key', ref.api_key, '--json']);
+    expect(other.code).toBe(1);
+    expect(other.stderr).toMatch(/404 not_found/);
+  });
+
   it('takes --base-url, --admin-token and --api-key from PSP_BASE_URL, PSP_ADMIN_TOKEN, PSP_API_KEY; a flag wins', async () => {
     const env = { PSP_BASE_URL: ref.base_url, PSP_ADMIN_TOKEN: ref.admin_token, PSP_API_KEY: ref.api_key };
     const run = await trigger(['payout.succeeded', '--json'], env);
@@ -328,7 +342,7 @@ describe('psp-reference trigger', () => {
       ref.api_key,
     ]);
     expect(simulator.code).toBe(1);
-    expect(simulator.stderr).toMatch(/GET \/_simulator\/clock refused: 401 unauthorized: /);
+    expect(simulator.stderr).toMatch(/GET \/_simulator\/health refused: 401 unauthorized: /);
     expect(leaks(simulator.stderr, badAdmin)).toBe('');
     expect(leaks(simulator.stderr, ref.api_key)).toBe('');
     for (const spy of logs) expect(spy).not.toHaveBeenCalled();
@@ -349,7 +363,7 @@ describe('psp-reference trigger', () => {
       ]);
       expect(run.code).toBe(1);
       expect(run.stderr).toMatch(
-        /^psp-reference trigger: GET \/_simulator\/clock refused: 401 unauthorized: /,
+        /^psp-reference trigger: GET \/_simulator\/health refused: 401 unauthorized: /,
       );
       const after = ref.stats();
       expect([after.payments, after.payouts]).toEqual([before.payments, before.payouts]);
@@ -376,7 +390,7 @@ describe('psp-reference trigger', () => {
       ]);
       expect(run.code).toBe(1);
       expect(run.stderr).toMatch(
-        /GET \/_simulator\/clock refused: 307 unexpected_redirect: HTTP 307: a redirect to 127\.0\.0\.1:\d+, not followed/,
+        /GET \/_simulator\/health refused: 307 unexpected_redirect: HTTP 307: a redirect to 127\.0\.0\.1:\d+, not followed/,
       );
       expect(run.stderr).toContain(new URL(other.url).host);
       expect(other.hits).toBe(0);
