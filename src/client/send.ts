@@ -2,6 +2,7 @@
 // connection): the headers every request carries, the app's middleware, then the secrets, then fetch. Written
 // once so that the user agent, the key, the Idempotency-Key and the signature are added, and a redirect refused,
 // by the same lines everywhere.
+import { authorization, sha256Signature } from '../internal/wire.js';
 import { redirectMessage, PspResponseError } from './errors.js';
 import { type AttemptContext, bodyBytes, type Middleware, runChain } from './middleware.js';
 import { release } from './release.js';
@@ -50,13 +51,13 @@ export type SendStep = (
  * headers('{"amount":100}', context); // { authorization, 'idempotency-key'?, 'x-psp-signature' }
  */
 export function credentialsOf(apiKey: string, signingSecret?: string): Credentials {
-  const authorization = `Bearer ${apiKey}`;
+  const bearer = authorization(apiKey);
   const sign = signingSecret ? createSigner(signingSecret) : undefined;
   return (body, context) => {
-    const h: Record<string, string> = { authorization };
+    const h: Record<string, string> = { authorization: bearer };
     if (context.idempotencyKey !== undefined) h['idempotency-key'] = context.idempotencyKey;
     // Over the exact text handed to fetch (fetch encodes a string body as UTF-8, as HMAC does).
-    if (sign) h['x-psp-signature'] = `sha256=${sign(body ?? '')}`;
+    if (sign) h['x-psp-signature'] = sha256Signature(sign(body ?? ''));
     return h;
   };
 }

@@ -1,9 +1,10 @@
 // What every check works with: the wire (raw requests, recorded for a failure's report), the SDK's own client, the
 // reference's control surface when there is one, the budgets, and the clean-up of what the run made.
-import { PspApiError, readText } from '../client/api-errors.js';
+import { requestHeaders } from '../internal/wire.js';
+import { PspApiError, parseRetryAfter, readText } from '../client/api-errors.js';
+import { sleep } from '../client/wait.js';
 import { PspClient } from '../client/client.js';
 import { retryDecision } from '../client/retry.js';
-import { hmacSha256Hex } from '../internal/hmac.js';
 import { Redactor, redactSecrets } from '../internal/redact.js';
 import { OPERATIONS, type OperationName, PUBLIC_PREFIX, pathOf } from '../schemas/operations.js';
 import { CheckFailure, CheckSkipped, NeedsControl } from './outcomes.js';
@@ -60,7 +61,7 @@ export interface KitSettings {
 
 const MAX_BODY_SHOWN = 2000;
 const REQUEST_TIMEOUT_MS = 15_000;
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+const CLEANUP_TIME_LIMIT_MS = 30_000;
 
 /** The state of one run, shared by its checks. */
 export class Kit {
@@ -90,6 +91,9 @@ export class Kit {
   readonly #settings: KitSettings;
   #client: PspClient | undefined;
   #cleaning = false;
+  // Aborted when the check in progress runs out of time: its waits end and its requests stop at once, so no
+  // timer or socket of a check outlives it (the run exits within its bound whatever the service does).
+  #check: AbortController | undefined;
 
   /** The run's own redaction (its key, signing secret and admin token, even without their prefix): see `runOne`. */
   readonly redact: Redactor;
@@ -109,10 +113,50 @@ export class Kit {
     this.requests += 1;
   }
 
+  /** Starts a check: what it waits on and sends is stopped by {@link endCheck}. */
+  startCheck(): void {
+    this.#check = new AbortController();
+  }
+
+  /**
+   * Ends the check in progress: a wait still running ends, a request still in flight is aborted, and any later
+   * request of it is skipped (until the next {@link startCheck}).
+   */
+  endCheck(): void {
+    this.#check?.abort();
+  }
+
+  /** Aborts when the check in progress ends (undefined before the first). */
+  get signal(): AbortSignal | undefined {
+    return this.#check?.signal;
+  }
+
+  /** A request's signal: its own time limit, and the end of the check that sends it. */
+  #requestSignal(): AbortSignal {
+    const timeout = AbortSignal.timeout(REQUEST_TIMEOUT_MS);
+    return this.#check ? AbortSignal.any([timeout, this.#check.signal]) : timeout;
+  }
+
+  /** Waits `ms` of real time, ending early when the check ends. */
+  sleep(ms: number): Promise<void> {
+    return sleep(ms, this.#check?.signal);
+  }
+
+  /** Whether the time or request budget ran out (a check was skipped for it). */
+  budgetSpent = false;
+
   #withinBudget(): void {
-    if (this.requests >= this.#settings.maxRequests)
-      throw new CheckSkipped(`the run's budget of ${this.#settings.maxRequests} requests is spent`);
-    if (Date.now() > this.#settings.deadline) throw new CheckSkipped("the run's time limit is spent");
+    if (this.#check?.signal.aborted) throw new CheckSkipped("the check's time limit is spent");
+    const spent =
+      this.requests >= this.#settings.maxRequests
+        ? `the run's budget of ${this.#settings.maxRequests} requests is spent`
+        : Date.now() > this.#settings.deadline
+          ? "the run's time limit is spent"
+          : undefined;
+    if (spent) {
+      this.budgetSpent = true;
+      throw new CheckSkipped(spent);
+    }
   }
 
   /** The fetch every request of the run goes through (the SDK client's too): counted and bounded. */
@@ -158,13 +202,14 @@ export class Kit {
         : typeof options.body === 'string'
           ? options.body
           : JSON.stringify(options.body);
-    const headers: Record<string, string> = { accept: 'application/json' };
-    const key = options.key === undefined ? this.apiKey : options.key;
-    if (key !== null) headers.authorization = `Bearer ${key}`;
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    const secret = options.signWith === undefined ? this.signingSecret : options.signWith;
-    if (secret) headers['x-psp-signature'] = `sha256=${hmacSha256Hex(secret, body ?? '')}`;
-    Object.assign(headers, options.headers);
+    const headers = {
+      ...requestHeaders({
+        token: options.key === undefined ? this.apiKey : options.key,
+        body,
+        signWith: options.signWith === undefined ? this.signingSecret : options.signWith,
+      }),
+      ...options.headers,
+    };
     const request = `${method} ${path}`;
     for (let attempt = 1; ; attempt++) {
       let res: Response;
@@ -174,7 +219,7 @@ export class Kit {
           headers,
           body,
           redirect: 'manual',
-          signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+          signal: this.#requestSignal(),
         });
       } catch (error) {
         if (error instanceof CheckSkipped) throw error;
@@ -201,17 +246,17 @@ export class Kit {
         );
       }
       if (res.status === 429 && !options.keep429) {
-        const seconds = Number(res.headers.get('retry-after'));
+        // The SDK's own policy and reader (seconds or an HTTP-date): a wait past its ceiling is not waited out.
         const decision = retryDecision({
           attempt,
           maxRetries: 3,
           safe: true,
-          outcome: { status: 429, retryAfter: Number.isFinite(seconds) ? seconds * 1000 : undefined },
+          outcome: { status: 429, retryAfter: parseRetryAfter(res.headers.get('retry-after')) },
           timeout: 30_000,
           maxRetryDelay: 10_000,
         });
         if (decision.retry) {
-          await sleep(decision.delayMs);
+          await this.sleep(decision.delayMs);
           continue;
         }
       }
@@ -333,7 +378,7 @@ export class Kit {
       await this.admin('POST', '/_simulator/clock/advance', { seconds });
       return;
     }
-    await sleep(seconds * 1000);
+    await this.sleep(seconds * 1000);
   }
 
   /**
@@ -344,7 +389,7 @@ export class Kit {
     this.#spend();
     const page = await this.#settings.fetch(payment.payment_url, {
       redirect: 'manual',
-      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+      signal: this.#requestSignal(),
     });
     const html = await readText(page, REQUEST_TIMEOUT_MS);
     const form = [...html.matchAll(/<form\b[^>]*\baction="([^"]+)"[^>]*>([\s\S]*?)<\/form>/gi)].find((m) =>
@@ -359,7 +404,11 @@ export class Kit {
     }
     this.#spend();
     const target = new URL(form[1].replace(/&amp;/g, '&'), page.url || payment.payment_url);
-    const res = await this.#settings.fetch(target, { method: 'POST', redirect: 'manual' });
+    const res = await this.#settings.fetch(target, {
+      method: 'POST',
+      redirect: 'manual',
+      signal: this.#requestSignal(),
+    });
     await res.body?.cancel();
     if (res.status >= 400) {
       throw new CheckFailure(`the buyer's ${action} on ${target.pathname} answered ${res.status}`, {
@@ -392,16 +441,28 @@ export class Kit {
     return value;
   }
 
-  /** Cancels every payment of the run that is still pending: the kit leaves nothing waiting for a buyer. */
-  async cleanUp(): Promise<string[]> {
+  /**
+   * Cancels every payment of the run that is still pending: the kit leaves nothing waiting for a buyer. Bounded
+   * by `limitMs` in all (default 30 s): a service that stops answering does not hold the run past its bound.
+   */
+  async cleanUp(limitMs = CLEANUP_TIME_LIMIT_MS): Promise<string[]> {
     const cancelled: string[] = [];
     this.#cleaning = true;
-    for (const [id, { key, secret }] of this.payments) {
-      const as = { key, signWith: secret ?? null };
-      const res = await this.api('payments.get', id, as).catch(() => undefined);
-      if ((res?.json as { status?: unknown } | undefined)?.status !== 'pending') continue;
-      const done = await this.api('payments.cancel', id, as).catch(() => undefined);
-      if (done?.status === 200) cancelled.push(id);
+    this.startCheck();
+    const check = this.#check;
+    const timer = setTimeout(() => check?.abort(), limitMs);
+    try {
+      for (const [id, { key, secret }] of this.payments) {
+        if (check?.signal.aborted) break;
+        const as = { key, signWith: secret ?? null };
+        const res = await this.api('payments.get', id, as).catch(() => undefined);
+        if ((res?.json as { status?: unknown } | undefined)?.status !== 'pending') continue;
+        const done = await this.api('payments.cancel', id, as).catch(() => undefined);
+        if (done?.status === 200) cancelled.push(id);
+      }
+    } finally {
+      clearTimeout(timer);
+      this.endCheck();
     }
     return cancelled;
   }

@@ -47,6 +47,10 @@ export function formatContractSummary(result: ContractResult): string {
       ? `${result.checks.length} checks listed (dry run: nothing sent) against ${result.baseUrl}`
       : `${passed} passed, ${failed} failed, ${skipped} skipped, ${needs} needs-control; ${result.requests} requests in ${(result.durationMs / 1000).toFixed(1)} s against ${result.baseUrl} (${result.target})`,
   ];
+  if (result.budgetSpent)
+    lines.push(
+      'the run was cut short by its budget (--time-limit, --max-requests): the checks past it were skipped, so the run is not a pass',
+    );
   const notPassed = result.checks.filter((c) => c.outcome === 'failed');
   if (notPassed.length) lines.push('', 'failures:', ...notPassed.flatMap(detail));
   return `${lines.join('\n')}\n`;

@@ -1,4 +1,5 @@
 // runContract: the checks against one deployment, each ending passed, failed, skipped or needs-control.
+import { TIMED_OUT, withDeadline } from '../internal/deadline.js';
 import { redactSecrets } from '../internal/redact.js';
 import { API_KEY_RE } from '../schemas/limits.js';
 import type { Check } from './check.js';
@@ -20,6 +21,8 @@ export class ContractUsageError extends Error {
 }
 
 const CHECK_TIME_LIMIT_MS = 60_000;
+// How long a check that ran out of time may take to unwind once aborted (it has nothing left to wait on).
+const REQUEST_GRACE_MS = 5_000;
 
 /**
  * Every check of the kit, as `--dry-run` lists them: id, group, spec section and quoted line, what it sends and
@@ -140,17 +143,19 @@ function blocked(
 }
 
 async function runOne(check: Check, kit: Kit): Promise<Pick<CheckResult, 'outcome' | 'reason' | 'observed'>> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  kit.startCheck();
+  const running = check.run(kit);
   try {
-    await Promise.race([
-      check.run(kit),
-      new Promise((_, reject) => {
-        timer = setTimeout(
-          () => reject(new CheckFailure(`did not finish within ${CHECK_TIME_LIMIT_MS / 1000} s`)),
-          CHECK_TIME_LIMIT_MS,
-        );
-      }),
-    ]);
+    const done = await withDeadline(running, CHECK_TIME_LIMIT_MS);
+    if (done === TIMED_OUT) {
+      // Its waits and requests end at the abort, so it settles at once; only then may the next check start.
+      kit.endCheck();
+      await withDeadline(
+        running.catch(() => {}),
+        REQUEST_GRACE_MS,
+      );
+      throw new CheckFailure(`did not finish within ${CHECK_TIME_LIMIT_MS / 1000} s`);
+    }
     return { outcome: 'passed' };
   } catch (error) {
     if (error instanceof CheckSkipped) return { outcome: 'skipped', reason: error.message };
@@ -169,7 +174,8 @@ async function runOne(check: Check, kit: Kit): Promise<Pick<CheckResult, 'outcom
     }
     return { outcome: 'failed', reason };
   } finally {
-    clearTimeout(timer);
+    // What the check left running (a wait, a request) ends now, so the run ends within its bound.
+    kit.endCheck();
   }
 }
 
@@ -206,6 +212,7 @@ export async function runContract(options: ContractOptions): Promise<ContractRes
       baseUrl,
       target: options.adminToken ? 'reference' : 'service',
       ok: true,
+      budgetSpent: false,
       counts,
       checks: results,
       requests: 0,
@@ -264,7 +271,8 @@ export async function runContract(options: ContractOptions): Promise<ContractRes
   return {
     baseUrl,
     target: kit.control ? 'reference' : 'service',
-    ok: counts.failed === 0,
+    ok: counts.failed === 0 && !kit.budgetSpent,
+    budgetSpent: kit.budgetSpent,
     counts,
     checks: results,
     requests: kit.requests,

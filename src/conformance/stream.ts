@@ -1,7 +1,8 @@
 // A raw reader of the event stream (spec 4.8), line by line, so that the framing itself can be checked: the
 // SDK's parser would forgive what the spec does not allow.
+import { TIMED_OUT, withDeadline } from '../internal/deadline.js';
+import { requestHeaders } from '../internal/wire.js';
 import { MAX_MESSAGE } from '../client/sse/parse.js';
-import { hmacSha256Hex } from '../internal/hmac.js';
 import { CheckFailure } from './outcomes.js';
 import { PUBLIC_PREFIX, pathOf } from '../schemas/operations.js';
 import type { Kit } from './kit.js';
@@ -25,8 +26,7 @@ export interface RawStream {
 /** Opens events.stream with `key` (default: the run's key; signed like any request when there is a secret). */
 export async function openStream(kit: Kit, key = kit.apiKey, secret = kit.signingSecret): Promise<RawStream> {
   const abort = new AbortController();
-  const headers: Record<string, string> = { authorization: `Bearer ${key}`, accept: 'text/event-stream' };
-  if (secret) headers['x-psp-signature'] = `sha256=${hmacSha256Hex(secret, '')}`;
+  const headers = requestHeaders({ token: key, signWith: secret, accept: 'text/event-stream' });
   const res = await kit.fetch(`${kit.baseUrl}${PUBLIC_PREFIX}${pathOf('events.stream')}`, {
     headers,
     signal: abort.signal,
@@ -49,15 +49,10 @@ export async function openStream(kit: Kit, key = kit.apiKey, secret = kit.signin
       const left = deadline - Date.now();
       if (left <= 0) return undefined;
       pending ??= reader.read();
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const result = await Promise.race([
-        pending,
-        new Promise<'timeout'>((resolve) => {
-          timer = setTimeout(() => resolve('timeout'), left);
-        }),
-      ]).catch(() => ({ done: true, value: undefined }) as const);
-      clearTimeout(timer);
-      if (result === 'timeout') return undefined;
+      const result = await withDeadline(pending, left).catch(
+        () => ({ done: true, value: undefined }) as const,
+      );
+      if (result === TIMED_OUT) return undefined;
       pending = undefined;
       if (result.done) ended = true;
       else buffer += result.value;

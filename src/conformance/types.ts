@@ -74,8 +74,13 @@ export interface ContractResult {
   baseUrl: string;
   /** `reference` when an admin token reached the reference's control surface, else `service`. */
   target: 'reference' | 'service';
-  /** True when no check failed (skipped and `needs-control` checks do not fail a run). */
+  /**
+   * True when no check failed and the run was not cut short by its budget (`timeLimit`, `maxRequests`): skipped
+   * and `needs-control` checks do not fail a run, but a run that stopped before its checks were done has no verdict.
+   */
   ok: boolean;
+  /** True when the time or request budget ran out, and the checks past it were `skipped`. */
+  budgetSpent: boolean;
   counts: ContractCounts;
   checks: CheckResult[];
   /** Requests the kit sent (0 on a dry run). */

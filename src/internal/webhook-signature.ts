@@ -1,6 +1,7 @@
 // The headers a webhook carries (spec 6.1), built once for both halves: psp-sdk/webhooks' signWebhook and
 // verifyWebhook's secret check, and the reference's sender (src/reference/webhooks/dispatcher.ts), which must not
 // import a public entry's files. The signature formats are described in src/webhooks/signature.ts.
+import { sha256Signature } from './wire.js';
 import { hmacSha256HexParts } from './hmac.js';
 import type { SignatureVersion } from '../schemas/names.js';
 
@@ -30,7 +31,7 @@ export function computeSignatureHeader(input: SignatureHeaderInput): string {
   const { secret, body, version = 'v2', timestamp } = input;
   const problem = secretProblem(secret);
   if (problem) throw new TypeError(`The webhook secret ${problem}.`);
-  if (version === 'v1') return `sha256=${hmacSha256HexParts(secret, [body])}`;
+  if (version === 'v1') return sha256Signature(hmacSha256HexParts(secret, [body]));
   if (version !== 'v2' || !isUnixSeconds(timestamp)) throw new TypeError(TIMESTAMP_RULE);
   const signed = hmacSha256HexParts(secret, [`${timestamp}.`, body]);
   return `t=${timestamp},v1=${signed},v2=${signed}`;

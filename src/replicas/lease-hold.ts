@@ -3,6 +3,7 @@
  * A store offers three atomic steps on one key (take, renew, release), each naming the caller by a random token,
  * so that only the holder can renew or release it.
  */
+import { TIMED_OUT, withDeadline } from '../internal/deadline.js';
 import type { Lease } from '../client/event-stream.js';
 import { realTimers, sleep } from '../client/wait.js';
 
@@ -137,16 +138,8 @@ export function leaseOver(
       report(error);
       return false as const;
     });
-    let giveUp: () => void = () => {};
-    const taken = await Promise.race([
-      taking,
-      new Promise<'aborted'>((resolve) => {
-        giveUp = () => resolve('aborted');
-        signal.addEventListener('abort', giveUp, { once: true });
-      }),
-    ]);
-    signal.removeEventListener('abort', giveUp);
-    if (taken === 'aborted') {
+    const taken = await withDeadline(taking, Number.POSITIVE_INFINITY, signal);
+    if (taken === TIMED_OUT) {
       void taking.then((late) => late === true && letGo(token));
       return step;
     }

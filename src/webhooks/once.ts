@@ -5,6 +5,7 @@
  * success turns it into a done marker. This file holds the seam and the rule; the stores (memory, Redis) live in
  * psp-sdk/replicas, so that nothing of them is bundled here unless an app imports them.
  */
+import { TIMED_OUT, withDeadline } from '../internal/deadline.js';
 import type { WebhookEvent } from './types.js';
 
 /**
@@ -130,17 +131,9 @@ export interface OnceWebhookResult {
 
 /** A promise that rejects after `ms` (and leaves no timer behind once it settles). */
 async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    return await Promise.race([
-      promise,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`dedupe store: no answer to ${what} within ${ms} ms`)), ms);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
+  const got = await withDeadline(promise, ms);
+  if (got === TIMED_OUT) throw new Error(`dedupe store: no answer to ${what} within ${ms} ms`);
+  return got;
 }
 
 /**

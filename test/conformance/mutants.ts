@@ -159,6 +159,18 @@ export const MUTANTS: Mutant[] = [
     },
   },
   {
+    // Issue 42: a service that sends Retry-After in milliseconds; the kit neither waits it out nor passes it.
+    name: 'Retry-After in milliseconds (x1000)',
+    catches: ['rate-limit.retry-after'],
+    response: (res) => {
+      const after = res.headers.get('retry-after');
+      if (res.status !== 429 || after === null) return res;
+      const headers = new Headers(res.headers);
+      headers.set('retry-after', String(Number(after) * 1000));
+      return new Response(res.body, { status: 429, headers });
+    },
+  },
+  {
     name: 'Retry-After in fractional seconds',
     catches: ['rate-limit.retry-after'],
     response: (res) => {

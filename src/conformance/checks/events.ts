@@ -1,4 +1,5 @@
 // Spec 2.11, 4.8, 6.2: the Server-Sent Events stream.
+import { TIMED_OUT, withDeadline } from '../../internal/deadline.js';
 import { expect, field } from '../assert.js';
 import { group } from '../check.js';
 import type { EventStream } from '../../resources/events.js';
@@ -27,15 +28,8 @@ async function sees(kit: Kit, stream: EventStream): Promise<boolean> {
     const { id } = await kit.createPayment({ amount: 210 + i, order_id: 'kit-sse-sdk' });
     const deadline = Date.now() + 1000;
     for (;;) {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const got = await Promise.race([
-        next,
-        new Promise<undefined>((resolve) => {
-          timer = setTimeout(() => resolve(undefined), Math.max(0, deadline - Date.now()));
-        }),
-      ]);
-      clearTimeout(timer);
-      if (got === undefined) break;
+      const got = await withDeadline(next, deadline - Date.now());
+      if (got === TIMED_OUT) break;
       if (got.done) return false;
       next = pull();
       if (got.value.kind === 'payment.created' && got.value.payload.id === id) return true;

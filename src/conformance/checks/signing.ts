@@ -1,6 +1,6 @@
 // Spec 5.4: the request signature, X-PSP-Signature over the exact bytes.
+import { requestSignature } from '../../internal/wire.js';
 import { CODE } from '../../schemas/errors.js';
-import { hmacSha256Hex } from '../../internal/hmac.js';
 import { expect, expectError } from '../assert.js';
 import { group } from '../check.js';
 import type { Kit, KitMerchant, WireOptions } from '../kit.js';
@@ -83,7 +83,7 @@ export const SIGNING_CHECKS = group('signing', [
       const res = await createAs(kit, m, {
         signWith: null,
         body: sent,
-        headers: { 'x-psp-signature': `sha256=${hmacSha256Hex(m.signing_secret, reserialised)}` },
+        headers: { 'x-psp-signature': requestSignature(m.signing_secret, reserialised) },
       });
       expectError(res, 400, 'a signature over other bytes than those sent', CODE.invalid_signature);
     },

@@ -1,4 +1,5 @@
 // Spec 2.10, 6.1, 8: webhooks as the kit's receiver sees them.
+import { sha256Signature } from '../../internal/wire.js';
 import { hmacSha256Hex } from '../../internal/hmac.js';
 import { verifyWebhook } from '../../webhooks/verify.js';
 import { expect, field } from '../assert.js';
@@ -58,7 +59,7 @@ async function failureLogged(kit: Kit, eventId: string): Promise<void> {
         | undefined;
     };
     if (log.items?.some((d) => d.event_id === eventId && d.next_attempt_at)) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await kit.sleep(50);
   }
 }
 
@@ -144,7 +145,7 @@ export const WEBHOOK_CHECKS = group('webhooks', [
       const header = d.headers['x-psp-signature'] ?? '';
       if (header.startsWith('sha256=')) {
         const want = hmacSha256Hex(secret, d.raw);
-        expect(header === `sha256=${want}`, 'the v1 signature is not HMAC-SHA256 of the raw body');
+        expect(header === sha256Signature(want), 'the v1 signature is not HMAC-SHA256 of the raw body');
         return;
       }
       const p = parts(header);
@@ -190,7 +191,7 @@ export const WEBHOOK_CHECKS = group('webhooks', [
       const made = await kit.createPayment({ amount: 340, order_id: 'kit-v1' }, client);
       await kit.sdk('payments.cancel', () => client.payments.cancel(made.id));
       const d = await delivery(kit, 'payment.cancelled', made.id);
-      const want = `sha256=${hmacSha256Hex(endpoint.secret, d.raw)}`;
+      const want = sha256Signature(hmacSha256Hex(endpoint.secret, d.raw));
       expect(
         d.headers['x-psp-signature'] === want,
         `X-PSP-Signature ${show(d.headers['x-psp-signature'])} is not v1`,

@@ -1,3 +1,4 @@
+import { authorization } from '../../internal/wire.js';
 import type { WebhookChaosInput } from '../domain/cabinet-inputs.js';
 import { WebhookChaos } from '../webhooks/chaos.js';
 import { readFileSync } from 'node:fs';
@@ -327,7 +328,7 @@ export function banner(running: RunningReference, clock: 'real' | 'manual'): str
     row('Shop', running.shop_id),
     row('Terminal', running.terminal_id),
     '',
-    `Try: curl -H 'Authorization: Bearer ${running.api_key}' ${running.base_url}${PUBLIC_PREFIX}${pathOf('banks.list')}`,
+    `Try: curl -H 'Authorization: ${authorization(running.api_key)}' ${running.base_url}${PUBLIC_PREFIX}${pathOf('banks.list')}`,
     'Everything lives in memory and is gone when it stops. Press Ctrl+C to stop.',
     '',
   ].join('\n');

@@ -55,6 +55,16 @@ const OPTIONS = {
     value: '<group|check,...>',
     help: `run only these groups (${CHECK_GROUPS.join(', ')}) and checks (ids as --dry-run lists them)`,
   },
+  'time-limit': {
+    type: 'string',
+    value: '<seconds>',
+    help: 'stop starting checks after this long (default 180); the run ends within it plus one check (60 s) and the clean-up (30 s)',
+  },
+  'max-requests': {
+    type: 'string',
+    value: '<n>',
+    help: 'send at most this many requests (default 600); checks past it are skipped',
+  },
   json: { type: 'boolean', default: false, help: 'print the result as one JSON object' },
   junit: {
     type: 'string',
@@ -115,6 +125,15 @@ function parse(
   const publicUrl = values['webhook-public-url'];
   if (publicUrl !== undefined && !/^https?:\/\//.test(publicUrl))
     throw new UsageProblem('--webhook-public-url must be an http(s) URL');
+  const count = (flag: 'time-limit' | 'max-requests', max: number) => {
+    const value = values[flag];
+    if (value === undefined) return undefined;
+    if (!/^\d{1,9}$/.test(value) || Number(value) < 1 || Number(value) > max)
+      throw new UsageProblem(`--${flag} must be a whole number from 1 to ${max}`);
+    return Number(value);
+  };
+  const timeLimit = count('time-limit', 86_400);
+  const maxRequests = count('max-requests', 1_000_000);
   const secret = values['webhook-secret'] ?? env.PSP_WEBHOOK_SECRET;
   const webhook = {
     ...(publicUrl ? { publicUrl } : {}),
@@ -129,6 +148,8 @@ function parse(
       adminToken: values['admin-token'] ?? env.PSP_ADMIN_TOKEN,
       webhook,
       ...(only?.length ? { only: only as NonNullable<ContractOptions['only']> } : {}),
+      ...(timeLimit === undefined ? {} : { timeLimit }),
+      ...(maxRequests === undefined ? {} : { maxRequests }),
       dryRun: values['dry-run'],
     },
     json: values.json,

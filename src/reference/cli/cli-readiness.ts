@@ -3,6 +3,7 @@
  * (`GET /_simulator/readiness`), as text, JSON, JUnit or markdown; exit 1 when the score is below `--min`, 2 on a
  * usage mistake or when the reference cannot be asked.
  */
+import { authorization } from '../../internal/wire.js';
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { redactSecrets } from '../../internal/redact.js';
@@ -82,7 +83,7 @@ export async function readinessCommand(
   let report: ReadinessReport;
   try {
     const res = await (io.fetch ?? globalThis.fetch)(url, {
-      headers: { authorization: `Bearer ${token}` },
+      headers: { authorization: authorization(token) },
       signal: AbortSignal.timeout(30_000),
     });
     if (res.status !== 200)

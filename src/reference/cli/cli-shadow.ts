@@ -3,6 +3,7 @@
  * SIGTERM, then prints the report (a text summary, or one JSON document with `--json`) on stdout and exits 0. Bad
  * flags exit 2; a port that cannot be bound exits 1.
  */
+import { authorization } from '../../internal/wire.js';
 import process from 'node:process';
 import { parseArgs } from 'node:util';
 import { redactSecrets } from '../../internal/redact.js';
@@ -160,7 +161,7 @@ export async function shadowCommand(argv: string[], io: ShadowIo): Promise<numbe
     json
       ? `${JSON.stringify({ url: shadow.url, upstream: config.upstream, admin_token: shadow.admin_token })}\n`
       : `psp-reference shadow: ${shadow.url} -> ${config.upstream}\n` +
-          `  report: GET ${shadow.url}/_shadow/report (Authorization: Bearer ${shadow.admin_token})\n`,
+          `  report: GET ${shadow.url}/_shadow/report (Authorization: ${authorization(shadow.admin_token)})\n`,
   );
   const signal = await stopped;
   io.stderr(`psp-reference shadow: ${signal} received, stopping\n`);

@@ -5,6 +5,7 @@
  * the first request (trigger-args.ts; exit 2), and the admin token before anything is created; a refused
  * request, a redirect (never followed) or an answer that is not the moved object exits 1.
  */
+import { authorization } from '../../internal/wire.js';
 import { PspApiError, redirectMessage } from '../../client/api-errors.js';
 import { PspClient } from '../../client/client.js';
 import { SDK_CODES } from '../../schemas/errors.js';
@@ -58,7 +59,7 @@ async function control(config: TriggerConfig, method: 'GET' | 'POST', path: stri
   const step = `${method} ${path}`;
   const res = await fetch(`${config.baseUrl}${path}`, {
     method,
-    headers: { authorization: `Bearer ${config.adminToken}` },
+    headers: { authorization: authorization(config.adminToken) },
     redirect: 'manual',
   });
   if (res.status >= 300 && res.status < 400) {

@@ -11,7 +11,6 @@ import type { Caller } from '../domain/validate.js';
 import type { Faults } from '../faults/index.js';
 import type { RequestJournal } from '../journal/index.js';
 import type { WebhookService } from '../webhooks/index.js';
-import type { Scope } from './scope.js';
 import type { EventStreamHub } from '../sse/index.js';
 import type { StateApi, StateSaving } from '../state/index.js';
 import { quote } from '../../internal/quote.js';
@@ -36,6 +35,9 @@ export interface RequestInfo {
    */
   readBody?: ((maxBytes: number, owner?: string) => Promise<Uint8Array>) | undefined;
 }
+
+/** Who sent a control request: the admin, or one merchant through its merchant admin token (http/scope.ts). */
+export type Scope = { kind: 'admin' } | { kind: 'merchant'; merchantId: string };
 
 /** Hono environment of the reference app: what the adapter knows of a request is its bindings. */
 export interface AppEnv {

@@ -7,10 +7,9 @@ import type { Context } from 'hono';
 import { CODE } from '../../schemas/errors.js';
 import { UUID_V4_RE } from '../../schemas/limits.js';
 import { refuse } from '../domain/errors.js';
-import type { AppDeps, AppEnv } from './context.js';
+import type { AppDeps, AppEnv, Scope } from './context.js';
 
-/** Who sent a control request: the admin, or one merchant through its merchant admin token. */
-export type Scope = { kind: 'admin' } | { kind: 'merchant'; merchantId: string };
+export type { Scope };
 
 /** The objects a control route can name by its `:id`. */
 export type OwnedKind =

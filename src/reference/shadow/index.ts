@@ -4,7 +4,7 @@
  * where the two answers differ. It shows, on the merchant's own traffic, where the reference has drifted from the
  * service it doubles.
  */
-import { hmacSha256Hex } from '../../internal/hmac.js';
+import { authorization, requestSignature } from '../../internal/wire.js';
 import { formsOnly, redactSecrets } from '../../internal/redact.js';
 import { CODE } from '../../schemas/errors.js';
 import { PUBLIC_PREFIX } from '../../schemas/operations.js';
@@ -151,10 +151,10 @@ export function createShadow(options: ShadowOptions): Shadow {
     const code = (upstreamAnswer.body as { error?: { code?: unknown } | undefined } | undefined)?.error?.code;
     // A key or signature the upstream refused stays as sent: the reference refuses it the same way.
     if (headers.has('authorization') && upstreamAnswer.status !== 401) {
-      headers.set('authorization', `Bearer ${reference.api_key}`);
+      headers.set('authorization', authorization(reference.api_key));
     }
     if (headers.has('x-psp-signature') && code !== CODE.invalid_signature) {
-      headers.set('x-psp-signature', `sha256=${hmacSha256Hex(reference.signing_secret, body)}`);
+      headers.set('x-psp-signature', requestSignature(reference.signing_secret, body));
     }
     const url = new URL(request.url);
     const target = `http://shadow.replay${ids.path(url.pathname)}${url.search}`;
