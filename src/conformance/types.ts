@@ -2,6 +2,7 @@
 
 /** The groups of checks, in the order they run. `only` takes one or more of them. */
 export const CHECK_GROUPS = [
+  'operations',
   'auth',
   'signing',
   'idempotency',

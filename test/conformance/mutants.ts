@@ -237,7 +237,7 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: 'an error body without code',
-    catches: ['auth.no-key', 'payments.get-not-found'],
+    catches: ['operations.banks.list.no-key', 'operations.payments.get.unknown-id'],
     response: (res) =>
       res.status >= 400 && res.headers.get('content-type')?.includes('json')
         ? editJson(res, (b) => ({ error: { message: (b.error as { message?: string })?.message } }))
@@ -245,7 +245,7 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: 'a request without Authorization served as the default merchant',
-    catches: ['auth.no-key'],
+    catches: ['operations.banks.list.no-key', 'operations.payments.create.no-key'],
     request: (req, key) =>
       req.headers.get('authorization') || !path(req).startsWith('/api/')
         ? req
@@ -259,7 +259,7 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: 'an unknown payment is 400',
-    catches: ['payments.get-not-found'],
+    catches: ['operations.payments.get.unknown-id'],
     response: (res, req) =>
       req.method === 'GET' && res.status === 404
         ? json({ error: { code: 'bad_request', message: 'bad id' } }, 400)

@@ -7,30 +7,6 @@ const KEY_QUOTE = 'Every protected request carries `Authorization: Bearer <API_K
 
 export const AUTH_CHECKS = group('auth', [
   {
-    id: 'no-key',
-    section: '5.1',
-    quote: KEY_QUOTE,
-    sends:
-      'banks.list, payments.get, payments.create, payouts.create and events.stream without an Authorization header',
-    expects: '401 with the error body { error: { code, message } } on each',
-    async run(kit) {
-      const id = '00000000-0000-4000-8000-000000000000';
-      const none = { key: null };
-      const calls = {
-        'banks.list': () => kit.api('banks.list', none),
-        'payments.get': () => kit.api('payments.get', id, none),
-        'payments.create': () => kit.api('payments.create', { ...none, body: { amount: 100 } }),
-        'payouts.create': () =>
-          kit.api('payouts.create', {
-            ...none,
-            body: { amount: 100, phone: '+79990000000', bank_id: '000000000000' },
-          }),
-        'events.stream': () => kit.api('events.stream', none),
-      };
-      for (const [name, call] of Object.entries(calls)) expectError(await call(), 401, `${name} with no key`);
-    },
-  },
-  {
     id: 'unknown-key',
     section: '5.1',
     quote: KEY_QUOTE,

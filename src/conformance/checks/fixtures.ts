@@ -1,16 +1,13 @@
 // Test values and steps the checks share: small amounts, a valid phone, a bank of the directory, the raw create.
-import { expect, expectError, field } from '../assert.js';
+import { expect, field } from '../assert.js';
 import type { Check } from '../check.js';
-import type { Kit, OperationWithId, WireAnswer, WireOptions } from '../kit.js';
+import type { Kit, WireAnswer, WireOptions } from '../kit.js';
 
 /** One check as a group lists it (`group()` adds the group and prefixes the id). */
 export type CheckSpec = Omit<Check, 'group' | 'id'> & { id: string };
 
 /** A recipient phone of the right form (`+7` and 10 digits). */
 export const PHONE = '+79990000000';
-
-/** A UUIDv4 the service never issued. */
-const ABSENT = '00000000-0000-4000-8000-000000000000';
 
 /** An RFC 3339 timestamp, as spec 2 writes every time. */
 export const RFC3339 = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)$/;
@@ -41,24 +38,4 @@ export async function createPaymentRaw(kit: Kit, options: WireOptions): Promise<
 export async function expectRefunded(kit: Kit, id: string, amount: number, message: string): Promise<void> {
   const after = await kit.api('payments.get', id);
   expect(field(after.json, 'amount_refunded') === amount, message, after);
-}
-
-/** The check that `operation` of a UUID never issued answers the spec's "404: not found." with the error body. */
-export function notFoundCheck(
-  id: string,
-  section: string,
-  operation: OperationWithId,
-  what: string,
-  options?: WireOptions,
-): CheckSpec {
-  return {
-    id,
-    section,
-    quote: '404: not found.',
-    sends: `${operation} of a UUID never issued`,
-    expects: '404 with the error body',
-    async run(kit) {
-      expectError(await kit.api(operation, ABSENT, options), 404, what);
-    },
-  };
 }

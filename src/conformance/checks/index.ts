@@ -4,6 +4,7 @@ import { AUTH_CHECKS } from './auth.js';
 import { BANK_CHECKS } from './banks.js';
 import { EVENT_CHECKS } from './events.js';
 import { IDEMPOTENCY_CHECKS } from './idempotency.js';
+import { OPERATION_CHECKS } from './operations.js';
 import { PAYMENT_CHECKS } from './payments.js';
 import { PAYOUT_CHECKS } from './payouts.js';
 import { RATE_LIMIT_CHECKS } from './rate-limit.js';
@@ -12,6 +13,7 @@ import { SIGNING_CHECKS } from './signing.js';
 import { WEBHOOK_CHECKS } from './webhooks.js';
 
 export const CHECKS: readonly Check[] = [
+  ...OPERATION_CHECKS,
   ...AUTH_CHECKS,
   ...SIGNING_CHECKS,
   ...IDEMPOTENCY_CHECKS,

@@ -5,7 +5,7 @@ import { responseSchemas } from '../../schemas/resources.js';
 import { expect, expectError, expectStatus, field } from '../assert.js';
 import { group } from '../check.js';
 import { type WireAnswer, type Kit, show } from '../kit.js';
-import { createPaymentRaw, notFoundCheck } from './fixtures.js';
+import { createPaymentRaw } from './fixtures.js';
 
 const S = responseSchemas(true);
 
@@ -112,7 +112,6 @@ export const PAYMENT_CHECKS = group('payments', [
       expect(Array.isArray(field(res.json, 'refunds')), 'refunds is not a list', res);
     },
   },
-  notFoundCheck('get-not-found', '4.2', 'payments.get', 'an unknown payment'),
   {
     id: 'cancel',
     section: '4.3',
@@ -146,7 +145,6 @@ export const PAYMENT_CHECKS = group('payments', [
       expect(field(after.json, 'status') === 'succeeded', 'a refused cancel changed the status', after);
     },
   },
-  notFoundCheck('cancel-not-found', '4.3', 'payments.cancel', 'cancel of an unknown payment'),
   {
     id: 'buyer-pays',
     section: '3.1',

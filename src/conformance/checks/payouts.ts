@@ -2,7 +2,7 @@
 import { expect, expectError, expectStatus, field } from '../assert.js';
 import { group } from '../check.js';
 import type { Kit } from '../kit.js';
-import { bankId, notFoundCheck, PHONE } from './fixtures.js';
+import { bankId, PHONE } from './fixtures.js';
 import { expectShape } from './payments.js';
 
 /** payouts.create of `amount` to the test recipient; anything but 201 fails the check, naming `what`. */
@@ -98,5 +98,4 @@ export const PAYOUT_CHECKS = group('payouts', [
       expectError(res, 422, 'a bank outside the directory');
     },
   },
-  notFoundCheck('get-not-found', '4.6', 'payouts.get', 'an unknown payout'),
 ]);

@@ -3,7 +3,7 @@ import { CODE } from '../../schemas/errors.js';
 import { expect, expectError, expectStatus, field } from '../assert.js';
 import { group } from '../check.js';
 import type { Kit } from '../kit.js';
-import { expectRefunded, notFoundCheck } from './fixtures.js';
+import { expectRefunded } from './fixtures.js';
 import { expectShape } from './payments.js';
 
 const NEVER_ABOVE =
@@ -81,7 +81,6 @@ export const REFUND_CHECKS = group('refunds', [
       expectError(await refund(kit, made.id, 50), 409, 'a refund of a pending payment');
     },
   },
-  notFoundCheck('not-found', '4.4', 'payments.refund', 'a refund of an unknown payment', { body: {} }),
   {
     id: 'bad-amount',
     section: '4.4',
