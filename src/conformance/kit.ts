@@ -387,11 +387,24 @@ export class Kit {
    */
   async pay(payment: { id: string; payment_url: string }, action: 'pay' | 'decline' = 'pay'): Promise<void> {
     this.#spend();
-    const page = await this.#settings.fetch(payment.payment_url, {
-      redirect: 'manual',
-      signal: this.#requestSignal(),
-    });
-    const html = await readText(page, REQUEST_TIMEOUT_MS);
+    let url: URL;
+    try {
+      url = new URL(payment.payment_url);
+    } catch {
+      throw new CheckFailure(`payment ${payment.id}: payment_url ${show(payment.payment_url)} is not a URL`);
+    }
+    let page: Response;
+    let html: string;
+    try {
+      page = await this.#settings.fetch(url, { redirect: 'manual', signal: this.#requestSignal() });
+      html = await readText(page, REQUEST_TIMEOUT_MS);
+    } catch (error) {
+      if (error instanceof CheckSkipped) throw error;
+      // The kit's own reach, not the service's rule: the page may be on a host this machine cannot reach.
+      throw new CheckSkipped(
+        `the kit could not reach the buyer's page at ${url.origin} (payment_url): ${redactSecrets(String((error as Error).message))}; a check that needs a paid payment cannot run from here`,
+      );
+    }
     const form = [...html.matchAll(/<form\b[^>]*\baction="([^"]+)"[^>]*>([\s\S]*?)<\/form>/gi)].find((m) =>
       new RegExp(`\\b(?:id|data-testid)="${action}"`).test(m[2] ?? ''),
     );
@@ -435,8 +448,10 @@ export class Kit {
     if (!done(value)) {
       // An answer on the wire is shown as one (status, request id, body); anything else as JSON.
       const observed = (value as Partial<WireAnswer> | undefined)?.observed;
-      if (observed) throw new CheckFailure(`${what} (after ${seconds} s of service time)`, observed);
-      throw new CheckFailure(`${what} (after ${seconds} s of service time); last seen: ${show(value)}`);
+      // The reference's manual clock was moved; anything else was waited for in real time.
+      const time = this.control?.clock === 'manual' ? 'service' : 'real';
+      if (observed) throw new CheckFailure(`${what} (after ${seconds} s of ${time} time)`, observed);
+      throw new CheckFailure(`${what} (after ${seconds} s of ${time} time); last seen: ${show(value)}`);
     }
     return value;
   }

@@ -1,7 +1,8 @@
 // Test values and steps the checks share: small amounts, a valid phone, a bank of the directory, the raw create.
 import { expect, field } from '../assert.js';
 import type { Check } from '../check.js';
-import type { Kit, WireAnswer, WireOptions } from '../kit.js';
+import { type Kit, show, type WireAnswer, type WireOptions } from '../kit.js';
+import { NeedsControl } from '../outcomes.js';
 
 /** One check as a group lists it (`group()` adds the group and prefixes the id). */
 export type CheckSpec = Omit<Check, 'group' | 'id'> & { id: string };
@@ -38,4 +39,19 @@ export async function createPaymentRaw(kit: Kit, options: WireOptions): Promise<
 export async function expectRefunded(kit: Kit, id: string, amount: number, message: string): Promise<void> {
   const after = await kit.api('payments.get', id);
   expect(field(after.json, 'amount_refunded') === amount, message, after);
+}
+
+/**
+ * The outcome a test-mode service plans for a payment or payout (its `simulator` field, spec 2.3) is `want`. Which
+ * amount plans which outcome is the reference's rule, not the spec's: against the reference a mismatch fails (its
+ * own plan broke); against another service the check needs control (the spec gives no public means to ask for an
+ * outcome), and says what the service planned.
+ */
+export function expectPlanned(kit: Kit, planned: unknown, want: string, amount: number): void {
+  if (planned === want) return;
+  const what = `the service plans ${show(planned)} for amount ${amount}, not ${want}`;
+  expect(!kit.control, `${what} (the reference's plan of outcomes by amount)`);
+  throw new NeedsControl(
+    `${what}: the spec gives no public means to ask for a ${want} outcome; run against psp-reference (its plan by amount) to check it`,
+  );
 }

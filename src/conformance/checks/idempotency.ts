@@ -146,8 +146,8 @@ export const IDEMPOTENCY_CHECKS = group('idempotency', [
     section: '5.6',
     quote: REPLAY,
     sends:
-      "the SDK's payments.create with its own Idempotency-Key, then the same call repeated with that key",
-    expects: 'one payment: the repeat answers the same id',
+      "the SDK's payments.create with its own Idempotency-Key, the same call repeated with that key, then once with another key",
+    expects: 'one payment per key: the repeat answers the same id, the other key a new one',
     async run(kit) {
       const client = kit.client();
       const k = key();
@@ -160,6 +160,16 @@ export const IDEMPOTENCY_CHECKS = group('idempotency', [
       );
       expect(a.payment.id === b.payment.id, 'the repeated create made a second payment');
       expect(b.idempotent === true, 'the repeated create lacks `idempotent: true`');
+      // A service that answers the same payment to every create (a stateless mock) is not idempotent: it is deaf.
+      const c = await kit.sdk('payments.create (another key)', () =>
+        client.payments.create({ amount: 100, order_id: 'kit-sdk' }, { idempotencyKey: key() }),
+      );
+      kit.payments.set(c.payment.id, { key: kit.apiKey, secret: kit.signingSecret });
+      expect(
+        c.payment.id !== a.payment.id,
+        'a create with another Idempotency-Key answered the same payment',
+      );
+      expect(c.idempotent !== true, 'a create with a new Idempotency-Key answered `idempotent: true`');
     },
   },
 ]);

@@ -13,7 +13,7 @@ import {
 import { responseSchemas } from '../../schemas/resources.js';
 import { parseOwn } from '../../schemas/issues.js';
 import { OPERATION_DOCS, SHARED_REFUSALS } from '../../openapi/operations.js';
-import { expect, expectError } from '../assert.js';
+import { expect, expectError, field } from '../assert.js';
 import type { Check } from '../check.js';
 import type { Kit, WireAnswer, WireOptions } from '../kit.js';
 import { bankId, PHONE } from './fixtures.js';
@@ -38,7 +38,7 @@ const FIXTURES: Record<NonNullable<OperationRow['id']>, (kit: Kit) => Promise<st
     const res = await kit.api('payouts.create', {
       body: { amount: 100, phone: PHONE, bank_id: await bankId(kit), full_name: 'Kit Test' },
     });
-    const id = (res.json as { payout?: { id?: unknown } } | undefined)?.payout?.id;
+    const id = field(field(res.json, 'payout'), 'id');
     expect(typeof id === 'string', 'payouts.create did not answer a payout to read back', res);
     return id;
   },

@@ -5,7 +5,7 @@ import { responseSchemas } from '../../schemas/resources.js';
 import { expect, expectError, expectStatus, field } from '../assert.js';
 import { group } from '../check.js';
 import { type WireAnswer, type Kit, show } from '../kit.js';
-import { createPaymentRaw } from './fixtures.js';
+import { createPaymentRaw, expectPlanned } from './fixtures.js';
 
 const S = responseSchemas(true);
 
@@ -153,7 +153,7 @@ export const PAYMENT_CHECKS = group('payments', [
     expects: 'the payment becomes succeeded, with captured_at and customer info',
     async run(kit) {
       const made = await kit.createPayment({ amount: 1000, order_id: 'kit-pay' });
-      expect(made.simulator === 'succeeded', `simulator is ${show(made.simulator)} for amount 1000`);
+      expectPlanned(kit, made.simulator, 'succeeded', 1000);
       await kit.pay(made);
       const res = await kit.until(
         'the paid payment did not become succeeded',
@@ -186,7 +186,7 @@ export const PAYMENT_CHECKS = group('payments', [
     expects: '`simulator: "failed"`; the payment becomes failed',
     async run(kit) {
       const made = await kit.createPayment({ amount: 1901, order_id: 'kit-fail' });
-      expect(made.simulator === 'failed', `simulator is ${show(made.simulator)} for amount 1901`);
+      expectPlanned(kit, made.simulator, 'failed', 1901);
       await kit.pay(made);
       await kit.until(
         'the declined payment did not become failed',
@@ -204,6 +204,8 @@ export const PAYMENT_CHECKS = group('payments', [
     async run(kit) {
       const res = await createRaw(kit, { amount: 1902, order_id: 'kit-refused' });
       expectStatus(res, 201, 'a refused create');
+      if (field(field(res.json, 'payment'), 'status') !== 'failed')
+        expectPlanned(kit, field(res.json, 'simulator'), 'a refusal at creation', 1902);
       expectShape(res, 'CreatePaymentResponse', 'the answer');
       expect(typeof field(res.json, 'failure_code') === 'string', 'no failure_code on a refusal', res);
       expect(typeof field(res.json, 'failure_message') === 'string', 'no failure_message on a refusal', res);

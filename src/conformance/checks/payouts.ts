@@ -2,7 +2,8 @@
 import { expect, expectError, expectStatus, field } from '../assert.js';
 import { group } from '../check.js';
 import type { Kit } from '../kit.js';
-import { bankId, PHONE } from './fixtures.js';
+import { CheckFailure, NeedsControl } from '../outcomes.js';
+import { bankId, expectPlanned, PHONE } from './fixtures.js';
 import { expectShape } from './payments.js';
 
 /** payouts.create of `amount` to the test recipient; anything but 201 fails the check, naming `what`. */
@@ -42,13 +43,23 @@ export const PAYOUT_CHECKS = group('payouts', [
     expects: 'the payout becomes succeeded with completed_at',
     async run(kit) {
       const res = await payout(kit, 100, 'a valid payout');
+      expectPlanned(kit, field(res.json, 'simulator'), 'succeeded', 100);
       const id = String(field(field(res.json, 'payout'), 'id'));
-      const done = await kit.until(
-        'the payout did not become succeeded',
-        () => kit.api('payouts.get', id),
-        (r) => field(r.json, 'status') === 'succeeded',
-        { seconds: 12, step: 1 },
-      );
+      const done = await kit
+        .until(
+          'the payout did not become succeeded',
+          () => kit.api('payouts.get', id),
+          (r) => field(r.json, 'status') === 'succeeded',
+          { seconds: 12, step: 1 },
+        )
+        .catch((error: unknown) => {
+          // Without control nothing moves a payout on the kit's schedule (the spec gives no public means): a payout
+          // still pending after the wait is the service's pace, not a broken rule.
+          if (kit.control || !(error instanceof CheckFailure)) throw error;
+          throw new NeedsControl(
+            `the payout was still pending after 12 s of real time; the spec gives no public means to move it: ${error.message}`,
+          );
+        });
       expect(
         typeof field(done.json, 'completed_at') === 'string',
         'a succeeded payout has no completed_at',
@@ -64,6 +75,8 @@ export const PAYOUT_CHECKS = group('payouts', [
     expects: '201 with the payout failed and `failure_reason`',
     async run(kit) {
       const res = await payout(kit, 1902, 'a refused payout');
+      if (field(field(res.json, 'payout'), 'status') !== 'failed')
+        expectPlanned(kit, field(res.json, 'simulator'), 'a refusal at creation', 1902);
       expect(typeof field(res.json, 'failure_reason') === 'string', 'no failure_reason on a refusal', res);
       expect(field(field(res.json, 'payout'), 'status') === 'failed', 'a refused payout is not failed', res);
     },

@@ -3,7 +3,7 @@ import { requestSignature } from '../../internal/wire.js';
 import { CODE } from '../../schemas/errors.js';
 import { expect, expectError } from '../assert.js';
 import { group } from '../check.js';
-import type { Kit, KitMerchant, WireOptions } from '../kit.js';
+import { type Kit, type KitMerchant, show, type WireOptions } from '../kit.js';
 
 const VALUE =
   'Value: HMAC-SHA256 over the raw request body bytes exactly as sent, keyed by the signing secret, hex-encoded. For a GET with an empty body the signed input is the empty string.';
@@ -24,13 +24,19 @@ export const SIGNING_CHECKS = group('signing', [
     id: 'signed-requests',
     section: '5.4',
     quote: VALUE,
-    sends: "a GET and a POST signed with the run's `thm_` secret (the SDK's signer)",
-    expects: '200 and 201',
+    sends:
+      "payments.create { amount: 137 } and a GET of that payment, both signed with the run's `thm_` secret (the SDK's signer)",
+    expects: '201, then 200 with the payment just made: its id, amount 137 and order_id',
     needs: ['signing'],
     async run(kit) {
       const client = kit.client();
-      await kit.sdk('banks.list', () => client.banks.list({ refresh: true }));
-      await kit.createPayment({ amount: 100, order_id: 'kit-signed' });
+      const made = await kit.createPayment({ amount: 137, order_id: 'kit-signed' });
+      // Read back: a service that answers anything (a stateless mock) shows another payment.
+      const read = await kit.sdk('payments.get', () => client.payments.get(made.id));
+      expect(
+        read.id === made.id && read.amount === 137 && read.order_id === 'kit-signed',
+        `the signed GET of payment ${made.id} shows ${show({ id: read.id, amount: read.amount, order_id: read.order_id })}, not the payment the signed POST made`,
+      );
     },
   },
   {

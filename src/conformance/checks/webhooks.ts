@@ -7,7 +7,7 @@ import { group } from '../check.js';
 import { CheckFailure, CheckSkipped } from '../outcomes.js';
 import { type Kit, show } from '../kit.js';
 import type { Delivery } from '../receiver.js';
-import { bankId, PHONE, RFC3339 } from './fixtures.js';
+import { bankId, PHONE, RFC3339, expectPlanned } from './fixtures.js';
 
 const WAIT = 10_000;
 
@@ -228,6 +228,7 @@ export const WEBHOOK_CHECKS = group('webhooks', [
     needs: ['webhooks'],
     async run(kit) {
       const { made, receiver } = await hookedPayment(kit, 1901, 'kit-failed');
+      expectPlanned(kit, made.simulator, 'failed', 1901);
       await kit.pay(made);
       const d = await delivery(kit, 'payment.failed', made.id);
       expect(d.json?.data?.status === 'failed', `data.status is ${show(d.json?.data?.status)}`);
