@@ -45,7 +45,14 @@ export default defineConfig({
     setupFiles: ['test/support/per-file.ts'],
     // GitHub's workflow parser (test/docs/workflows.test.ts) imports its JSON schema without an import attribute,
     // as the bundlers it is published for allow and node does not: vite's dependency optimizer bundles it instead.
-    deps: { optimizer: { ssr: { enabled: true, include: ['@actions/workflow-parser'] } } },
+    deps: {
+      optimizer: {
+        ssr: {
+          enabled: true,
+          include: ['@actions/workflow-parser', '@actions/workflow-parser/actions/index'],
+        },
+      },
+    },
     // A test that asserts nothing passes whatever the code does: each must make at least one assertion.
     expect: { requireAssertions: true },
     testTimeout: 30_000,

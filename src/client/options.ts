@@ -27,10 +27,13 @@ export interface ClientOptions {
    */
   baseUrl?: string | undefined;
   /**
-   * The terminal's signing secret `thm_<secret>`: when set, every request carries `X-PSP-Signature`.
-   * Default: the `PSP_SIGNING_SECRET` environment variable, else no signature.
+   * The terminal's signing secret `thm_<secret>`: when set, every request carries `X-PSP-Signature`. `null`: no
+   * signature, whatever the environment says (a client of another terminal in a process whose environment holds
+   * one). Default: the `PSP_SIGNING_SECRET` environment variable, else no signature.
+   *
+   * @example new PspClient({ apiKey, signingSecret: null }) // never signs, even with PSP_SIGNING_SECRET set
    */
-  signingSecret?: string | undefined;
+  signingSecret?: string | null | undefined;
   /** Retries after the first attempt (0 to 10), for requests safe to repeat. Default 2. */
   maxRetries?: number | undefined;
   /**
@@ -271,7 +274,8 @@ export function resolveOptions(options: ClientOptions = {}): ResolvedOptions {
       baseUrl = `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
     }
   }
-  const signingSecret = options.signingSecret ?? env('PSP_SIGNING_SECRET', denied);
+  const signingSecret =
+    options.signingSecret === null ? undefined : (options.signingSecret ?? env('PSP_SIGNING_SECRET', denied));
   if (
     signingSecret !== undefined &&
     (typeof signingSecret !== 'string' || !SIGNING_SECRET_RE.test(signingSecret))

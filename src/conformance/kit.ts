@@ -178,7 +178,8 @@ export class Kit {
     const client = new PspClient({
       apiKey: key,
       baseUrl: this.baseUrl,
-      ...(signingSecret ? { signingSecret } : {}),
+      // Never the environment's: a cabinet merchant's client signs as its own terminal or not at all.
+      signingSecret: signingSecret ?? null,
       strict: true,
       maxRetries: 3,
       logLevel: 'off',

@@ -83,6 +83,14 @@ describe('new PspClient', () => {
     expect(seen[0]?.headers['x-psp-signature']).toMatch(/^sha256=/);
   });
 
+  it('signingSecret: null never signs, though PSP_SIGNING_SECRET is set (a client of another terminal)', async () => {
+    vi.stubEnv('PSP_SIGNING_SECRET', 'thm_fromenv');
+    const { fetch, seen } = stubFetch(() => json(payment()));
+    const c = new PspClient({ apiKey: API_KEY, baseUrl: BASE_URL, fetch, signingSecret: null });
+    await c.payments.get(PAYMENT_ID);
+    expect(seen[0]?.headers).not.toHaveProperty('x-psp-signature');
+  });
+
   it('refuses to run in a browser unless dangerouslyAllowBrowser', () => {
     vi.stubGlobal('window', {});
     vi.stubGlobal('document', {});

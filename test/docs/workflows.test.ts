@@ -1,6 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { convertWorkflowTemplate, NoOperationTraceWriter, parseWorkflow } from '@actions/workflow-parser';
+import { convertActionTemplate, parseAction } from '@actions/workflow-parser/actions/index';
 import { describe, expect, it } from 'vitest';
 
 /**
@@ -37,6 +38,40 @@ describe('GitHub workflows', () => {
     expect(job).toContain('psp-reference readiness --markdown');
     expect(job).toContain('"$GITHUB_STEP_SUMMARY"');
     expect(job).toMatch(/if: \$\{\{ !cancelled\(\) \}\}/);
+  });
+
+  // Issue 42 item 5: the repository's composite action, checked by GitHub's own action schema, and the contract
+  // guide's CI jobs, as a fresh runner would run them.
+  it('action.yml passes the action schema; every input it reads is declared; the validator refuses a broken one', async () => {
+    const actionProblems = async (content: string) => {
+      const parsed = parseAction({ name: 'action.yml', content }, new NoOperationTraceWriter());
+      if (parsed.value) await convertActionTemplate(parsed.context, parsed.value);
+      return parsed.context.errors.getErrors().map((e) => e.message);
+    };
+    const action = await readFile(join(root, 'action.yml'), 'utf8');
+    expect(await actionProblems(action)).toEqual([]);
+    const declared = [...action.matchAll(/^ {2}([a-z-]+):\n {4}description:/gm)].map((m) => m[1]);
+    const used = [...new Set([...action.matchAll(/inputs\.([a-z-]+)/g)].map((m) => m[1]))];
+    expect(used.filter((name) => !declared.includes(name))).toEqual([]);
+    expect(action).toMatch(
+      /node-version:\n {4}description: [^\n]*\n {4}required: false\n {4}default: '2[24]'/,
+    );
+    expect(action).toContain('"$GITHUB_STEP_SUMMARY"');
+    expect(await actionProblems(action.replace('using: composite', 'using: compositee'))).not.toEqual([]);
+    expect(await actionProblems(action.replace(/ {6}shell: bash\n/, ''))).not.toEqual([]);
+  });
+
+  it("the contract guide's CI jobs pass the workflow schema, on Node 22 or 24, the service step even when the reference's failed", async () => {
+    const guide = await readFile(join(root, 'docs', 'contract-testing.md'), 'utf8');
+    const jobs = [...guide.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!);
+    expect(jobs).toHaveLength(2);
+    for (const job of jobs) {
+      expect(await problems(job)).toEqual([]);
+      expect(job).toMatch(/if: \$\{\{ !cancelled\(\)/);
+      expect(job).not.toMatch(/node-version: 20|sleep [1-9]/);
+    }
+    expect(jobs[0]).toMatch(/uses: [\w-]+\/psp-sdk@/);
+    expect(jobs[1]).toMatch(/node-version: 2[24]/);
   });
 
   it('the validator refuses a broken workflow', async () => {

@@ -122,6 +122,37 @@ describe.skipIf(skip)('the single executable (bun build --compile of the declare
     expect(r.stderr()).not.toContain(ADMIN_TOKEN);
   });
 
+  // Issue 42 item 5: a team without Node runs the contract kit from the executable too (docs/reference.md,
+  // "Without JavaScript"): against a reference it serves, in an empty environment, every check passes.
+  it('runs the contract kit (`contract`) against a reference it serves, with no Node on PATH', {
+    timeout: 180_000,
+  }, async () => {
+    const creds = ['--api-key', API_KEY, '--admin-token', ADMIN_TOKEN, '--webhook-secret', WEBHOOK_SECRET];
+    const server = run(['--port', '0', '--json', '--clock', 'manual', '--quiet', ...creds]);
+    try {
+      const f = await facts(server);
+      const kit = run([
+        'contract',
+        '--base-url',
+        f.base_url!,
+        '--api-key',
+        API_KEY,
+        '--admin-token',
+        ADMIN_TOKEN,
+        '--signing-secret',
+        f.signing_secret!,
+        '--json',
+      ]);
+      expect(await kit.exit, kit.stderr()).toBe(0);
+      const result = JSON.parse(kit.stdout()) as { ok: boolean; counts: { passed: number; failed: number } };
+      expect(result).toMatchObject({ ok: true, counts: { failed: 0 } });
+      expect(result.counts.passed).toBeGreaterThan(50);
+    } finally {
+      server.child.kill('SIGTERM');
+      expect(await server.exit).toBe(0);
+    }
+  });
+
   it('refuses a weak fixed credential with exit 2, without echoing it', async () => {
     const weak = 'sk_test_binary_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
     const r = run(['--api-key', weak]);
