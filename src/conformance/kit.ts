@@ -1,43 +1,21 @@
-// What every check works with: the wire (raw requests, recorded for a failure's report), the SDK's own client, the
-// reference's control surface when there is one, the budgets, and the clean-up of what the run made.
-import { requestHeaders } from '../internal/wire.js';
-import { PspApiError, parseRetryAfter, readText } from '../client/api-errors.js';
-import { sleep } from '../client/wait.js';
+// What every check works with: the wire (wire.ts: raw requests, recorded for a failure's report), the SDK's own
+// client, the reference's control surface when there is one, the budgets (budget.ts), and the fixtures a check
+// builds on (payments, merchants, the buyer's page, service time) with the clean-up of what the run made.
+import { PspApiError, readText } from '../client/api-errors.js';
 import { PspClient } from '../client/client.js';
-import { retryDecision } from '../client/retry.js';
 import { Redactor, redactSecrets } from '../internal/redact.js';
 import { OPERATIONS, type OperationName, PUBLIC_PREFIX, pathOf } from '../schemas/operations.js';
+import { Budget, REQUEST_TIMEOUT_MS } from './budget.js';
 import { CheckFailure, CheckSkipped, NeedsControl } from './outcomes.js';
 import type { Receiver } from './receiver.js';
-import type { Observed } from './types.js';
+import { send, show, type WireAnswer, type WireOptions } from './wire.js';
+
+export { show, type WireAnswer, type WireOptions } from './wire.js';
 
 /** The operations whose path names a payment or a payout: a request to one of them takes its id. */
 export type OperationWithId = {
   [N in OperationName]: (typeof OPERATIONS)[N] extends { id: string } ? N : never;
 }[OperationName];
-
-/** One answer on the wire, read whole. */
-export interface WireAnswer {
-  status: number;
-  headers: Headers;
-  text: string;
-  /** The body parsed as JSON, or `undefined` when it is not JSON. */
-  json: unknown;
-  observed: Observed;
-}
-
-/** How a raw request is sent. */
-export interface WireOptions {
-  /** A JSON value (serialised as is), or a string sent byte for byte. */
-  body?: unknown;
-  headers?: Record<string, string> | undefined;
-  /** The API key; `null` sends no Authorization header. Default: the run's key. */
-  key?: string | null | undefined;
-  /** The `thm_` secret to sign with; `null` sends no signature. Default: the run's signing secret, if any. */
-  signWith?: string | null | undefined;
-  /** Return a 429 instead of waiting it out (the rate-limit checks look at it). */
-  keep429?: boolean | undefined;
-}
 
 /** A merchant the kit made through the reference's cabinet, for a rule that needs its own settings. */
 export interface KitMerchant {
@@ -59,8 +37,6 @@ export interface KitSettings {
   deadline: number;
 }
 
-const MAX_BODY_SHOWN = 2000;
-const REQUEST_TIMEOUT_MS = 15_000;
 const CLEANUP_TIME_LIMIT_MS = 30_000;
 
 /** The state of one run, shared by its checks. */
@@ -85,83 +61,43 @@ export class Kit {
         endpointId?: string | undefined;
       }
     | undefined;
-  requests = 0;
   /** Payments this run created, by id, with the credentials that see them: each one still pending is cancelled. */
   readonly payments = new Map<string, Credentials>();
+  /** The run's budgets and the lifetime of the check in progress. */
+  readonly budget: Budget;
   readonly #settings: KitSettings;
   #client: PspClient | undefined;
-  #cleaning = false;
-  // Aborted when the check in progress runs out of time: its waits end and its requests stop at once, so no
-  // timer or socket of a check outlives it (the run exits within its bound whatever the service does).
-  #check: AbortController | undefined;
 
   /** The run's own redaction (its key, signing secret and admin token, even without their prefix): see `runOne`. */
   readonly redact: Redactor;
 
   constructor(settings: KitSettings) {
     this.#settings = settings;
+    this.budget = new Budget({ maxRequests: settings.maxRequests, deadline: settings.deadline });
     this.redact = new Redactor([settings.apiKey, settings.signingSecret, settings.adminToken]);
     this.baseUrl = settings.baseUrl;
     this.apiKey = settings.apiKey;
     this.signingSecret = settings.signingSecret;
   }
 
-  /** Counts a request against the budgets; past one, the check is skipped. */
-  #spend(): void {
-    // The clean-up is never cut short by a budget: a pending payment must not stay behind.
-    if (!this.#cleaning) this.#withinBudget();
-    this.requests += 1;
+  /** Requests sent so far. */
+  get requests(): number {
+    return this.budget.requests;
   }
 
-  /** Starts a check: what it waits on and sends is stopped by {@link endCheck}. */
-  startCheck(): void {
-    this.#check = new AbortController();
-  }
-
-  /**
-   * Ends the check in progress: a wait still running ends, a request still in flight is aborted, and any later
-   * request of it is skipped (until the next {@link startCheck}).
-   */
-  endCheck(): void {
-    this.#check?.abort();
-  }
-
-  /** Aborts when the check in progress ends (undefined before the first). */
+  /** Aborts when the check in progress ends. */
   get signal(): AbortSignal | undefined {
-    return this.#check?.signal;
-  }
-
-  /** A request's signal: its own time limit, and the end of the check that sends it. */
-  #requestSignal(): AbortSignal {
-    const timeout = AbortSignal.timeout(REQUEST_TIMEOUT_MS);
-    return this.#check ? AbortSignal.any([timeout, this.#check.signal]) : timeout;
+    return this.budget.signal;
   }
 
   /** Waits `ms` of real time, ending early when the check ends. */
   sleep(ms: number): Promise<void> {
-    return sleep(ms, this.#check?.signal);
-  }
-
-  /** Whether the time or request budget ran out (a check was skipped for it). */
-  budgetSpent = false;
-
-  #withinBudget(): void {
-    if (this.#check?.signal.aborted) throw new CheckSkipped("the check's time limit is spent");
-    const spent =
-      this.requests >= this.#settings.maxRequests
-        ? `the run's budget of ${this.#settings.maxRequests} requests is spent`
-        : Date.now() > this.#settings.deadline
-          ? "the run's time limit is spent"
-          : undefined;
-    if (spent) {
-      this.budgetSpent = true;
-      throw new CheckSkipped(spent);
-    }
+    return this.budget.sleep(ms);
   }
 
   /** The fetch every request of the run goes through (the SDK client's too): counted and bounded. */
   readonly fetch: typeof fetch = (input, init) => {
-    this.#spend();
+    this.budget.spend();
     return this.#settings.fetch(input, init);
   };
 
@@ -195,91 +131,9 @@ export class Kit {
     return this.#make(merchant.api_key, signed ? merchant.signing_secret : undefined);
   }
 
-  /** A raw request to `path` (under the base URL), read whole. A 429 is waited out unless `keep429`. */
-  async send(method: string, path: string, options: WireOptions = {}): Promise<WireAnswer> {
-    const body =
-      options.body === undefined
-        ? undefined
-        : typeof options.body === 'string'
-          ? options.body
-          : JSON.stringify(options.body);
-    const headers = {
-      ...requestHeaders({
-        token: options.key === undefined ? this.apiKey : options.key,
-        body,
-        signWith: options.signWith === undefined ? this.signingSecret : options.signWith,
-      }),
-      ...options.headers,
-    };
-    const request = `${method} ${path}`;
-    for (let attempt = 1; ; attempt++) {
-      let res: Response;
-      try {
-        res = await this.fetch(`${this.baseUrl}${path}`, {
-          method,
-          headers,
-          body,
-          redirect: 'manual',
-          signal: this.#requestSignal(),
-        });
-      } catch (error) {
-        if (error instanceof CheckSkipped) throw error;
-        throw new CheckFailure(`no answer: ${redactSecrets(String((error as Error).message))}`, {
-          request,
-          status: undefined,
-          requestId: undefined,
-          body: '',
-        });
-      }
-      let text: string;
-      try {
-        // The SDK's own reader: a body over its cap or past the timeout ends the read, as it ends a call's.
-        text = await readText(res, REQUEST_TIMEOUT_MS);
-      } catch (error) {
-        throw new CheckFailure(
-          `the answer could not be read: ${redactSecrets(String((error as Error).message))}`,
-          {
-            request,
-            status: res.status,
-            requestId: res.headers.get('x-request-id') ?? undefined,
-            body: '',
-          },
-        );
-      }
-      if (res.status === 429 && !options.keep429) {
-        // The SDK's own policy and reader (seconds or an HTTP-date): a wait past its ceiling is not waited out.
-        const decision = retryDecision({
-          attempt,
-          maxRetries: 3,
-          safe: true,
-          outcome: { status: 429, retryAfter: parseRetryAfter(res.headers.get('retry-after')) },
-          timeout: 30_000,
-          maxRetryDelay: 10_000,
-        });
-        if (decision.retry) {
-          await this.sleep(decision.delayMs);
-          continue;
-        }
-      }
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        json = undefined;
-      }
-      return {
-        status: res.status,
-        headers: res.headers,
-        text,
-        json,
-        observed: {
-          request,
-          status: res.status,
-          requestId: res.headers.get('x-request-id') ?? undefined,
-          body: redactSecrets(text.slice(0, MAX_BODY_SHOWN)),
-        },
-      };
-    }
+  /** A raw request to `path` (under the base URL), read whole (wire.ts). A 429 is waited out unless `keep429`. */
+  send(method: string, path: string, options: WireOptions = {}): Promise<WireAnswer> {
+    return send(this, method, path, options);
   }
 
   /**
@@ -296,7 +150,7 @@ export class Kit {
   /** Runs a call of the SDK client; a refusal or a bad answer fails the check, showing what came back. */
   async sdk<T>(what: string, call: () => PromiseLike<T>): Promise<T> {
     // Checked before the call: inside it, the client would take a spent budget for a network failure and retry.
-    this.#withinBudget();
+    this.budget.ensure();
     try {
       return await call();
     } catch (error) {
@@ -379,7 +233,7 @@ export class Kit {
       await this.admin('POST', '/_simulator/clock/advance', { seconds });
       return;
     }
-    await this.sleep(seconds * 1000);
+    await this.budget.sleep(seconds * 1000);
   }
 
   /**
@@ -387,7 +241,7 @@ export class Kit {
    * without a form the kit recognises needs the reference's simulator.
    */
   async pay(payment: { id: string; payment_url: string }, action: 'pay' | 'decline' = 'pay'): Promise<void> {
-    this.#spend();
+    this.budget.spend();
     let url: URL;
     try {
       url = new URL(payment.payment_url);
@@ -397,7 +251,7 @@ export class Kit {
     let page: Response;
     let html: string;
     try {
-      page = await this.#settings.fetch(url, { redirect: 'manual', signal: this.#requestSignal() });
+      page = await this.#settings.fetch(url, { redirect: 'manual', signal: this.budget.requestSignal() });
       html = await readText(page, REQUEST_TIMEOUT_MS);
     } catch (error) {
       if (error instanceof CheckSkipped) throw error;
@@ -416,12 +270,12 @@ export class Kit {
       await this.admin('POST', `/_simulator/payments/${payment.id}/${move}`);
       return;
     }
-    this.#spend();
+    this.budget.spend();
     const target = new URL(form[1].replace(/&amp;/g, '&'), page.url || payment.payment_url);
     const res = await this.#settings.fetch(target, {
       method: 'POST',
       redirect: 'manual',
-      signal: this.#requestSignal(),
+      signal: this.budget.requestSignal(),
     });
     await res.body?.cancel();
     if (res.status >= 400) {
@@ -461,33 +315,20 @@ export class Kit {
    * Cancels every payment of the run that is still pending: the kit leaves nothing waiting for a buyer. Bounded
    * by `limitMs` in all (default 30 s): a service that stops answering does not hold the run past its bound.
    */
-  async cleanUp(limitMs = CLEANUP_TIME_LIMIT_MS): Promise<string[]> {
-    const cancelled: string[] = [];
-    this.#cleaning = true;
-    this.startCheck();
-    const check = this.#check;
-    const timer = setTimeout(() => check?.abort(), limitMs);
-    try {
+  cleanUp(limitMs = CLEANUP_TIME_LIMIT_MS): Promise<string[]> {
+    return this.budget.cleanUp(limitMs, async (stop) => {
+      const cancelled: string[] = [];
       for (const [id, { key, secret }] of this.payments) {
-        if (check?.signal.aborted) break;
+        if (stop.aborted) break;
         const as = { key, signWith: secret ?? null };
         const res = await this.api('payments.get', id, as).catch(() => undefined);
         if ((res?.json as { status?: unknown } | undefined)?.status !== 'pending') continue;
         const done = await this.api('payments.cancel', id, as).catch(() => undefined);
         if (done?.status === 200) cancelled.push(id);
       }
-    } finally {
-      clearTimeout(timer);
-      this.endCheck();
-    }
-    return cancelled;
+      return cancelled;
+    });
   }
-}
-
-/** A value for a failure's message: JSON, cut short, secrets masked. */
-export function show(value: unknown): string {
-  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
-  return redactSecrets(text.length > 300 ? `${text.slice(0, 300)}...` : text);
 }
 
 /** The key (and signing secret) a client of the kit was made with, for the clean-up. */

@@ -143,13 +143,13 @@ function blocked(
 }
 
 async function runOne(check: Check, kit: Kit): Promise<Pick<CheckResult, 'outcome' | 'reason' | 'observed'>> {
-  kit.startCheck();
+  kit.budget.startCheck();
   const running = check.run(kit);
   try {
     const done = await withDeadline(running, CHECK_TIME_LIMIT_MS);
     if (done === TIMED_OUT) {
       // Its waits and requests end at the abort, so it settles at once; only then may the next check start.
-      kit.endCheck();
+      kit.budget.endCheck();
       await withDeadline(
         running.catch(() => {}),
         REQUEST_GRACE_MS,
@@ -175,7 +175,7 @@ async function runOne(check: Check, kit: Kit): Promise<Pick<CheckResult, 'outcom
     return { outcome: 'failed', reason };
   } finally {
     // What the check left running (a wait, a request) ends now, so the run ends within its bound.
-    kit.endCheck();
+    kit.budget.endCheck();
   }
 }
 
@@ -271,8 +271,8 @@ export async function runContract(options: ContractOptions): Promise<ContractRes
   return {
     baseUrl,
     target: kit.control ? 'reference' : 'service',
-    ok: counts.failed === 0 && !kit.budgetSpent,
-    budgetSpent: kit.budgetSpent,
+    ok: counts.failed === 0 && !kit.budget.spent,
+    budgetSpent: kit.budget.spent,
     counts,
     checks: results,
     requests: kit.requests,
