@@ -1,7 +1,7 @@
 export type { ApiResult } from './client/api-promise.js';
 export { ApiPromise } from './client/api-promise.js';
-export type { RawRequestOptions } from './client/client.js';
-export { PspClient } from './client/client.js';
+export type { RawRequestOptions } from './psp-client.js';
+export { PspClient } from './psp-client.js';
 export {
   AmlBlockedError,
   AuthenticationError,

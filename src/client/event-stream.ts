@@ -111,6 +111,7 @@ export interface StreamEventsOptions {
 
 const WATCHDOG = 'heartbeat_timeout';
 
+// Over 80 lines: the closure that owns the stream's state (its end, lease and stop) and its run loop; one connection's read is readConnection.
 /**
  * The realtime event stream (spec 4.8, 6.2) as an async iterable of envelopes `{ kind, payload, at }`. It
  * reconnects by itself with jittered exponential backoff after a network break, a 408, 429 or 5xx but 501
@@ -149,108 +150,49 @@ export function streamEvents(
   if (options.signal?.aborted) end('aborted');
   else options.signal?.addEventListener('abort', onAbort, { once: true });
 
+  /** Waits (yielding nothing) until this replica holds the lease; false when the stream stops first. */
+  async function takeLease(
+    lease: Lease,
+    logger: Logger | undefined,
+    current: () => AbortController | undefined,
+  ) {
+    const got = await lease.acquire(stop.signal);
+    if (!got) return false;
+    holding(got);
+    got.lost.addEventListener('abort', () => {
+      if (stop.signal.aborted) return;
+      // Closed at once, before another replica may open one; then the loop waits for the lease again.
+      current()?.abort('lease_lost');
+      log(logger, 'warn', 'psp-sdk: event stream lease lost; closed until it is held again');
+      holding(undefined);
+    });
+    return true;
+  }
+
+  // The stream's run: lease -> connect and read -> sleep, until stopped.
   async function* run(): AsyncGenerator<SseEvent, void, undefined> {
     const send = createSendStep(transport);
-    const { logger, tap } = transport;
     const r = reconnection(options);
     let current: AbortController | undefined;
     try {
       while (!stop.signal.aborted) {
-        if (options.lease && !hold) {
-          // Waits (yielding nothing) until this replica holds the lease; undefined when the stream stops first.
-          const got = await options.lease.acquire(stop.signal);
-          if (!got) return;
-          holding(got);
-          got.lost.addEventListener('abort', () => {
-            if (stop.signal.aborted) return;
-            // Closed at once, before another replica may open one; then the loop waits for the lease again.
-            current?.abort('lease_lost');
-            log(logger, 'warn', 'psp-sdk: event stream lease lost; closed until it is held again');
-            holding(undefined);
-          });
-        }
-        const conn = new AbortController();
-        current = conn;
-        const abortConn = () => conn.abort('stopped');
-        stop.signal.addEventListener('abort', abortConn, { once: true });
-        let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
-        conn.signal.addEventListener('abort', () => void release(reader), { once: true });
-        let watchdog: ReturnType<typeof setTimeout> | undefined;
-        const arm = () => {
-          clearTimeout(watchdog);
-          watchdog = setTimeout(() => conn.abort(WATCHDOG), options.heartbeatTimeoutMs ?? 62_500);
-        };
-        const parser = eventParser(logger);
-        let live = false;
-        let reason: DisconnectReason = 'stream_ended';
-        let retryAfterMs: number | undefined;
-        try {
-          arm();
-          const opened = await connect(send, transport.url, conn.signal, r.attempt);
-          if ('failed' in opened) {
-            reason = opened.failed;
-            retryAfterMs = opened.retryAfterMs;
-          } else {
-            log(logger, 'debug', 'psp-sdk: event stream connected', { attempt: r.attempt });
-            const after = r.opened();
-            if (tap) {
-              live = true;
-              tap.live++;
-            }
-            if (after) {
-              log(logger, 'info', 'psp-sdk: event stream reconnected', after);
-              safely(options.onReconnect, after);
-            }
-            reader = opened.body.getReader();
-            for (;;) {
-              arm();
-              const { value, done } = await reader.read();
-              clearTimeout(watchdog);
-              if (done) break;
-              const events = parser.feed(value);
-              if (events.length) r.worked();
-              if (tap) for (const ev of events) for (const l of tap.listeners) safely(l, ev);
-              // Watchdog paused while the app handles events: a slow consumer is not a silent server.
-              for (const ev of events) {
-                if (stop.signal.aborted) break;
-                yield ev;
-              }
-              if (parser.replaced) {
-                log(logger, 'warn', 'psp-sdk: event stream replaced by another connection with the same key');
-                end('replaced');
-              }
-              if (parser.overflow) {
-                reason = 'stream_too_large';
-                break;
-              }
-              if (stop.signal.aborted) return;
-            }
-          }
-        } catch (err) {
-          if (stop.signal.aborted) return;
-          if (err instanceof PspApiError) throw transport.redact ? redactError(err, transport.redact) : err;
-          reason = 'network_error';
-          const error = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
-          log(logger, 'debug', 'psp-sdk: event stream connection failed', { error });
-        } finally {
-          clearTimeout(watchdog);
-          r.closed(parser.retryMs);
-          stop.signal.removeEventListener('abort', abortConn);
-          // Close this connection before any other opens: never two at once.
-          conn.abort('done');
-          await release(reader);
-          if (live && tap) {
-            tap.live--;
-            for (const l of tap.listeners) safely(l, undefined);
-          }
-        }
-        // Whatever ended the connection (a failed read, an ended body), heartbeat silence is the cause if it fired.
-        if (conn.signal.reason === WATCHDOG) reason = WATCHDOG;
-        if (stop.signal.aborted) return;
+        if (options.lease && !hold && !(await takeLease(options.lease, transport.logger, () => current)))
+          return;
+        current = new AbortController();
+        const ended = yield* readConnection({
+          transport,
+          options,
+          send,
+          r,
+          stop: stop.signal,
+          conn: current,
+          end,
+        });
+        if (ended === 'stopped') return;
         // Not a failure: the loop's top waits for the lease again, which paces it.
         if (options.lease && !hold) continue;
-        const info = r.broke(reason, retryAfterMs);
-        log(logger, 'warn', 'psp-sdk: event stream disconnected, reconnecting', info);
+        const info = r.broke(ended.reason, ended.retryAfterMs);
+        log(transport.logger, 'warn', 'psp-sdk: event stream disconnected, reconnecting', info);
         safely(options.onDisconnect, info);
         await sleep(info.delayMs, stop.signal);
       }
@@ -278,6 +220,114 @@ export function streamEvents(
       end('closed');
     },
   };
+}
+
+/** What one connection is read with: the stream's own parts and its connection's abort. */
+interface ConnectionContext {
+  transport: EventStreamTransport;
+  options: StreamEventsOptions;
+  send: ReturnType<typeof createSendStep>;
+  r: ReturnType<typeof reconnection>;
+  /** Aborted when the stream stops. */
+  stop: AbortSignal;
+  /** This connection's abort: the watchdog, a lost lease and the stream's stop end it. */
+  conn: AbortController;
+  /** Ends the stream (on `: replaced`). */
+  end: (reason: 'replaced') => void;
+}
+
+// Over 80 lines: one connection's whole life in one place: open, read, and close in its finally.
+/**
+ * One connection: opens it, reads it under the heartbeat watchdog, parses its messages, shows them to the tap and
+ * yields them. Returns why it ended (`stopped` when the stream stopped, nothing to reconnect); the connection is
+ * closed (its reader released, the tap told) before it returns, so two are never open at once. An API error of the
+ * answer (401, 403, other 4xx) is thrown, redacted.
+ */
+async function* readConnection(
+  c: ConnectionContext,
+): AsyncGenerator<
+  SseEvent,
+  'stopped' | { reason: DisconnectReason; retryAfterMs?: number | undefined },
+  undefined
+> {
+  const { transport, options, r, stop, conn } = c;
+  const { logger, tap } = transport;
+  const abortConn = () => conn.abort('stopped');
+  stop.addEventListener('abort', abortConn, { once: true });
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  conn.signal.addEventListener('abort', () => void release(reader), { once: true });
+  let watchdog: ReturnType<typeof setTimeout> | undefined;
+  const arm = () => {
+    clearTimeout(watchdog);
+    watchdog = setTimeout(() => conn.abort(WATCHDOG), options.heartbeatTimeoutMs ?? 62_500);
+  };
+  const parser = eventParser(logger);
+  let live = false;
+  let reason: DisconnectReason = 'stream_ended';
+  let retryAfterMs: number | undefined;
+  try {
+    arm();
+    const opened = await connect(c.send, transport.url, conn.signal, r.attempt);
+    if ('failed' in opened) {
+      reason = opened.failed;
+      retryAfterMs = opened.retryAfterMs;
+    } else {
+      log(logger, 'debug', 'psp-sdk: event stream connected', { attempt: r.attempt });
+      const after = r.opened();
+      if (tap) {
+        live = true;
+        tap.live++;
+      }
+      if (after) {
+        log(logger, 'info', 'psp-sdk: event stream reconnected', after);
+        safely(options.onReconnect, after);
+      }
+      reader = opened.body.getReader();
+      for (;;) {
+        arm();
+        const { value, done } = await reader.read();
+        clearTimeout(watchdog);
+        if (done) break;
+        const events = parser.feed(value);
+        if (events.length) r.worked();
+        if (tap) for (const ev of events) for (const l of tap.listeners) safely(l, ev);
+        // Watchdog paused while the app handles events: a slow consumer is not a silent server.
+        for (const ev of events) {
+          if (stop.aborted) break;
+          yield ev;
+        }
+        if (parser.replaced) {
+          log(logger, 'warn', 'psp-sdk: event stream replaced by another connection with the same key');
+          c.end('replaced');
+        }
+        if (parser.overflow) {
+          reason = 'stream_too_large';
+          break;
+        }
+        if (stop.aborted) return 'stopped';
+      }
+    }
+  } catch (err) {
+    if (stop.aborted) return 'stopped';
+    if (err instanceof PspApiError) throw transport.redact ? redactError(err, transport.redact) : err;
+    reason = 'network_error';
+    const error = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+    log(logger, 'debug', 'psp-sdk: event stream connection failed', { error });
+  } finally {
+    clearTimeout(watchdog);
+    r.closed(parser.retryMs);
+    stop.removeEventListener('abort', abortConn);
+    // Close this connection before any other opens: never two at once.
+    conn.abort('done');
+    await release(reader);
+    if (live && tap) {
+      tap.live--;
+      for (const l of tap.listeners) safely(l, undefined);
+    }
+  }
+  // Whatever ended the connection (a failed read, an ended body), heartbeat silence is the cause if it fired.
+  if (conn.signal.reason === WATCHDOG) reason = WATCHDOG;
+  return stop.aborted ? 'stopped' : { reason, retryAfterMs };
 }
 
 function safely<A>(fn: ((info: A) => void) | undefined, info: A): void {

@@ -2,7 +2,7 @@
 // client, the reference's control surface when there is one, the budgets (budget.ts), and the fixtures a check
 // builds on (payments, merchants, the buyer's page, service time) with the clean-up of what the run made.
 import { PspApiError, readText } from '../client/api-errors.js';
-import { PspClient } from '../client/client.js';
+import { PspClient } from '../psp-client.js';
 import { Redactor, redactSecrets } from '../internal/redact.js';
 import { OPERATIONS, type OperationName, PUBLIC_PREFIX, pathOf } from '../schemas/operations.js';
 import { Budget, REQUEST_TIMEOUT_MS } from './budget.js';

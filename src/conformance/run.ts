@@ -179,6 +179,7 @@ async function runOne(check: Check, kit: Kit): Promise<Pick<CheckResult, 'outcom
   }
 }
 
+// Over 80 lines: the run in order: set-up, each group, the clean-up, the result.
 /**
  * Runs the contract kit: the executable checks of spec sections 2-8 against the service at `baseUrl`, with a
  * test key. Each check ends `passed`, `failed` (with what came back: status, request id, body with secrets

@@ -51,6 +51,7 @@ export function show(value: unknown): string {
   return redactSecrets(text.length > 300 ? `${text.slice(0, 300)}...` : text);
 }
 
+// Over 80 lines: one raw request whole: send, read, wait out a 429, keep what came back.
 /** A raw request to `path` (under the base URL), read whole. A 429 is waited out unless `keep429`. */
 export async function send(
   ctx: WireContext,

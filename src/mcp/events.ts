@@ -1,7 +1,7 @@
 // The event stream as "events since a cursor". The service's stream (spec 4.8) replays nothing, so the server keeps
 // one stream open and numbers what it yields; an agent asks for what came after the number it last saw. Bounded:
 // the newest MAX_EVENTS are kept, and a cursor older than them is told that events were dropped.
-import type { PspClient } from '../client/client.js';
+import type { PspClient } from '../psp-client.js';
 import type { SseEvent } from '../schemas/events.js';
 import { Numbered } from './numbered.js';
 

@@ -66,6 +66,7 @@ function refused(err: unknown, redact: Redactor): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
 }
 
+// Over 80 lines: registers every tool and its gate over one session's state.
 /** Builds one MCP server over `target` (one per connection; they share the target). */
 export function createServer(target: Target): Server {
   const server = new Server(

@@ -1,5 +1,5 @@
 // What the server drives: the in-process reference (the default, no key needed) or a service by its URL and key.
-import { PspClient } from '../client/client.js';
+import { PspClient } from '../psp-client.js';
 import { Redactor } from '../internal/redact.js';
 import { type RunningReference, startReference } from '../reference/start.js';
 import { EventBuffer } from './events.js';

@@ -213,6 +213,7 @@ function makeClock(option: ReferenceOptions['clock']): Clock {
   return option;
 }
 
+// Over 80 lines: the wiring of one reference: each line assembles a part built in its own module.
 /**
  * Creates the reference Payment Service in memory. At start it holds one merchant with one shop, one terminal
  * and one test key; signatures not required, IP allow-list empty, live mode off, no webhook endpoints, rate

@@ -18,6 +18,7 @@ import {
 } from './common.js';
 import { MODES, PAYMENT_METHODS, PAYMENT_STATUSES, PAYOUT_STATUSES, REFUND_STATUSES } from './limits.js';
 
+// Over 80 lines: the wire schemas of spec section 2, one per resource, built together for strict or lenient.
 function build(m: SchemaMode) {
   const Refund = obj(m, {
     id: uuid(m),

@@ -10,7 +10,7 @@ import { join, relative } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import type { AttemptContext, Middleware } from '../../src/client/middleware.js';
-import { PspClient } from '../../src/client/client.js';
+import { PspClient } from '../../src/psp-client.js';
 import { ManualClock } from '../../src/reference/domain/clock.js';
 import { Domain } from '../../src/reference/domain/core.js';
 import { createApp } from '../../src/reference/http/app.js';

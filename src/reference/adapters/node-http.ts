@@ -123,6 +123,7 @@ function closeUnreadBody(incoming: IncomingMessage, outgoing: ServerResponse, re
   return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
 }
 
+// Over 80 lines: the server's options and its request handler share one connection state.
 export function listenNode(handler: FetchHandler, options: ListenOptions = {}): Promise<NodeServer> {
   const host = options.host ?? '127.0.0.1';
   const port = options.port ?? 0;

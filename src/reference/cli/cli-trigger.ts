@@ -7,7 +7,7 @@
  */
 import { authorization } from '../../internal/wire.js';
 import { PspApiError, redirectMessage } from '../../client/api-errors.js';
-import { PspClient } from '../../client/client.js';
+import { PspClient } from '../../psp-client.js';
 import { SDK_CODES } from '../../schemas/errors.js';
 import type { WebhookEventName } from '../../schemas/names.js';
 import { OPERATIONS, type OperationName, pathOf } from '../../schemas/operations.js';

@@ -120,6 +120,7 @@ export function cabinetRoutes(deps: AppDeps): Hono<AppEnv> {
   return r;
 }
 
+// Over 80 lines: a route table: a line or three per route.
 /** `/_simulator`: what the bank, the buyer and the clock do (reference-contract.md). */
 export function simulatorRoutes(deps: AppDeps): Hono<AppEnv> {
   const sim = deps.simulator;

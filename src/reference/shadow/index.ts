@@ -100,6 +100,7 @@ function parsed(bytes: Uint8Array, headers: Headers): unknown {
 
 const isPublic = (path: string) => path === PUBLIC_PREFIX || path.startsWith(`${PUBLIC_PREFIX}/`);
 
+// Over 80 lines: the shadow's state (ids, report, upstream) is shared by its handler and its report route; each step is a helper of shadow/.
 /**
  * Makes a shadow: every request goes to `upstream` and its answer is what the caller gets; each public request
  * (but the event stream) is then replayed against an in-process reference, with the reference's own API key and

@@ -59,6 +59,7 @@ function ref<T>(map: Map<string, T>, id: string, what: string, from: string): T 
   return found;
 }
 
+// Over 80 lines: checks every reference between a snapshot's records, in the document's order.
 /** Checks a document (schema, then every reference between records) and builds its records; throws a 400. */
 export function buildState(input: unknown, faults?: FaultRulesState) {
   const parsed = parseOwn(SnapshotSchema, input);

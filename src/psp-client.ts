@@ -1,12 +1,18 @@
-import { Banks } from '../resources/banks.js';
-import { type Events, eventsOf } from '../resources/events.js';
-import { Payments } from '../resources/payments.js';
-import { Payouts } from '../resources/payouts.js';
-import { ApiPromise } from './api-promise.js';
-import { INSPECT } from './base-errors.js';
-import { type ClientOptions, type RequestOptions, resolveOptions } from './options.js';
-import { Transport } from './transport.js';
-import { assertNoIssues, idempotencyKeyIssue, jsonBody, pathIssue, templateIssue } from './validate.js';
+import { Banks } from './resources/banks.js';
+import { type Events, eventsOf } from './resources/events.js';
+import { Payments } from './resources/payments.js';
+import { Payouts } from './resources/payouts.js';
+import { ApiPromise } from './client/api-promise.js';
+import { INSPECT } from './client/base-errors.js';
+import { type ClientOptions, type RequestOptions, resolveOptions } from './client/options.js';
+import { Transport } from './client/transport.js';
+import {
+  assertNoIssues,
+  idempotencyKeyIssue,
+  jsonBody,
+  pathIssue,
+  templateIssue,
+} from './client/validate.js';
 
 /**
  * Options of {@link PspClient.request}.
