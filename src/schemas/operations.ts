@@ -15,8 +15,8 @@ export interface OperationRow {
   readonly method: 'GET' | 'POST';
   /** Path template below {@link PUBLIC_PREFIX}, OpenAPI style: `{id}` is the one varying segment. */
   readonly path: string;
-  /** What `{id}` names. */
-  readonly id?: 'payment' | 'payout' | undefined;
+  /** What `{id}` names (`payment`): a word for messages and argument names, and the kind of object it is. */
+  readonly id?: string | undefined;
   /** The request body's schema in `inputSchemas()`; no body when absent. */
   readonly input?: keyof ReturnType<typeof inputSchemas> | undefined;
   /**

@@ -1,127 +1,138 @@
 // The public API's tools: what PspClient does, one tool per operation (spec section 4), against the reference or a
-// service alike. The bodies are the API's own (openapi.json's components) and go through PspClient, which checks
-// them before anything is sent.
-import type { CreatePaymentInput, CreatePayoutInput, CreateRefundInput } from '../../schemas/inputs.js';
-import { component, extend, text } from '../json-schema.js';
-import { defineTool, idArg, idempotencyKeyArg, type Tool } from './define.js';
+// service alike. Each is made from its row of the table of operations (src/schemas/operations.ts): its name, the id
+// argument, the body (openapi.json's component, checked by PspClient before anything is sent), the answer,
+// read-only for a GET, the Idempotency-Key of a creation; its title is the API description's summary. Only its words
+// are written here: the description an agent reads, and for a call that needs a person's confirmation, the sentence
+// that person is shown. An operation added to the table gets its tool with no code here beyond those words.
+import { OPERATION_DOCS } from '../../openapi/operations.js';
+import type { MethodName } from '../../client/method.js';
+import { OPERATIONS, type OperationRow } from '../../schemas/operations.js';
+import type { PspClient } from '../../psp-client.js';
+import { component, extend, type JsonSchema, text } from '../json-schema.js';
+import { type Args, defineTool, idArg, idempotencyKeyArg, type Tool } from './define.js';
 
 const KEY_OUT = { idempotency_key: { type: 'string', description: 'The Idempotency-Key the call carried.' } };
 const withKey = (name: string) => extend(component(name), KEY_OUT, ['idempotency_key']);
 const money = (amount: unknown) =>
   typeof amount === 'number' ? `${amount} minor units` : 'the whole remaining balance';
+const CONFIRMED =
+  'Runs only after a confirmation: the client is asked, or the call answers a confirmation_token for the `confirm` tool.';
 
-export const apiTools: Tool[] = [
-  defineTool({
-    name: 'payments_create',
-    title: 'Create a payment',
+/** What a row's tool says beyond its row. */
+interface ToolWords {
+  /** What an agent reads in tools/list. */
+  description: string;
+  /** The sentence a person confirms before the call runs; a tool without one runs unasked. */
+  moves?: ((call: { own: Args; body: Record<string, unknown> }) => string) | undefined;
+  /**
+   * An agent's guard beyond the API's rules: arguments of the tool's own and a rule across them. Only the refund
+   * has one (the API reads a missing amount as "everything": an agent must say so).
+   */
+  guard?:
+    | {
+        own: Record<string, JsonSchema>;
+        refine: (call: { own: Args; body: Record<string, unknown> }) => string | undefined;
+      }
+    | undefined;
+}
+
+/** The words of every operation that answers JSON (the event stream has the streams' tools). */
+const WORDS: Record<MethodName, ToolWords> = {
+  'payments.create': {
     description:
       'Creates a payment (spec 4.1) and answers it with its payment_url, where the buyer pays. Carries an Idempotency-Key: pass the same `idempotency_key` to repeat the call without making a second payment.',
-    own: { idempotency_key: idempotencyKeyArg() },
-    body: 'CreatePaymentInput',
-    output: withKey('CreatePaymentResponse'),
-    creates: true,
-    idempotent: true,
-    async run({ own, body }, { client }) {
-      const key = own.idempotency_key!;
-      const created = await client.payments.create(body as unknown as CreatePaymentInput, {
-        idempotencyKey: key,
-      });
-      return { ...created, idempotency_key: key };
-    },
-  }),
-  defineTool({
-    name: 'payments_get',
-    title: 'Read a payment',
+  },
+  'payments.get': {
     description: 'Reads a payment with its current status, refunds and customer info (spec 4.2).',
-    own: { id: idArg('payment') },
-    required: ['id'],
-    output: 'Payment',
-    readOnly: true,
-    run: async ({ own }, { client }) => ({ ...(await client.payments.get(own.id)) }),
-  }),
-  defineTool({
-    name: 'payments_cancel',
-    title: 'Cancel a pending payment',
-    description:
-      'Cancels a pending payment (spec 4.3; 409 not_pending otherwise). Runs only after a confirmation: the client is asked, or the call answers a confirmation_token for the `confirm` tool.',
-    own: { id: idArg('payment') },
-    required: ['id'],
-    output: 'CancelPaymentResponse',
+  },
+  'payments.cancel': {
+    description: `Cancels a pending payment (spec 4.3; 409 not_pending otherwise). ${CONFIRMED}`,
     moves: ({ own }) => `Cancel payment ${own.id}: the buyer can no longer pay it.`,
-    run: async ({ own }, { client }) => ({ ...(await client.payments.cancel(own.id)) }),
-  }),
-  defineTool({
-    name: 'payments_refund',
-    title: 'Refund a payment',
-    description:
-      'Refunds a succeeded payment (spec 4.4): in part with `amount` (minor units, above 0), or everything not yet refunded with `full: true`; exactly one of the two. Runs only after a confirmation: the client is asked, or the call answers a confirmation_token for the `confirm` tool. Carries an Idempotency-Key, made when not given. Example: {"id": "<payment id>", "amount": 5000}',
-    own: {
-      id: idArg('payment'),
-      full: {
-        type: 'boolean',
-        description:
-          'true: refund the whole remaining balance. Say it explicitly; no amount and amount 0 refund nothing.',
-      },
-      idempotency_key: idempotencyKeyArg(),
-    },
-    required: ['id'],
-    // The API reads a missing or 0 amount as "everything" (4.4): an agent's slip must not refund a whole payment.
-    refine: ({ own, body }) => {
-      const some = typeof body.amount === 'number' && body.amount > 0;
-      if (own.full === true && body.amount !== undefined) return 'give either amount or full: true, not both';
-      if (own.full !== true && !some)
-        return 'amount must be above 0; to refund everything not yet refunded, pass full: true instead';
-      return undefined;
-    },
-    body: 'CreateRefundInput',
-    output: withKey('Refund'),
-    creates: true,
+  },
+  'payments.refund': {
+    description: `Refunds a succeeded payment (spec 4.4): in part with \`amount\` (minor units, above 0), or everything not yet refunded with \`full: true\`; exactly one of the two. ${CONFIRMED} Carries an Idempotency-Key, made when not given. Example: {"id": "<payment id>", "amount": 5000}`,
     moves: ({ own, body }) =>
       `Refund ${money(body.amount)} of payment ${own.id} (Idempotency-Key ${own.idempotency_key}).`,
-    async run({ own, body }, { client }) {
-      const key = own.idempotency_key!;
-      const refund = await client.payments.refund(own.id, body as CreateRefundInput, { idempotencyKey: key });
-      return { ...refund, idempotency_key: key };
+    guard: {
+      own: {
+        full: {
+          type: 'boolean',
+          description:
+            'true: refund the whole remaining balance. Say it explicitly; no amount and amount 0 refund nothing.',
+        },
+      },
+      // The API reads a missing or 0 amount as "everything" (4.4): an agent's slip must not refund a whole payment.
+      refine: ({ own, body }) => {
+        const some = typeof body.amount === 'number' && body.amount > 0;
+        if (own.full === true && body.amount !== undefined)
+          return 'give either amount or full: true, not both';
+        if (own.full !== true && !some)
+          return 'amount must be above 0; to refund everything not yet refunded, pass full: true instead';
+        return undefined;
+      },
     },
-  }),
-  defineTool({
-    name: 'payouts_create',
-    title: 'Send an SBP payout',
-    description:
-      "Sends money to a phone through SBP (spec 4.5); `bank_id` is a bank's member_id from banks_list. Runs only after a confirmation: the client is asked, or the call answers a confirmation_token for the `confirm` tool. Carries an Idempotency-Key, made when not given.",
-    own: { idempotency_key: idempotencyKeyArg() },
-    body: 'CreatePayoutInput',
-    output: withKey('CreatePayoutResponse'),
-    creates: true,
+  },
+  'payouts.create': {
+    description: `Sends money to a phone through SBP (spec 4.5); \`bank_id\` is a bank's member_id from banks_list. ${CONFIRMED} Carries an Idempotency-Key, made when not given.`,
     moves: ({ own, body }) =>
       `Pay out ${money(body.amount)} to ${String(body.phone)} at bank ${String(body.bank_id)} (Idempotency-Key ${own.idempotency_key}).`,
-    async run({ own, body }, { client }) {
-      const key = own.idempotency_key!;
-      const created = await client.payouts.create(body as unknown as CreatePayoutInput, {
-        idempotencyKey: key,
-      });
-      return { ...created, idempotency_key: key };
-    },
-  }),
-  defineTool({
-    name: 'payouts_get',
-    title: 'Read a payout',
-    description: 'Reads a payout with its current status (spec 4.6).',
-    own: { id: idArg('payout') },
-    required: ['id'],
-    output: 'Payout',
-    readOnly: true,
-    run: async ({ own }, { client }) => ({ ...(await client.payouts.get(own.id)) }),
-  }),
-  defineTool({
-    name: 'banks_list',
-    title: 'List SBP banks',
+  },
+  'payouts.get': { description: 'Reads a payout with its current status (spec 4.6).' },
+  'banks.list': {
     description: "Lists the SBP participants (spec 4.7); a bank's member_id is a payout's bank_id.",
-    own: {},
-    output: 'BankList',
-    readOnly: true,
-    run: async (_, { client }) => ({ ...(await client.banks.list()) }),
-  }),
+  },
+};
+
+/** Calls operation `name` through PspClient's own method for it (`client.payments.refund(id, body, options)`). */
+function call(
+  client: PspClient,
+  name: MethodName,
+  row: OperationRow,
+  { own, body }: { own: Args; body: object },
+) {
+  const [resource, method] = name.split('.') as [string, string];
+  const fn = (client as unknown as Record<string, Record<string, (...args: unknown[]) => Promise<object>>>)[
+    resource
+  ]![method]!;
+  const args = [
+    ...(row.id ? [own.id] : []),
+    ...(row.input ? [body] : []),
+    ...(row.idempotent ? [{ idempotencyKey: own.idempotency_key }] : []),
+  ];
+  return fn.apply((client as unknown as Record<string, object>)[resource], args);
+}
+
+/** The tool of one operation, made from its row and its words. */
+export function operationTool(name: MethodName, words: ToolWords): Tool {
+  const row: OperationRow = OPERATIONS[name];
+  const answer = row.answer!;
+  return defineTool({
+    name: name.replace('.', '_'),
+    title: OPERATION_DOCS[name].summary,
+    description: words.description,
+    own: {
+      ...(row.id ? { id: idArg(row.id) } : {}),
+      ...words.guard?.own,
+      ...(row.idempotent ? { idempotency_key: idempotencyKeyArg() } : {}),
+    },
+    required: row.id ? ['id'] : [],
+    ...(row.input ? { body: row.input } : {}),
+    output: row.idempotent ? withKey(answer) : answer,
+    readOnly: row.method === 'GET',
+    // Keyed: repeating it with the same idempotency_key has no further effect.
+    idempotent: row.method === 'GET' || row.idempotent === true,
+    creates: row.idempotent === true,
+    moves: words.moves,
+    refine: words.guard?.refine,
+    async run(checked, { client }) {
+      const answered = await call(client, name, row, checked);
+      return row.idempotent ? { ...answered, idempotency_key: checked.own.idempotency_key } : { ...answered };
+    },
+  });
+}
+
+export const apiTools: Tool[] = [
+  ...(Object.keys(WORDS) as MethodName[]).map((name) => operationTool(name, WORDS[name])),
   defineTool({
     name: 'banks_find',
     title: 'Find SBP banks by name',

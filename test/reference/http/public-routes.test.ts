@@ -35,7 +35,7 @@ async function lab() {
     if (o.body !== undefined) headers['content-type'] = 'application/json';
     if (o.key !== undefined) headers['idempotency-key'] = o.key;
     const res = await r.fetch(
-      new Request(`${PUBLIC}${pathOf(name, o.id ?? ids[row.id ?? 'payment'])}`, {
+      new Request(`${PUBLIC}${pathOf(name, o.id ?? ids[(row.id ?? 'payment') as keyof typeof ids])}`, {
         method: row.method,
         headers,
         body: o.body,
