@@ -210,6 +210,54 @@ print(verify(body, sig, secret))
     },
   );
 
+  // Issue 44 item 4: on the docs' manual clock, a delivery made after a one-day advance is signed a day ahead of the
+  // wall clock; the verifier accepts it with the service's time as `now`, and refuses it without.
+  it.skipIf(!tools.python3)(
+    'the Python verification accepts a delivery made after a one-day manual-clock advance, given the service time',
+    async () => {
+      const admin = { authorization: `Bearer ${facts.admin_token}`, 'content-type': 'application/json' };
+      const control = async (path: string, body?: unknown) => {
+        const res = await fetch(`${facts.base_url}${path}`, {
+          method: body === undefined ? 'GET' : 'POST',
+          headers: admin,
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
+        return (await res.json()) as Record<string, unknown>;
+      };
+      await control('/_simulator/clock/advance', { seconds: 86_400 });
+      const created = await fetch(`${facts.base_url}${PUBLIC_PREFIX}/payments`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${facts.api_key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ amount: 1000, order_id: 'a-day-later' }),
+      });
+      const { payment } = (await created.json()) as { payment: { id: string } };
+      await control(`/_simulator/payments/${payment.id}/succeed`, {});
+      const about = (d: Delivery) => JSON.parse(d.body.toString('utf8')).data?.id === payment.id;
+      await expect.poll(() => deliveries.some(about), { timeout: 30_000 }).toBe(true);
+      const d = deliveries.find(about)!;
+      const clock = await control('/_simulator/clock');
+      writeFileSync(join(work, 'verify.py'), one('python'));
+      writeFileSync(join(work, 'later.json'), d.body);
+      const harness = `
+import sys
+from datetime import datetime
+from verify import verify_psp_webhook as verify
+body, sig, secret, clock_now = open("later.json", "rb").read(), sys.argv[1], sys.argv[2], sys.argv[3]
+now = datetime.fromisoformat(clock_now.replace("Z", "+00:00")).timestamp()
+print(verify(body, sig, secret, now=now), verify(body, sig, secret))
+`;
+      const r = await run('python3', [
+        '-c',
+        harness,
+        String(d.headers['x-psp-signature']),
+        varOf('PSP_WEBHOOK_SECRET')!,
+        String(clock.now),
+      ]);
+      expect(r.stderr).toBe('');
+      expect(r.stdout).toBe('True False\n');
+    },
+  );
+
   it.skipIf(!tools.go)(
     'the Go verification takes the delivered webhook and refuses a changed body, secret or time',
     async () => {
@@ -256,7 +304,8 @@ func main() {
       const harness = `require 'verify.php';
 $b = file_get_contents('body.json'); [, $sig, $secret] = $argv;
 echo json_encode([verify_psp_webhook($b, $sig, $secret), verify_psp_webhook($b . ' ', $sig, $secret),
-  verify_psp_webhook($b, $sig, $secret . 'x'), verify_psp_webhook($b, $sig, $secret, -1)]), "\\n";`;
+  verify_psp_webhook($b, $sig, $secret . 'x'), verify_psp_webhook($b, $sig, $secret, -1),
+  verify_psp_webhook($b, $sig, $secret, 300, time() + 86400)]), "\\n";`;
       const r = await run('php', [
         '-r',
         harness,
@@ -265,7 +314,7 @@ echo json_encode([verify_psp_webhook($b, $sig, $secret), verify_psp_webhook($b .
         varOf('PSP_WEBHOOK_SECRET')!,
       ]);
       expect(r.stderr).toBe('');
-      expect(r.stdout).toBe('[true,false,false,false]\n');
+      expect(r.stdout).toBe('[true,false,false,false,false]\n');
     },
   );
 });
