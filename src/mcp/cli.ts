@@ -3,6 +3,7 @@
  * is the protocol's alone: everything else, this CLI's lines included, goes to stderr, and never a key. A live key
  * without --allow-live and a bad flag exit 2; SIGINT, SIGTERM, the client closing stdin or the parent process going away stop it with 0.
  */
+import { appendFileSync } from 'node:fs';
 import process from 'node:process';
 import { parseArgs } from 'node:util';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
@@ -10,18 +11,29 @@ import { PspValidationError } from '../client/base-errors.js';
 import { VERSION } from '../internal/version.js';
 import { refusalOf } from './errors.js';
 import { serveHttp } from './http.js';
-import { createPspMcp, LiveKeyRefused } from './index.js';
+import { createPspMcp, LiveKeyRefused, McpOptionsError } from './index.js';
 
 const USAGE = `Usage: psp-mcp [options]
 
 With no options psp-mcp starts an in-process reference Payment Service (manual clock) and drives it.
 
-  --base-url <url>   drive the service at this URL instead (or PSP_BASE_URL)
-  --api-key <key>    with this sk_test_ key (or PSP_API_KEY, which stays out of the process list)
+  --base-url <url>   drive the service at this URL instead
+  --api-key <key>    with this sk_test_ key
+  --from-env         take the URL and key from PSP_BASE_URL and PSP_API_KEY (which stay out of the process list);
+                     without it those variables are not used, and psp-mcp says so
   --allow-live       accept an sk_live_ key (money-moving tools still ask for confirmation)
   --allow-agent-confirmation
                      against a service, where the client cannot ask the user (no elicitation), let the agent
                      confirm money-moving calls itself with the confirm tool; without it they are refused
+  --read-only        only the tools that change nothing
+  --tools <a,b,...>  only these tools (by name; tools/list shows them)
+  --max-amount <n>   refuse a money-moving call of more than n minor units
+  --max-session-amount <n>
+                     refuse the money-moving calls of one session past n minor units in all
+  --max-money-calls <n>
+                     refuse a session's money-moving calls after the n-th
+  --decision-log <file>
+                     append every decision (tool, redacted arguments, allowed or refused, why) as a JSON line
   --clock <mode>     the reference's clock: manual (default; clock_advance moves it) or real
   --http <port>      serve Streamable HTTP on http://127.0.0.1:<port>/mcp instead of stdio (0: a free port)
   -h, --help         this text
@@ -43,6 +55,13 @@ function parse(argv: string[]) {
         'api-key': { type: 'string' },
         'allow-live': { type: 'boolean' },
         'allow-agent-confirmation': { type: 'boolean' },
+        'from-env': { type: 'boolean' },
+        'read-only': { type: 'boolean' },
+        tools: { type: 'string' },
+        'max-amount': { type: 'string' },
+        'max-session-amount': { type: 'string' },
+        'max-money-calls': { type: 'string' },
+        'decision-log': { type: 'string' },
         clock: { type: 'string' },
         http: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -59,7 +78,25 @@ function parse(argv: string[]) {
   const http = values.http === undefined ? undefined : Number(values.http);
   if (http !== undefined && !(Number.isInteger(http) && http >= 0 && http <= 65535))
     throw new UsageError('--http must be a port from 0 to 65535');
-  return { ...values, clock: clock as 'manual' | 'real', http };
+  const count = (flag: 'max-amount' | 'max-session-amount' | 'max-money-calls') => {
+    const v = values[flag];
+    if (v === undefined) return undefined;
+    if (!/^\d{1,15}$/.test(v)) throw new UsageError(`--${flag} must be a whole number`);
+    return Number(v);
+  };
+  const tools = values.tools
+    ?.split(',')
+    .map((t) => t.trim())
+    .filter(Boolean);
+  return {
+    ...values,
+    clock: clock as 'manual' | 'real',
+    http,
+    tools,
+    maxAmount: count('max-amount'),
+    maxSessionAmount: count('max-session-amount'),
+    maxMoneyCalls: count('max-money-calls'),
+  };
 }
 
 async function main(argv: string[]): Promise<void> {
@@ -71,12 +108,27 @@ async function main(argv: string[]): Promise<void> {
   // A dependency's console.log would corrupt the protocol on stdout.
   for (const method of ['log', 'info', 'debug'] as const) console[method] = console.error;
 
+  const fromEnv = args['from-env'] ?? false;
+  if (!fromEnv && (process.env.PSP_BASE_URL || process.env.PSP_API_KEY))
+    log('PSP_BASE_URL/PSP_API_KEY are set but not used: pass --from-env to drive that service');
+  const logFile = args['decision-log'];
   const mcp = await createPspMcp({
     baseUrl: args['base-url'],
     apiKey: args['api-key'],
+    fromEnv,
     allowLive: args['allow-live'] ?? false,
     allowAgentConfirmation: args['allow-agent-confirmation'] ?? false,
     clock: args.clock,
+    readOnly: args['read-only'] ?? false,
+    tools: args.tools,
+    maxAmountPerCall: args.maxAmount,
+    maxAmountPerSession: args.maxSessionAmount,
+    maxMoneyCallsPerSession: args.maxMoneyCalls,
+    // Appended as it happens: a crash loses no decision made before it. Owner-only, like every file that might
+    // hold what a caller sent.
+    onDecision: logFile
+      ? (decision) => appendFileSync(logFile, `${JSON.stringify(decision)}\n`, { mode: 0o600 })
+      : undefined,
   });
   const http = args.http === undefined ? undefined : await serveHttp(mcp, args.http);
   let stopping = false;
@@ -102,7 +154,7 @@ async function main(argv: string[]): Promise<void> {
   const what =
     mcp.kind === 'reference'
       ? `the in-process reference (${args.clock} clock)`
-      : `a service in ${mcp.kind} mode`;
+      : `the service at ${mcp.origin} (${mcp.kind} mode)`;
   if (http) {
     log(`driving ${what}; serving ${http.url}`);
     return;
@@ -116,7 +168,10 @@ async function main(argv: string[]): Promise<void> {
 
 main(process.argv.slice(2)).catch((error: unknown) => {
   const known =
-    error instanceof UsageError || error instanceof LiveKeyRefused || error instanceof PspValidationError;
+    error instanceof UsageError ||
+    error instanceof LiveKeyRefused ||
+    error instanceof PspValidationError ||
+    error instanceof McpOptionsError;
   process.stderr.write(
     `psp-mcp: ${refusalOf(error).message.replace(/^psp-mcp failed: /, '')}${error instanceof UsageError ? `\n\n${USAGE}` : ''}\n`,
   );

@@ -14,6 +14,8 @@ export interface PendingCall {
   tool: string;
   args: Record<string, unknown>;
   action: string;
+  /** The minor units it would move, as its preflight said (undefined: none), for the operator's limits. */
+  amount?: number | undefined;
   expires: number;
 }
 

@@ -18,12 +18,15 @@
  * @packageDocumentation
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { createServer } from './server.js';
+import { checkPolicy } from './policy.js';
+import { createServer, toolsOf } from './server.js';
 import type { PspMcpOptions } from './options.js';
 import { openTarget } from './target.js';
 
 export type { PspMcpOptions } from './options.js';
+export type { McpDecision, McpPolicyOptions } from './policy.js';
 export { LiveKeyRefused } from './target.js';
+export { McpOptionsError } from './policy.js';
 
 /**
  * A running psp-mcp: what it drives, and MCP connections to it.
@@ -36,6 +39,8 @@ export { LiveKeyRefused } from './target.js';
 export interface PspMcp {
   /** `reference` (the in-process reference), or the mode of the key it drives a service with. */
   readonly kind: 'reference' | 'test' | 'live';
+  /** What it drives, as a person reads it: the service's origin, or the in-process reference and its address. */
+  readonly origin: string;
   /** Serves one MCP connection over `transport` (stdio, Streamable HTTP...); several may share the server. */
   connect(transport: Transport): Promise<void>;
   /** Closes every connection, the event stream and the reference. Safe to call twice. */
@@ -53,12 +58,22 @@ export interface PspMcp {
  */
 export async function createPspMcp(options: PspMcpOptions = {}): Promise<PspMcp> {
   const target = await openTarget(options);
+  try {
+    checkPolicy(
+      options,
+      toolsOf(target).map((t) => t.name),
+    );
+  } catch (error) {
+    await target.close();
+    throw error;
+  }
   const servers = new Set<ReturnType<typeof createServer>>();
   let closing: Promise<void> | undefined;
   return {
     kind: target.kind,
+    origin: target.origin,
     async connect(transport) {
-      const server = createServer(target);
+      const server = createServer(target, options);
       servers.add(server);
       server.onclose = () => servers.delete(server);
       await server.connect(transport);

@@ -1,14 +1,22 @@
+import type { McpPolicyOptions } from './policy.js';
+
 /**
- * Options of `createPspMcp`: what psp-mcp drives. Every field is optional; with none it drives an in-process
- * reference.
+ * Options of `createPspMcp`: what psp-mcp drives, and the operator's limits on what an agent may do through it
+ * (`readOnly`, `tools`, `maxAmountPerCall`, `maxAmountPerSession`, `maxMoneyCallsPerSession`, `onDecision`). Every
+ * field is optional; with none it drives an in-process reference.
  *
- * @example createPspMcp({ baseUrl: 'http://127.0.0.1:4010', apiKey: process.env.PSP_API_KEY })
+ * @example createPspMcp({ baseUrl: 'http://127.0.0.1:4010', apiKey: key, maxAmountPerCall: 10_000 })
  */
-export interface PspMcpOptions {
-  /** The service's address; with `apiKey`, psp-mcp drives it instead of a reference. Default `PSP_BASE_URL`. */
+export interface PspMcpOptions extends McpPolicyOptions {
+  /** The service's address; with `apiKey`, psp-mcp drives it instead of a reference. Default: none (see `fromEnv`). */
   baseUrl?: string | undefined;
-  /** An `sk_test_` key (`sk_live_` only with `allowLive`). Default `PSP_API_KEY`. */
+  /** An `sk_test_` key (`sk_live_` only with `allowLive`). Default: none (see `fromEnv`). */
   apiKey?: string | undefined;
+  /**
+   * Take `PSP_BASE_URL` and `PSP_API_KEY` from the environment when `baseUrl` and `apiKey` are not given. Default
+   * false: variables a guide told the user to export do not turn psp-mcp against a real service unasked.
+   */
+  fromEnv?: boolean | undefined;
   /** Accept an `sk_live_` key. Default false: a live key is refused at start. */
   allowLive?: boolean | undefined;
   /**

@@ -12,6 +12,7 @@ import {
 import type { Redactor } from '../internal/redact.js';
 import { VERSION } from '../internal/version.js';
 import { Confirmations } from './confirm.js';
+import { type McpPolicyOptions, SessionPolicy } from './policy.js';
 import { refusalOf, ToolRefusal } from './errors.js';
 import { type JsonSchema, text } from './json-schema.js';
 import { listResources, readResource } from './resources.js';
@@ -67,21 +68,38 @@ function refused(err: unknown, redact: Redactor): CallToolResult {
 }
 
 // Over 80 lines: registers every tool and its gate over one session's state.
-/** Builds one MCP server over `target` (one per connection; they share the target). */
-export function createServer(target: Target): Server {
+/** Every tool a server over `target` has, before the operator's limits (the names `--tools` may give). */
+export function toolsOf(target: Target): Tool[] {
+  return [...apiTools, ...streamTools, ...(target.reference ? [...referenceTools, ...labTools] : [])];
+}
+
+/**
+ * Builds one MCP server over `target` (one per connection; they share the target). `limits`: the operator's
+ * (src/mcp/policy.ts), counted per connection.
+ */
+export function createServer(target: Target, limits: McpPolicyOptions = {}): Server {
   const server = new Server(
     { name: 'psp-mcp', version: VERSION },
     { capabilities: { tools: {}, resources: {} }, instructions: instructions(target) },
   );
   const confirmations = new Confirmations();
-  const available = [
-    ...apiTools,
-    ...streamTools,
-    ...(target.reference ? [...referenceTools, ...labTools] : []),
-  ];
-  const byName = new Map(available.map((t) => [t.name, t]));
+  const policy = new SessionPolicy(limits, target.redact);
+  const byName = new Map(
+    toolsOf(target)
+      .filter((t) => policy.allows(t))
+      .map((t) => [t.name, t]),
+  );
 
   const run = async (tool: Tool, call: Checked) => answer(await tool.run(call, target), target.redact);
+
+  /** Runs a money-moving call once it is confirmed: the limits again (a token may wait), then counted. */
+  const runMoving = async (tool: Tool, call: Checked, amount: number | undefined, how: string) => {
+    policy.check(amount);
+    const result = await run(tool, call);
+    policy.spent(amount);
+    policy.decide(tool.name, { ...call.own, ...call.body }, 'allowed', how);
+    return result;
+  };
 
   const confirm = defineTool({
     name: 'confirm',
@@ -139,21 +157,29 @@ export function createServer(target: Target): Server {
         throw new ToolRefusal(
           'unknown_tool',
           null,
-          `No tool ${JSON.stringify(name.slice(0, 64))}; tools/list names them.`,
+          `No tool ${JSON.stringify(name.slice(0, 64))}; tools/list names them (the operator may have limited them: --read-only, --tools).`,
         );
       if (tool === confirm) {
         const token = confirm.check(given).own.confirmation_token as string;
         const pending = confirmations.take(token);
         const original = byName.get(pending.tool)!;
-        return await run(original, original.check(pending.args));
+        const call = original.check(pending.args);
+        return await runMoving(original, call, pending.amount, 'confirmed by the agent with its token');
       }
       const args = { ...given };
       if (tool.creates && args.idempotency_key === undefined) args.idempotency_key = crypto.randomUUID();
       const call = tool.check(args);
-      if (!tool.moves) return await run(tool, call);
+      if (!tool.moves) {
+        const result = await run(tool, call);
+        policy.decide(tool.name, args, 'allowed', 'moves no money');
+        return result;
+      }
+      // Checked before anyone is asked: a call that cannot run is refused now, with nothing sent.
+      const amount = await tool.preflight(call, target);
+      policy.check(amount);
       const action = tool.moves(call);
       const asked = await elicit(action);
-      if (asked?.agreed === true) return await run(tool, call);
+      if (asked?.agreed === true) return await runMoving(tool, call, amount, 'confirmed by the user');
       if (asked) {
         throw new ToolRefusal(
           'not_confirmed',
@@ -169,7 +195,8 @@ export function createServer(target: Target): Server {
           `Nothing was done: this client cannot ask the user (no MCP elicitation), and psp-mcp does not let the agent confirm a money-moving call against ${target.origin} alone. Use a client that supports elicitation, or have the operator start psp-mcp with --allow-agent-confirmation. The call: ${action}`,
         );
       }
-      const { token, expires } = confirmations.add({ tool: tool.name, args, action });
+      const { token, expires } = confirmations.add({ tool: tool.name, args, action, amount });
+      policy.decide(tool.name, args, 'refused', 'waits for the agent to confirm with its token');
       return own(
         {
           confirmation_required: true,
@@ -181,6 +208,7 @@ export function createServer(target: Target): Server {
         target.redact,
       );
     } catch (err) {
+      policy.decide(name, given, 'refused', refusalOf(err, target.redact).message);
       return refused(err, target.redact);
     }
   });

@@ -57,8 +57,8 @@ const envOf = (options: TargetOptions) =>
 /** Starts the reference or connects to the service. @throws LiveKeyRefused, PspValidationError (bad URL or key). */
 export async function openTarget(options: TargetOptions = {}): Promise<Target> {
   const env = envOf(options);
-  const baseUrl = options.baseUrl ?? env.PSP_BASE_URL;
-  const apiKey = options.apiKey ?? env.PSP_API_KEY;
+  const baseUrl = options.baseUrl ?? (options.fromEnv ? env.PSP_BASE_URL : undefined);
+  const apiKey = options.apiKey ?? (options.fromEnv ? env.PSP_API_KEY : undefined);
   if (baseUrl !== undefined || apiKey !== undefined) return openService(baseUrl, apiKey, options, env);
   return openReference(options.clock ?? 'manual');
 }
@@ -71,9 +71,11 @@ async function openService(
 ): Promise<Target> {
   if (apiKey?.startsWith('sk_live_') && !options.allowLive) throw new LiveKeyRefused();
   // No log: stdout is the protocol's, and a refusal is reported to the agent instead.
+  // Only what was given: a variable of the environment reaches the client only through `fromEnv` above.
   const client = new PspClient({
-    ...(apiKey === undefined ? {} : { apiKey }),
-    ...(baseUrl === undefined ? {} : { baseUrl }),
+    apiKey: apiKey ?? '',
+    baseUrl: baseUrl ?? '',
+    signingSecret: options.fromEnv ? env.PSP_SIGNING_SECRET : null,
     logLevel: 'off',
   });
   const secrets = (env.PSP_WEBHOOK_SECRET ?? '').split(',').filter(Boolean);

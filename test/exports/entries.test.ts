@@ -264,8 +264,8 @@ const DOCUMENTED: Record<string, { values: string[]; types: string[] }> = {
     types: ['ReferenceHandlersOptions'],
   },
   'src/mcp/index.ts': {
-    values: ['LiveKeyRefused', 'createPspMcp'],
-    types: ['PspMcp', 'PspMcpOptions'],
+    values: ['LiveKeyRefused', 'McpOptionsError', 'createPspMcp'],
+    types: ['McpDecision', 'McpPolicyOptions', 'PspMcp', 'PspMcpOptions'],
   },
 };
 

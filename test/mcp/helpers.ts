@@ -6,7 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { expect } from 'vitest';
-import { createPspMcp } from '../../src/mcp/index.js';
+import { createPspMcp, type PspMcpOptions } from '../../src/mcp/index.js';
 import { bundled } from '../support/bundles.js';
 
 /** Every secret form of the API (spec 5): keys, thm_, whs_ and the reference's adm_ token, with some of the secret. */
@@ -61,8 +61,11 @@ export async function startAgent(
  * The same server in this process, over the SDK's in-memory transport: what the bin runs, measured by coverage
  * (a child's lines are not). Reference mode whatever PSP_* the environment holds.
  */
-export async function startInProcess(capabilities: ClientCapabilities = {}): Promise<Agent> {
-  const mcp = await createPspMcp({ env: {} });
+export async function startInProcess(
+  capabilities: ClientCapabilities = {},
+  options: PspMcpOptions = {},
+): Promise<Agent> {
+  const mcp = await createPspMcp({ env: {}, ...options });
   const [serverSide, clientSide] = InMemoryTransport.createLinkedPair();
   await mcp.connect(serverSide);
   const client = new Client({ name: 'psp-mcp-test', version: '1.0.0' }, { capabilities });
@@ -80,7 +83,7 @@ export async function startInProcess(capabilities: ClientCapabilities = {}): Pro
 /** Both ways an agent meets psp-mcp, for `describe.each`. */
 export const AGENTS: Array<[string, (capabilities?: ClientCapabilities) => Promise<Agent>]> = [
   ['the bin over stdio', (capabilities) => startAgent([], {}, capabilities)],
-  ['in process', startInProcess],
+  ['in process', (capabilities) => startInProcess(capabilities)],
 ];
 
 function agentOf(client: Client, stderr: () => string, close: () => Promise<void>): Agent {

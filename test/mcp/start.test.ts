@@ -44,7 +44,7 @@ describe('a live key', () => {
   it('is refused at start without --allow-live, from a flag or the environment, and never printed', async () => {
     for (const run of [
       runToExit(['--base-url', ref.base_url, '--api-key', liveKey]),
-      runToExit([], { PSP_BASE_URL: ref.base_url, PSP_API_KEY: liveKey }),
+      runToExit(['--from-env'], { PSP_BASE_URL: ref.base_url, PSP_API_KEY: liveKey }),
     ]) {
       const { code, out, err } = await run;
       expect(code).toBe(2);
@@ -57,7 +57,10 @@ describe('a live key', () => {
   });
 
   it('with --allow-live: the service is driven, and a refund the client cannot confirm with a person is refused', async () => {
-    const agent = await startAgent(['--allow-live'], { PSP_BASE_URL: ref.base_url, PSP_API_KEY: liveKey });
+    const agent = await startAgent(['--allow-live', '--from-env'], {
+      PSP_BASE_URL: ref.base_url,
+      PSP_API_KEY: liveKey,
+    });
     try {
       const names = (await agent.client.listTools()).tools.map((t) => t.name);
       expect(names).toContain('payments_refund');
@@ -219,6 +222,7 @@ describe('createPspMcp and serveHttp in process', () => {
     );
     const secret = `whs_${'cd'.repeat(32)}`;
     const mcp = await createPspMcp({
+      fromEnv: true,
       env: { PSP_BASE_URL: ref.base_url, PSP_API_KEY: ref.api_key, PSP_WEBHOOK_SECRET: secret },
     });
     expect(mcp.kind).toBe('test');

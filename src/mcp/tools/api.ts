@@ -9,6 +9,10 @@ import type { MethodName } from '../../client/method.js';
 import { OPERATIONS, type OperationRow } from '../../schemas/operations.js';
 import type { PspClient } from '../../psp-client.js';
 import { component, extend, type JsonSchema, text } from '../json-schema.js';
+import { PspValidationError } from '../../client/base-errors.js';
+import { CODE } from '../../schemas/errors.js';
+import { ToolRefusal } from '../errors.js';
+import type { Target } from '../target.js';
 import { type Args, defineTool, idArg, idempotencyKeyArg, type Tool } from './define.js';
 
 const KEY_OUT = { idempotency_key: { type: 'string', description: 'The Idempotency-Key the call carried.' } };
@@ -32,6 +36,8 @@ interface ToolWords {
     | {
         own: Record<string, JsonSchema>;
         refine: (call: { own: Args; body: Record<string, unknown> }) => string | undefined;
+        /** Checked against the service before anyone is asked (see `Tool.preflight`). */
+        preflight: (call: { own: Args; body: Record<string, unknown> }, target: Target) => Promise<number>;
       }
     | undefined;
 }
@@ -69,6 +75,28 @@ const WORDS: Record<MethodName, ToolWords> = {
         if (own.full !== true && !some)
           return 'amount must be above 0; to refund everything not yet refunded, pass full: true instead';
         return undefined;
+      },
+      // A refund above what is left is the API's 422 anyway: said before a person is asked to approve it.
+      async preflight({ own, body }, { client }) {
+        const payment = await client.payments.get(own.id).catch((error: unknown) => {
+          // An id that is no UUID names no payment: the API's own answer to it, before anyone is asked.
+          if (error instanceof PspValidationError)
+            throw new ToolRefusal(
+              CODE.not_found,
+              404,
+              `No payment with id ${JSON.stringify(String(own.id).slice(0, 64))}.`,
+            );
+          throw error;
+        });
+        const left = payment.amount - payment.amount_refunded;
+        const amount = own.full === true ? left : (body.amount as number);
+        if (amount > left)
+          throw new ToolRefusal(
+            CODE.amount_exceeds_balance,
+            422,
+            `Nothing was done, nobody was asked: a refund of ${amount} minor units is above what is left of payment ${own.id} (${left}).`,
+          );
+        return amount;
       },
     },
   },
@@ -124,6 +152,7 @@ export function operationTool(name: MethodName, words: ToolWords): Tool {
     creates: row.idempotent === true,
     moves: words.moves,
     refine: words.guard?.refine,
+    preflight: words.guard?.preflight,
     async run(checked, { client }) {
       const answered = await call(client, name, row, checked);
       return row.idempotent ? { ...answered, idempotency_key: checked.own.idempotency_key } : { ...answered };

@@ -35,6 +35,12 @@ export interface Tool {
   creates: boolean;
   /** Moves money: what the call will do, said to the person asked to confirm it. */
   moves: ((call: Checked) => string) | undefined;
+  /**
+   * Before a money-moving call is shown to anyone: checks what it can against the service (a refund above the
+   * balance is refused here, not after a person said yes) and answers the minor units it would move (undefined: no
+   * amount, a cancel). Default: the body's `amount`.
+   */
+  preflight(call: Checked, target: Target): Promise<number | undefined>;
   check(args: Record<string, unknown>): Checked;
   run(call: Checked, target: Target): Promise<Record<string, unknown>>;
 }
@@ -61,6 +67,10 @@ export interface ToolSpec {
   referenceOnly?: boolean | undefined;
   creates?: boolean | undefined;
   moves?: ((call: { own: Args; body: Record<string, unknown> }) => string) | undefined;
+  /** See {@link Tool.preflight}. Default: the body's `amount`. */
+  preflight?:
+    | ((call: { own: Args; body: Record<string, unknown> }, target: Target) => Promise<number | undefined>)
+    | undefined;
   /** A rule across arguments that no single field's schema says: the reason a call breaks it, else undefined. */
   refine?: ((call: { own: Args; body: Record<string, unknown> }) => string | undefined) | undefined;
   run(call: { own: Args; body: Record<string, unknown> }, target: Target): Promise<Record<string, unknown>>;
@@ -122,6 +132,8 @@ export function defineTool(spec: ToolSpec): Tool {
     referenceOnly: spec.referenceOnly ?? false,
     creates: spec.creates ?? false,
     moves: spec.moves,
+    preflight:
+      spec.preflight ?? (async ({ body }) => (typeof body.amount === 'number' ? body.amount : undefined)),
     check,
     run: (call, target) => spec.run(call, target),
   };
