@@ -9,9 +9,18 @@
 # The release workflow (.github/workflows/release.yml) builds it this way and smoke-tests it on every push to main.
 FROM debian:bookworm-slim
 
-# The compiled executable needs glibc only, which the slim image has; nothing is installed.
-ARG BINARY=build/psp-reference-linux-x64
-COPY --chmod=0755 ${BINARY} /usr/local/bin/psp-reference
+# The compiled executable needs glibc only, which the slim image has; nothing is installed. The one for the image's
+# platform: build/psp-reference-linux-x64 on amd64, build/psp-reference-linux-arm64 on arm64 (npm run build:binary
+# on a machine of that platform). A platform without its executable stops the build saying so, rather than copying
+# one that cannot run there.
+ARG TARGETARCH=amd64
+COPY build/ /tmp/build/
+RUN case "$TARGETARCH" in amd64) arch=x64 ;; arm64) arch=arm64 ;; *) arch="$TARGETARCH" ;; esac \
+  && if [ ! -f "/tmp/build/psp-reference-linux-$arch" ]; then \
+       echo "psp-reference: no build/psp-reference-linux-$arch for $TARGETARCH: run npm run build:binary on $TARGETARCH" >&2; exit 1; \
+     fi \
+  && install -m 0755 "/tmp/build/psp-reference-linux-$arch" /usr/local/bin/psp-reference \
+  && rm -rf /tmp/build
 
 # Not root: the reference needs no privilege (4010 is not a privileged port) and writes nothing unless --state
 # names a file on a volume this user may write.

@@ -130,8 +130,12 @@ describe('Dockerfile', () => {
     const lines = docker.split('\n').filter((l) => l && !l.startsWith('#'));
     const from = lines.filter((l) => l.startsWith('FROM '));
     expect(from).toEqual(['FROM debian:bookworm-slim']);
-    expect(docker).toMatch(/^ARG BINARY=build\/psp-reference-linux-x64$/m);
-    expect(docker).toMatch(/^COPY --chmod=0755 \$\{BINARY\} \/usr\/local\/bin\/psp-reference$/m);
+    // The executable of the image's platform (issue 44 item 4): amd64 takes linux-x64, arm64 linux-arm64.
+    expect(docker).toMatch(/^ARG TARGETARCH=amd64$/m);
+    expect(docker).toMatch(/amd64\) arch=x64 ;; arm64\) arch=arm64/);
+    expect(docker).toMatch(
+      /install -m 0755 "\/tmp\/build\/psp-reference-linux-\$arch" \/usr\/local\/bin\/psp-reference/,
+    );
     const user = /^USER (\S+)$/m.exec(docker)?.[1];
     expect(user).toBeDefined();
     expect(user).not.toMatch(/^(root|0)(:|$)/);
@@ -142,6 +146,10 @@ describe('Dockerfile', () => {
     expect(docker).toMatch(/^HEALTHCHECK .*\\\n\s+CMD \[.*\/dev\/tcp\/127\.0\.0\.1\/4010.*\/openapi\.json/m);
     // Only the executable goes into the build context (node_modules would be gigabytes).
     const ignore = await readFile(join(root, '.dockerignore'), 'utf8');
-    expect(ignore.split('\n').filter(Boolean)).toEqual(['*', '!build/psp-reference-linux-x64']);
+    expect(ignore.split('\n').filter(Boolean)).toEqual([
+      '*',
+      '!build/psp-reference-linux-x64',
+      '!build/psp-reference-linux-arm64',
+    ]);
   });
 });
