@@ -234,10 +234,10 @@ describe('createPspMcp and serveHttp in process', () => {
       const call = async (name: string, args: Record<string, unknown> = {}) =>
         ((await client.callTool({ name, arguments: args })).structuredContent as Record<string, any>)
           .untrusted_data as Record<string, any>;
-      const first = await call('events_since'); // opens the stream
+      const first = await call('stream_events_since'); // opens the stream
       expect(first.stream).toBe('open');
       const { payment } = await call('payments_create', { amount: 2500 });
-      const page = await call('events_since', { cursor: first.cursor, wait_seconds: 20 });
+      const page = await call('stream_events_since', { cursor: first.cursor, wait_seconds: 20 });
       expect(page.events.map((e: any) => e.payload.id)).toContain(payment.id);
       const signed = signWebhook(
         { id: 'evt_2', event: 'payment.succeeded', created_at: new Date().toISOString(), data: payment },

@@ -5,8 +5,8 @@ import { AGENTS, type Agent, expectRefusal, ok, SECRET_FORMS } from './helpers.j
 
 let agent: Agent;
 
-const MOVING = ['payments_cancel', 'payments_refund', 'payouts_create', 'events_trigger', 'confirm'];
-const READS = ['payments_get', 'payouts_get', 'banks_list', 'banks_find', 'events_since', 'webhooks_verify'];
+const MOVING = ['payments_cancel', 'payments_refund', 'payouts_create', 'webhooks_trigger', 'confirm'];
+const READS = ['payments_get', 'payouts_get', 'banks_list', 'banks_find', 'stream_events_since', 'webhooks_verify'];
 
 async function newPayment(amount = 150_000): Promise<string> {
   return ok(await agent.call('payments_create', { amount, order_id: `o-${amount}` })).payment.id as string;
@@ -82,8 +82,8 @@ describe.each(AGENTS)('%s', (_, start) => {
           'clock_advance',
           'confirm',
           'deliveries_list',
-          'events_since',
-          'events_trigger',
+          'stream_events_since',
+          'webhooks_trigger',
           'faults_add',
           'faults_clear',
           'faults_list',
@@ -142,7 +142,7 @@ describe.each(AGENTS)('%s', (_, start) => {
         'idempotent_conflict',
         409,
       );
-      const { events } = ok(await agent.call('events_since', { limit: 100 }));
+      const { events } = ok(await agent.call('stream_events_since', { limit: 100 }));
       const created = events.filter(
         (e: any) => e.kind === 'payment.created' && e.payload.id === first.payment.id,
       );
@@ -264,24 +264,24 @@ describe.each(AGENTS)('%s', (_, start) => {
     });
 
     it('events since a cursor: only the newer ones, and waiting for the next', async () => {
-      const { cursor } = ok(await agent.call('events_since'));
+      const { cursor } = ok(await agent.call('stream_events_since'));
       const id = await newPayment(9200);
-      const page = ok(await agent.call('events_since', { cursor, wait_seconds: 10 }));
+      const page = ok(await agent.call('stream_events_since', { cursor, wait_seconds: 10 }));
       expect(page.stream).toBe('open');
       expect(page.events[0]).toMatchObject({ kind: 'payment.created', payload: { id }, seq: cursor + 1 });
-      expect(ok(await agent.call('events_since', { cursor: page.cursor })).events).toEqual([]);
-      expectRefusal(await agent.call('events_since', { cursor: -1 }), 'invalid_input', 400);
+      expect(ok(await agent.call('stream_events_since', { cursor: page.cursor })).events).toEqual([]);
+      expectRefusal(await agent.call('stream_events_since', { cursor: -1 }), 'invalid_input', 400);
     });
 
     it('trigger emits the event after a confirmation', async () => {
       const { cursor } = ok(await agent.call('webhooks_inbox'));
-      const result = ok(await confirmed('events_trigger', { event: 'payment.refunded', amount: 1234 }));
+      const result = ok(await confirmed('webhooks_trigger', { event: 'payment.refunded', amount: 1234 }));
       expect(result.event).toBe('payment.refunded');
       const refunded = result.objects[0].data.id;
       const { hook } = await inboxUntil(cursor, (w) => w.body.includes('"payment.refunded"'));
       expect(hook.body).toContain(refunded);
       expectRefusal(
-        await agent.call('events_trigger', { event: 'payment.teleported' }),
+        await agent.call('webhooks_trigger', { event: 'payment.teleported' }),
         'invalid_input',
         400,
       );

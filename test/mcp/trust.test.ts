@@ -169,12 +169,12 @@ describe('payer text is data', () => {
         order_id: 'order-1',
       });
       const id = ok(created).payment.id as string;
-      const events = await agent.call('events_since', {});
+      const events = await agent.call('stream_events_since', {});
       ok(await agent.call('buyer_pay', { payment_id: id }));
       const results = {
         payments_create: created,
         payments_get: await agent.call('payments_get', { id }),
-        events_since: await agent.call('events_since', { cursor: events.data.cursor, wait_seconds: 5 }),
+        stream_events_since: await agent.call('stream_events_since', { cursor: events.data.cursor, wait_seconds: 5 }),
         webhooks_inbox: await agent.call('webhooks_inbox', {}),
         deliveries_list: await agent.call('deliveries_list', {}),
       };

@@ -73,7 +73,7 @@ export const referenceTools: Tool[] = [
     }),
   }),
   defineTool({
-    name: 'events_trigger',
+    name: 'webhooks_trigger',
     title: 'Trigger a webhook event',
     description:
       'Reference mode: makes a new payment or payout and moves it so that the reference emits `event` (as `psp-reference trigger`), to every webhook endpoint. Creates its own objects only, but a refund or payout event moves (test) money, so it runs after a confirmation like the other money-moving tools.',

@@ -62,7 +62,7 @@ const INBOX_OUT: JsonSchema = {
 
 export const streamTools: Tool[] = [
   defineTool({
-    name: 'events_since',
+    name: 'stream_events_since',
     title: 'Read the event stream',
     description:
       'The realtime events (spec 6.2: payment.created, payment.status_changed, payout.*, refund.created) received after `cursor` (0 or absent: all kept). psp-mcp keeps the stream open and numbers its events; pass the answered `cursor` next time. `wait_seconds` waits for the first new one. Against a service the first call opens the stream, which replaces another stream on the same key (one per key).',
