@@ -6,7 +6,14 @@ import { AGENTS, type Agent, expectRefusal, ok, SECRET_FORMS } from './helpers.j
 let agent: Agent;
 
 const MOVING = ['payments_cancel', 'payments_refund', 'payouts_create', 'webhooks_trigger', 'confirm'];
-const READS = ['payments_get', 'payouts_get', 'banks_list', 'banks_find', 'stream_events_since', 'webhooks_verify'];
+const READS = [
+  'payments_get',
+  'payouts_get',
+  'banks_list',
+  'banks_find',
+  'stream_events_since',
+  'webhooks_verify',
+];
 
 async function newPayment(amount = 150_000): Promise<string> {
   return ok(await agent.call('payments_create', { amount, order_id: `o-${amount}` })).payment.id as string;

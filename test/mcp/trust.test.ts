@@ -174,7 +174,10 @@ describe('payer text is data', () => {
       const results = {
         payments_create: created,
         payments_get: await agent.call('payments_get', { id }),
-        stream_events_since: await agent.call('stream_events_since', { cursor: events.data.cursor, wait_seconds: 5 }),
+        stream_events_since: await agent.call('stream_events_since', {
+          cursor: events.data.cursor,
+          wait_seconds: 5,
+        }),
         webhooks_inbox: await agent.call('webhooks_inbox', {}),
         deliveries_list: await agent.call('deliveries_list', {}),
       };
