@@ -4,7 +4,6 @@
 // confirm, and before any request: a call over a limit is refused with nothing sent.
 import type { Redactor } from '../internal/redact.js';
 import { ToolRefusal } from './errors.js';
-import type { Tool } from './tools/define.js';
 
 /** One decision of the server, as the decision log writes it (one JSON line each). */
 export interface McpDecision {
@@ -65,7 +64,7 @@ export class SessionPolicy {
   }
 
   /** Whether the tool is listed and callable at all. */
-  allows(tool: Tool): boolean {
+  allows(tool: { name: string; annotations: { readOnlyHint: boolean } }): boolean {
     if (this.#options.readOnly && !tool.annotations.readOnlyHint) return false;
     return !this.#options.tools || this.#options.tools.includes(tool.name);
   }

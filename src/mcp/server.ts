@@ -67,12 +67,12 @@ function refused(err: unknown, redact: Redactor): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
 }
 
-// Over 80 lines: registers every tool and its gate over one session's state.
 /** Every tool a server over `target` has, before the operator's limits (the names `--tools` may give). */
 export function toolsOf(target: Target): Tool[] {
   return [...apiTools, ...streamTools, ...(target.reference ? [...referenceTools, ...labTools] : [])];
 }
 
+// Over 80 lines: registers every tool and its gate over one session's state.
 /**
  * Builds one MCP server over `target` (one per connection; they share the target). `limits`: the operator's
  * (src/mcp/policy.ts), counted per connection.
