@@ -12,6 +12,7 @@ import {
   pathOf,
 } from '../../src/schemas/operations.js';
 import { checkAnswer, checkedFetch } from './answer-check.js';
+import { OPERATION_CASES } from '../support/operation-cases.js';
 
 // Each operation of the document, driven to each status the document lists for it, through the answer check: the
 // reference answers every listed status (none is listed that it cannot answer), with a body valid for it.
@@ -77,23 +78,6 @@ function lab() {
 }
 type Lab = ReturnType<typeof lab>;
 
-/** A way to reach one operation: the id in its path (made in the lab) and the body of a successful call. */
-interface Target {
-  id?: (l: Lab) => Promise<string>;
-  body?: (l: Lab) => string;
-}
-// Keyed by operation name: a row of the table of operations without its entry fails "... each of their statuses".
-const TARGETS: Record<OperationName, Target> = {
-  'payments.create': { body: () => '{"amount":1000}' },
-  'payments.get': { id: (l) => l.payment() },
-  'payments.cancel': { id: (l) => l.payment() },
-  'payments.refund': { id: (l) => l.succeeded(), body: () => '{"amount":100}' },
-  'payouts.create': { body: (l) => l.payoutBody() },
-  'payouts.get': { id: (l) => l.payout() },
-  'banks.list': {},
-  'events.stream': {},
-};
-
 /** The statuses the document lists for an operation of the table. */
 const listedFor = (name: OperationName): number[] => {
   const { method, path } = OPERATIONS[name];
@@ -104,7 +88,7 @@ const listedFor = (name: OperationName): number[] => {
 async function provoke(name: OperationName, status: number): Promise<number> {
   const l = lab();
   const row: OperationRow = OPERATIONS[name];
-  const target = TARGETS[name];
+  const target = OPERATION_CASES[name];
   const url = `${BASE}${PUBLIC_PREFIX}${pathOf(name, await target.id?.(l))}`;
   const body = target.body?.(l);
   const M = row.method;
@@ -229,7 +213,7 @@ describe('every status the document lists, the reference answers', () => {
         .flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`))
         .sort(),
     ).toEqual(NAMES.map((n) => `${OPERATIONS[n].method} ${PUBLIC_PREFIX}${OPERATIONS[n].path}`).sort());
-    expect(Object.keys(TARGETS).sort()).toEqual([...NAMES].sort());
+    expect(Object.keys(OPERATION_CASES).sort()).toEqual([...NAMES].sort());
   });
 
   it.each(cases)('%s answers %i, valid for the document', async (name, status) => {

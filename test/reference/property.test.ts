@@ -1,3 +1,4 @@
+import { answersOf, EVERY_REQUEST, OPERATION_CASES } from '../support/operation-cases.js';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { responseSchemas } from '../../src/schemas/resources.js';
@@ -95,17 +96,16 @@ const body = fc.oneof(
 // and those of every request (sections 5, 7, 8: 400 for an invalid request or signature, 401, 403, 429). A refusal
 // never takes a status the spec does not list. The event stream is left out: its answer never ends.
 type Sent = Exclude<OperationName, 'events.stream'>;
-const EVERY = [400, 401, 403, 429];
+// From the one table of test/support/operation-cases.ts: each operation's spec statuses, the refusals of every
+// request, and what else it may answer.
 const LISTED: Record<Sent | 'no operation', number[]> = {
-  'payments.create': [...EVERY, 200, 201, 409],
-  'payments.get': [...EVERY, 200, 404],
-  'payments.cancel': [...EVERY, 200, 404, 409],
-  'payments.refund': [...EVERY, 200, 201, 404, 409, 422],
-  'payouts.create': [...EVERY, 200, 201, 409, 422],
-  'payouts.get': [...EVERY, 200, 404],
-  'banks.list': [...EVERY, 200],
+  ...(Object.fromEntries(
+    (Object.keys(OPERATION_CASES) as OperationName[])
+      .filter((name): name is Sent => name !== 'events.stream')
+      .map((name) => [name, answersOf(name)]),
+  ) as Record<Sent, number[]>),
   // No operation of section 4 has this method: HTTP's own answer, with Allow (docs/spec-decisions.md).
-  'no operation': [...EVERY, 405],
+  'no operation': [...EVERY_REQUEST, 405],
 };
 
 // Every row of the table (but the stream), its method and path from the row, any id where the path has one.
