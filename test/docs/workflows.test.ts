@@ -114,7 +114,12 @@ describe('GitHub workflows', () => {
 
   it('release builds the single executable and the image, smoke-tests both, and ships them on a publish', async () => {
     const release = await read('release.yml');
-    expect(release).toContain('run: npm run build:binary');
+    // Issue 44 item 4: every release target with its checksums, checked before they are attached.
+    expect(release).toContain('run: npm run build:binary -- --release');
+    expect(release).toContain('sha256sum -c SHA256SUMS');
+    expect(release).toMatch(
+      /gh release upload "v\$version" build\/psp-reference-linux-x64 build\/psp-reference-linux-arm64 \\\n\s+build\/psp-reference-darwin-arm64 build\/SHA256SUMS/,
+    );
     expect(release).toMatch(/env -i [^\n]*build\/psp-reference-linux-x64 --version/);
     expect(release).toContain('docker build -t psp-reference:ci .');
     expect(release.match(/node scripts\/smoke-reference\.mjs/g)).toHaveLength(2);

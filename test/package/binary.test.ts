@@ -3,8 +3,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// biome-ignore format: the directive below must stay right above the import line it excuses
 // @ts-expect-error: a plain .mjs build script, without types
-import { buildBinary, bunPath, declaredBin } from '../../scripts/build-binary.mjs';
+import { buildBinary, bunPath, checksums, declaredBin, RELEASE_TARGETS } from '../../scripts/build-binary.mjs';
 
 // The single executable of `psp-reference` (scripts/build-binary.mjs: `bun build --compile` of the declared bin),
 // built once for this file from the dist/ that npm test's build stage made, then run as a team without Node would:
@@ -151,6 +152,28 @@ describe.skipIf(skip)('the single executable (bun build --compile of the declare
       server.child.kill('SIGTERM');
       expect(await server.exit).toBe(0);
     }
+  });
+
+  // Issue 44 item 4: the release's other targets, cross-compiled by the pinned Bun from the npm registry's
+  // runtimes, each its platform's executable by its header, and SHA256SUMS that names and checks each.
+  it('cross-compiles linux-arm64 and darwin-arm64, each its platform executable, with their checksums', {
+    timeout: 180_000,
+  }, () => {
+    const arm = buildBinary(join(work, 'psp-reference-linux-arm64'), RELEASE_TARGETS['linux-arm64']);
+    const mac = buildBinary(join(work, 'psp-reference-darwin-arm64'), RELEASE_TARGETS['darwin-arm64']);
+    const head = (f: string) => readFileSync(f).subarray(0, 20);
+    // ELF, 64-bit, e_machine 0xB7 (AArch64); Mach-O 64-bit (0xFEEDFACF, little-endian), cputype ARM64 (0x0100000C).
+    expect(head(arm).subarray(0, 4).toString('latin1')).toBe('\x7fELF');
+    expect(head(arm).readUInt16LE(18)).toBe(0xb7);
+    expect(head(mac).readUInt32LE(0)).toBe(0xfeedfacf);
+    expect(head(mac).readUInt32LE(4)).toBe(0x0100000c);
+    const sums = checksums([arm, mac]) as string;
+    expect(sums.split('\n').filter(Boolean)).toEqual([
+      expect.stringMatching(/^[0-9a-f]{64} {2}psp-reference-linux-arm64$/),
+      expect.stringMatching(/^[0-9a-f]{64} {2}psp-reference-darwin-arm64$/),
+    ]);
+    rmSync(arm);
+    rmSync(mac);
   });
 
   it('refuses a weak fixed credential with exit 2, without echoing it', async () => {
