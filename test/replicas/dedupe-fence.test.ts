@@ -6,6 +6,7 @@
 // F5: cluster clients are refused at construction; replies of the wrong type are 503, never "started".
 // The leases' renewals and deadlines run on a manual clock the test moves; only Redis's own key expiry is real
 // time, and the test waits for it by reading the key's PTTL, never by timing anything.
+import { readFileSync } from 'node:fs';
 import { createCluster, createClient } from 'redis';
 import { Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -241,6 +242,12 @@ describe.skipIf(!haveRedis())('the dedupe lease on a real redis-server (issue 32
       const keys = (await c.raw('KEYS', `psp:webhook:*${ids[0]}*`)) as string[];
       expect(keys).toHaveLength(4); // two markers, two fences
       expect(keys.join(' ')).not.toMatch(/whs_|9fK2pQ7|5hJ8kL2/);
+      // The key docs/replicas.md tells a reader to DEL before a resend is this one: <prefix><app>:<event id>
+      // (issue 44 item 6; it once said psp:webhook:<event id>, which names no key).
+      const markers = keys.filter((k) => !k.endsWith(':fence'));
+      for (const k of markers) expect(k).toMatch(new RegExp(`^psp:webhook:[^:]+:${ids[0]}$`));
+      const guide = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'replicas.md'), 'utf8');
+      expect(guide).toContain('DEL psp:webhook:<app>:<event id>');
       // An explicit app shares the namespace across endpoints when one app has several (or rotates secrets).
       const shared = { app: 'orders', dedupe: redisDedupe(c.client), onError: () => {} };
       let sharedRuns = 0;

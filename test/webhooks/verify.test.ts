@@ -281,6 +281,13 @@ describe('verifyWebhook input and configuration problems', () => {
     expect(reasonOf(() => verifyWebhook(BODY, v2Headers(BODY), secret as never, opts))).toBe(reason);
   });
 
+  // Issue 44 item 6: a missing or non-string secret says where the secret comes from, not just that it is wrong.
+  it.each([[undefined], [''], [42]])('a secret of %o says where the secret comes from', (secret) => {
+    expect(() => verifyWebhook(BODY, v2Headers(BODY), secret as never, opts)).toThrow(
+      /shown when the endpoint was made or rotated \(keep it in an environment variable such as PSP_WEBHOOK_SECRET\)/,
+    );
+  });
+
   it('tells a thm_ secret apart from a whs_ one', () => {
     expect(() => verifyWebhook(BODY, v2Headers(BODY), 'thm_abc', opts)).toThrow(
       /thm_ key, not a whs_ secret/,
