@@ -93,8 +93,8 @@ export class SessionPolicy {
   decide(tool: string, args: Record<string, unknown>, decision: McpDecision['decision'], why: string): void {
     const hear = this.#options.onDecision;
     if (!hear) return;
-    const redacted = JSON.parse(this.#redact.text(JSON.stringify(args))) as Record<string, unknown>;
     try {
+      const redacted = JSON.parse(this.#redact.text(JSON.stringify(args))) as Record<string, unknown>;
       hear({
         time: new Date().toISOString(),
         tool,

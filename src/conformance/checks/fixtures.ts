@@ -1,5 +1,5 @@
 // Test values and steps the checks share: small amounts, a valid phone, a bank of the directory, the raw create.
-import { expect, field } from '../assert.js';
+import { expect, expectStatus, field } from '../assert.js';
 import type { Check } from '../check.js';
 import { type Kit, show, type WireAnswer, type WireOptions } from '../kit.js';
 import { NeedsControl } from '../outcomes.js';
@@ -54,4 +54,13 @@ export function expectPlanned(kit: Kit, planned: unknown, want: string, amount: 
   throw new NeedsControl(
     `${what}: the spec gives no public means to ask for a ${want} outcome; run against psp-reference (its plan by amount) to check it`,
   );
+}
+
+/** payouts.create of `amount` to the test recipient; anything but 201 fails the check, naming `what`. */
+export async function payout(kit: Kit, amount: number, what: string): Promise<WireAnswer> {
+  const res = await kit.api('payouts.create', {
+    body: { amount, phone: PHONE, bank_id: await bankId(kit), full_name: 'Kit Test' },
+  });
+  expectStatus(res, 201, what);
+  return res;
 }

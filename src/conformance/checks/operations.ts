@@ -17,7 +17,7 @@ import { expect, expectError, field } from '../assert.js';
 import { CheckSkipped } from '../outcomes.js';
 import type { Check } from '../check.js';
 import type { Kit, WireAnswer, WireOptions } from '../kit.js';
-import { bankId, PHONE } from './fixtures.js';
+import { payout } from './fixtures.js';
 
 /** A UUIDv4 no service issued. */
 const NEVER_ISSUED = '00000000-0000-4000-8000-000000000000';
@@ -44,9 +44,7 @@ async function fixture(kit: Kit, kind: string): Promise<string> {
 const FIXTURES: Record<string, (kit: Kit) => Promise<string>> = {
   payment: async (kit) => (await kit.createPayment({ amount: 100, order_id: 'kit-operations' })).id,
   async payout(kit) {
-    const res = await kit.api('payouts.create', {
-      body: { amount: 100, phone: PHONE, bank_id: await bankId(kit), full_name: 'Kit Test' },
-    });
+    const res = await payout(kit, 100, 'a payout to read back');
     const id = field(field(res.json, 'payout'), 'id');
     expect(typeof id === 'string', 'payouts.create did not answer a payout to read back', res);
     return id;

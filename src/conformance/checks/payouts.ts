@@ -1,19 +1,9 @@
 // Spec 2.5-2.7, 3.3, 4.5, 4.6: SBP payouts.
 import { expect, expectError, expectStatus, field } from '../assert.js';
 import { group } from '../check.js';
-import type { Kit } from '../kit.js';
 import { CheckFailure, NeedsControl } from '../outcomes.js';
-import { bankId, expectPlanned, PHONE } from './fixtures.js';
+import { bankId, expectPlanned, PHONE, payout } from './fixtures.js';
 import { expectShape } from './payments.js';
-
-/** payouts.create of `amount` to the test recipient; anything but 201 fails the check, naming `what`. */
-async function payout(kit: Kit, amount: number, what: string) {
-  const res = await kit.api('payouts.create', {
-    body: { amount, phone: PHONE, bank_id: await bankId(kit), full_name: 'Kit Test' },
-  });
-  expectStatus(res, 201, what);
-  return res;
-}
 
 export const PAYOUT_CHECKS = group('payouts', [
   {
