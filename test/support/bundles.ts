@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { inject } from 'vitest';
 
@@ -32,4 +33,33 @@ export const BUNDLES_ROOT = join(root, 'test-output', 'bundles');
 /** The bundled script of one entry: `spawn(process.execPath, [bundled('cli'), ...args])`. */
 export function bundled(name: keyof typeof BUNDLE_ENTRIES): string {
   return join(inject('bundleDir'), `${name}.mjs`);
+}
+
+/** What a bundled script printed, and how it ended. */
+export interface BundledRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the bundled script `name` with `args` to its end, its output captured. */
+export function runBundled(
+  name: keyof typeof BUNDLE_ENTRIES,
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv | undefined; cwd?: string | undefined } = {},
+): Promise<BundledRun> {
+  const child = spawn(process.execPath, [bundled(name), ...args], {
+    cwd: options.cwd ?? root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: options.env ?? process.env,
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (c: string) => {
+    stdout += c;
+  });
+  child.stderr.setEncoding('utf8').on('data', (c: string) => {
+    stderr += c;
+  });
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
 }

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listChecks } from '../../../src/conformance/index.js';
 import { contractCommand } from '../../../src/reference/cli/cli-contract.js';
-import { bundled } from '../../support/bundles.js';
+import { bundled, runBundled } from '../../support/bundles.js';
 
 const root = join(import.meta.dirname, '..', '..', '..');
 let server: ChildProcess;
@@ -45,22 +45,10 @@ afterAll(async () => {
 });
 
 /** Runs `psp-reference contract ...args` to its end. */
-function contract(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [bundled('cli'), 'contract', ...args], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'pipe'],
+const contract = (args: string[]) =>
+  runBundled('cli', ['contract', ...args], {
     env: { ...process.env, PSP_API_KEY: '', PSP_BASE_URL: '', PSP_ADMIN_TOKEN: '' },
   });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (c: string) => {
-    stdout += c;
-  });
-  child.stderr.setEncoding('utf8').on('data', (c: string) => {
-    stderr += c;
-  });
-  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
-}
 
 const connection = () => ['--base-url', facts.base_url!, '--api-key', facts.api_key!];
 
