@@ -2,6 +2,7 @@
 // --from-env (and the server says so otherwise); the operator's limits (--read-only, --tools, caps on amount and on
 // the count of money-moving calls) refuse a call before anyone is asked and before any request; every decision goes
 // to the decision log as a JSON line, secrets redacted.
+import { until } from '../support/sse-server.js';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,9 +35,10 @@ describe('psp-mcp and the environment', () => {
     try {
       const names = (await unasked.client.listTools()).tools.map((t) => t.name);
       expect(names).toContain('buyer_pay'); // the in-process reference's own tools
-      await expect
-        .poll(() => unasked.stderr())
-        .toMatch(/PSP_BASE_URL\/PSP_API_KEY are set but not used: pass --from-env/);
+      // Written before the server connects; until() waits in event-loop turns, bounded by the test's timeout.
+      await until(() =>
+        expect(unasked.stderr()).toMatch(/PSP_BASE_URL\/PSP_API_KEY are set but not used: pass --from-env/),
+      );
     } finally {
       await unasked.close();
     }
@@ -44,9 +46,11 @@ describe('psp-mcp and the environment', () => {
     try {
       const names = (await asked.client.listTools()).tools.map((t) => t.name);
       expect(names).not.toContain('buyer_pay');
-      await expect
-        .poll(() => asked.stderr())
-        .toContain(`driving the service at ${new URL(ref.base_url).origin} (test mode)`);
+      await until(() =>
+        expect(asked.stderr()).toContain(
+          `driving the service at ${new URL(ref.base_url).origin} (test mode)`,
+        ),
+      );
       expect(asked.stderr()).not.toMatch(SECRET_FORMS);
     } finally {
       await asked.close();
