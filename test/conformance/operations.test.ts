@@ -24,25 +24,25 @@ describe('the operations group', () => {
   it('gives a row added to the table its checks, with no kit code for it', () => {
     const throwaway: OperationRow = {
       method: 'GET',
-      path: '/refunds/{id}',
+      path: '/throwaways/{id}',
       id: 'payment',
       answer: 'Refund',
       what: 'refund',
       safe: true,
     };
-    const added = ids({ ...OPERATIONS, 'refunds.get': throwaway }).filter(
+    const added = ids({ ...OPERATIONS, 'throwaways.get': throwaway }).filter(
       (id) => !ids(OPERATIONS).includes(id),
     );
     expect(added).toEqual([
-      'operations.refunds.get.no-key',
-      'operations.refunds.get.unknown-id',
-      'operations.refunds.get.answer',
+      'operations.throwaways.get.no-key',
+      'operations.throwaways.get.unknown-id',
+      'operations.throwaways.get.answer',
     ]);
-    const [noKey] = operationChecks({ 'refunds.get': throwaway });
+    const [noKey] = operationChecks({ 'throwaways.get': throwaway });
     expect(noKey).toMatchObject({
       group: 'operations',
       section: '4',
-      sends: 'GET /refunds/{id} without an Authorization header',
+      sends: 'GET /throwaways/{id} without an Authorization header',
     });
   });
 

@@ -12,7 +12,8 @@ import {
   pathOf,
 } from '../../src/schemas/operations.js';
 import { checkAnswer, checkedFetch } from './answer-check.js';
-import { OPERATION_CASES } from '../support/operation-cases.js';
+import { idOf, OPERATION_CASES, payoutBody } from '../support/operation-cases.js';
+import { objectMaker } from '../support/object-maker.js';
 
 // Each operation of the document, driven to each status the document lists for it, through the answer check: the
 // reference answers every listed status (none is listed that it cannot answer), with a body valid for it.
@@ -68,13 +69,8 @@ function lab() {
     await admin('POST', `/_simulator/payments/${id}/succeed`);
     return id;
   };
-  const payoutBody = (extra = {}) =>
-    JSON.stringify({ amount: 500, phone: '+79991234567', bank_id: '100000000111', ...extra });
-  const payout = async () => {
-    const res = await send('POST', `${PUBLIC}/payouts`, { body: payoutBody() });
-    return ((await res.json()) as { payout: { id: string } }).payout.id;
-  };
-  return { r, send, admin, payment, succeeded, payoutBody, payout, merchant_id, terminal_id };
+  const make = objectMaker((input, init) => fetch(new Request(input, init)), BASE, api_key);
+  return { r, send, admin, payment, succeeded, make, merchant_id, terminal_id };
 }
 type Lab = ReturnType<typeof lab>;
 
@@ -89,8 +85,8 @@ async function provoke(name: OperationName, status: number): Promise<number> {
   const l = lab();
   const row: OperationRow = OPERATIONS[name];
   const target = OPERATION_CASES[name];
-  const url = `${BASE}${PUBLIC_PREFIX}${pathOf(name, await target.id?.(l))}`;
-  const body = target.body?.(l);
+  const url = `${BASE}${PUBLIC_PREFIX}${pathOf(name, await idOf(name, l))}`;
+  const body = target.body?.();
   const M = row.method;
   const call = async (o: Send = {}) => {
     const res = await l.send(M, url, { body, ...o });
@@ -130,7 +126,7 @@ async function provoke(name: OperationName, status: number): Promise<number> {
     case 422:
       return name === 'payments.refund'
         ? call({ body: '{"amount":999999}' })
-        : call({ body: l.payoutBody({ bank_id: '000000000000' }) });
+        : call({ body: payoutBody({ bank_id: '000000000000' }) });
     case 429:
       await l.admin('PATCH', `/_cabinet/merchants/${l.merchant_id}`, {
         rate_limit: { limit: 1, window_seconds: 60 },

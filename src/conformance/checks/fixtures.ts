@@ -1,8 +1,9 @@
-// Test values and steps the checks share: small amounts, a valid phone, a bank of the directory, the raw create.
+// Test values and steps the checks share: small amounts, a valid phone, a bank of the directory, the raw create, and
+// an object of each kind a row's id names (the one maker of them: the kit's checks and the project's tests use it).
 import { expect, expectStatus, field } from '../assert.js';
 import type { Check } from '../check.js';
 import { type Kit, show, type WireAnswer, type WireOptions } from '../kit.js';
-import { NeedsControl } from '../outcomes.js';
+import { CheckSkipped, NeedsControl } from '../outcomes.js';
 
 /** One check as a group lists it (`group()` adds the group and prefixes the id). */
 export type CheckSpec = Omit<Check, 'group' | 'id'> & { id: string };
@@ -63,4 +64,27 @@ export async function payout(kit: Kit, amount: number, what: string): Promise<Wi
   });
   expectStatus(res, 201, what);
   return res;
+}
+
+/**
+ * How an object of each kind a row's id names (`payment`, `payout`) is made over the public API, in the state a
+ * read of it needs. A row whose id names a new kind needs its maker here, and nowhere else: the kit's generic checks
+ * and the project's tests of every row (statuses, tenancy) make theirs with it.
+ */
+export const OBJECT_MAKERS: Readonly<Record<string, (kit: Kit) => Promise<string>>> = {
+  payment: async (kit) => (await kit.createPayment({ amount: 100, order_id: 'kit-operations' })).id,
+  async payout(kit) {
+    const res = await payout(kit, 100, 'a payout to read back');
+    const id = field(field(res.json, 'payout'), 'id');
+    expect(typeof id === 'string', 'payouts.create did not answer a payout to read back', res);
+    return id;
+  },
+};
+
+/** The id of an object of `kind` that exists, made for a check (a payment the kit made is cancelled at the run's end). */
+export async function makeObject(kit: Kit, kind: string): Promise<string> {
+  const make = OBJECT_MAKERS[kind];
+  // A kind of object the kit cannot make yet: the kit's reach, not the service's rule (add it to OBJECT_MAKERS).
+  if (!make) throw new CheckSkipped(`the kit makes no ${kind} to try this on yet`);
+  return make(kit);
 }

@@ -13,11 +13,10 @@ import {
 import { responseSchemas } from '../../schemas/resources.js';
 import { parseOwn } from '../../schemas/issues.js';
 import { OPERATION_DOCS, SHARED_REFUSALS } from '../../openapi/operations.js';
-import { expect, expectError, field } from '../assert.js';
-import { CheckSkipped } from '../outcomes.js';
+import { expect, expectError } from '../assert.js';
 import type { Check } from '../check.js';
 import type { Kit, WireAnswer, WireOptions } from '../kit.js';
-import { payout } from './fixtures.js';
+import { makeObject } from './fixtures.js';
 
 /** A UUIDv4 no service issued. */
 const NEVER_ISSUED = '00000000-0000-4000-8000-000000000000';
@@ -31,25 +30,6 @@ function listedStatuses(name: string, row: OperationRow): Set<number> {
   if (!doc) statuses.push(...(row.id ? [404] : []), ...(row.input ? [400] : []));
   return new Set([...Object.keys(doc?.ok ?? {}).map(Number), ...statuses]);
 }
-
-/** The id of an object of `kind` that exists, made for the check (the payment is cancelled at the run's end). */
-async function fixture(kit: Kit, kind: string): Promise<string> {
-  const make = FIXTURES[kind];
-  // A kind of object the kit cannot make yet: the kit's reach, not the service's rule (add it to FIXTURES).
-  if (!make) throw new CheckSkipped(`the kit makes no ${kind} to try this on yet`);
-  return make(kit);
-}
-
-/** How the kit makes an object of each kind a row's id names. */
-const FIXTURES: Record<string, (kit: Kit) => Promise<string>> = {
-  payment: async (kit) => (await kit.createPayment({ amount: 100, order_id: 'kit-operations' })).id,
-  async payout(kit) {
-    const res = await payout(kit, 100, 'a payout to read back');
-    const id = field(field(res.json, 'payout'), 'id');
-    expect(typeof id === 'string', 'payouts.create did not answer a payout to read back', res);
-    return id;
-  },
-};
 
 /**
  * The generic checks of every row of `rows` (default: the table of operations), as the `operations` group runs
@@ -104,7 +84,7 @@ export function operationChecks(rows: Readonly<Record<string, OperationRow>> = O
         sends: `${row.method} ${row.path} with a JSON array for a body${row.id ? ', on an object that exists' : ''}`,
         expects: '400 with the error body, and nothing done',
         async run(kit) {
-          const id = row.id ? await fixture(kit, row.id) : undefined;
+          const id = row.id ? await makeObject(kit, row.id) : undefined;
           refused(await send(kit, id, { body: '[]' }), 400, 'with an array for a body');
         },
       });
@@ -117,7 +97,7 @@ export function operationChecks(rows: Readonly<Record<string, OperationRow>> = O
         sends: `${row.method} ${row.path}${row.id ? ` of a ${row.id} made for it` : ''}`,
         expects: `200 and a body valid against the description's schema ${answer}`,
         async run(kit) {
-          const res = await send(kit, row.id ? await fixture(kit, row.id) : undefined, {});
+          const res = await send(kit, row.id ? await makeObject(kit, row.id) : undefined, {});
           expect(res.status === 200, `${name}: expected 200, got ${res.status}`, res);
           const parsed = parseOwn(responseSchemas(true)[answer], res.json);
           expect(

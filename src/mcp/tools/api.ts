@@ -1,12 +1,13 @@
 // The public API's tools: what PspClient does, one tool per operation (spec section 4), against the reference or a
 // service alike. Each is made from its row of the table of operations (src/schemas/operations.ts): its name, the id
 // argument, the body (openapi.json's component, checked by PspClient before anything is sent), the answer,
-// read-only for a GET, the Idempotency-Key of a creation; its title is the API description's summary. Only its words
-// are written here: the description an agent reads, and for a call that needs a person's confirmation, the sentence
-// that person is shown. An operation added to the table gets its tool with no code here beyond those words.
+// read-only for a GET, the Idempotency-Key of a creation; its title is the API description's summary. Only words are
+// written here, where the document's are not enough for an agent: the description it reads, and for a call that needs
+// a person's confirmation, the sentence that person is shown. An operation added to the table gets its tool with no
+// line here: its description is the document's summary and success answer, and a POST asks a person first.
 import { OPERATION_DOCS } from '../../openapi/operations.js';
 import type { MethodName } from '../../client/method.js';
-import { OPERATIONS, type OperationRow } from '../../schemas/operations.js';
+import { OPERATIONS, type OperationName, type OperationRow } from '../../schemas/operations.js';
 import type { PspClient } from '../../psp-client.js';
 import { component, extend, type JsonSchema, text } from '../json-schema.js';
 import { PspValidationError } from '../../client/base-errors.js';
@@ -23,7 +24,7 @@ const CONFIRMED =
   'Runs only after a confirmation: the client is asked, or the call answers a confirmation_token for the `confirm` tool.';
 
 /** What a row's tool says beyond its row. */
-interface ToolWords {
+export interface ToolWords {
   /** What an agent reads in tools/list. */
   description: string;
   /** The sentence a person confirms before the call runs; a tool without one runs unasked. */
@@ -42,8 +43,8 @@ interface ToolWords {
     | undefined;
 }
 
-/** The words of every operation that answers JSON (the event stream has the streams' tools). */
-const WORDS: Record<MethodName, ToolWords> = {
+/** Better words than the document's for the operations that have them (the event stream has the streams' tools). */
+const WORDS: Partial<Record<MethodName, ToolWords>> = {
   'payments.create': {
     description:
       'Creates a payment (spec 4.1) and answers it with its payment_url, where the buyer pays. Carries an Idempotency-Key: pass the same `idempotency_key` to repeat the call without making a second payment.',
@@ -111,6 +112,25 @@ const WORDS: Record<MethodName, ToolWords> = {
   },
 };
 
+/**
+ * The words of an operation with none in {@link WORDS}: the document's summary and success answer, and, for a POST
+ * (it may change state or move money), a confirmation naming the call, which a person reads before it runs.
+ */
+export function wordsOf(name: MethodName, words: Partial<Record<MethodName, ToolWords>> = WORDS): ToolWords {
+  const given = words[name];
+  if (given) return given;
+  const row: OperationRow = OPERATIONS[name];
+  const doc = OPERATION_DOCS[name];
+  const ok = Object.values(doc.ok)[0]?.description ?? '';
+  const key = row.idempotent ? ' Carries an Idempotency-Key, made when not given.' : '';
+  if (row.method === 'GET') return { description: `${doc.summary} (spec ${doc.section}). ${ok}` };
+  return {
+    description: `${doc.summary} (spec ${doc.section}). ${ok} ${CONFIRMED}${key}`,
+    moves: ({ own, body }) =>
+      `${doc.summary}${row.id ? `: ${row.id} ${own.id}` : ''}${row.input ? `, with ${JSON.stringify(body)}` : ''}${row.idempotent ? ` (Idempotency-Key ${own.idempotency_key})` : ''}.`,
+  };
+}
+
 /** Calls operation `name` through PspClient's own method for it (`client.payments.refund(id, body, options)`). */
 function call(
   client: PspClient,
@@ -161,7 +181,9 @@ export function operationTool(name: MethodName, words: ToolWords): Tool {
 }
 
 export const apiTools: Tool[] = [
-  ...(Object.keys(WORDS) as MethodName[]).map((name) => operationTool(name, WORDS[name])),
+  ...(Object.keys(OPERATIONS) as OperationName[])
+    .filter((name): name is MethodName => 'answer' in OPERATIONS[name])
+    .map((name) => operationTool(name, wordsOf(name))),
   defineTool({
     name: 'banks_find',
     title: 'Find SBP banks by name',

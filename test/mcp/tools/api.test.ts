@@ -2,7 +2,7 @@
 // its tool, and each fact of the tool is its row's: the name, the title (the description's summary), the id
 // argument, the body's fields, the Idempotency-Key of a creation, read-only for a GET, the answer's schema.
 import { describe, expect, it } from 'vitest';
-import { apiTools } from '../../../src/mcp/tools/api.js';
+import { apiTools, operationTool, wordsOf } from '../../../src/mcp/tools/api.js';
 import { OPERATION_DOCS } from '../../../src/openapi/operations.js';
 import { OPERATIONS, type OperationName, type OperationRow } from '../../../src/schemas/operations.js';
 
@@ -32,5 +32,26 @@ describe("psp-mcp's API tools", () => {
     if (!row.input && !row.id && !row.idempotent) expect(Object.keys(props)).toEqual([]);
     const output = JSON.stringify(tool.outputSchema);
     if (row.idempotent) expect(output).toContain('idempotency_key');
+  });
+
+  // A new operation's tool needs no words here: the document's are used, and a POST asks a person first.
+  it("an operation without words of its own: the document's summary, and a POST asks first", () => {
+    const read = operationTool('payouts.get', wordsOf('payouts.get', {}));
+    expect(read.description).toContain(OPERATION_DOCS['payouts.get'].summary);
+    expect(read.description).toContain('(spec 4.6)');
+    expect(read.moves).toBeUndefined();
+    expect(read.annotations.destructiveHint).toBe(false);
+    const pay = operationTool('payouts.create', wordsOf('payouts.create', {}));
+    expect(pay.description).toContain('Idempotency-Key');
+    expect(pay.annotations.destructiveHint).toBe(true);
+    const sentence = pay.moves!({
+      own: { idempotency_key: 'k-1' },
+      body: { amount: 500, phone: '+79001234567', bank_id: '100000000111' },
+    });
+    expect(sentence).toBe(
+      'Create an SBP payout, with {"amount":500,"phone":"+79001234567","bank_id":"100000000111"} (Idempotency-Key k-1).',
+    );
+    const cancel = operationTool('payments.cancel', wordsOf('payments.cancel', {}));
+    expect(cancel.moves!({ own: { id: 'p-1' }, body: {} })).toBe('Cancel a pending payment: payment p-1.');
   });
 });
