@@ -5,6 +5,7 @@ import { posix } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { PspClient } from '../../src/psp-client.js';
 import { describe, expect, it } from 'vitest';
 import { OPERATIONS, type OperationRow } from '../../src/schemas/operations.js';
 import { declaredExports, entryExports, importsOf, ROOT, sourceFiles } from './surface.js';
@@ -296,6 +297,17 @@ describe('the public entries', () => {
     const named = [...new Set(rows.flatMap((row) => [row.input ?? [], row.answer ?? []].flat()))];
     expect(named.length).toBeGreaterThanOrEqual(10);
     expect(named.filter((name) => !surface['src/index.ts']!.types.includes(name))).toEqual([]);
+  });
+
+  // Issue 43 item 3: a new resource (`client.refunds`) is a type a caller can name, like `Payments`.
+  it("psp-sdk exports the type of every resource of PspClient, by its class's name", () => {
+    const client = new PspClient({ apiKey: 'sk_test_abc123_entries', baseUrl: 'http://127.0.0.1:9' });
+    const classes = Object.values(client)
+      .filter((v): v is object => typeof v === 'object' && v !== null)
+      .map((v) => Object.getPrototypeOf(v).constructor.name as string)
+      .filter((name) => name !== 'Object');
+    expect(classes).toEqual(expect.arrayContaining(['Payments', 'Payouts', 'Banks']));
+    expect(classes.filter((name) => !surface['src/index.ts']!.types.includes(name))).toEqual([]);
   });
 });
 

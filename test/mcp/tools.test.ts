@@ -1,5 +1,7 @@
 // Issue 36 item 5: psp-mcp against its in-process reference, every tool's success and refusal, as an agent calls
 // them; the last test scans every answer for a secret.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATIONS } from '../../src/schemas/operations.js';
 import { AGENTS, type Agent, expectRefusal, ok, SECRET_FORMS } from './helpers.js';
@@ -85,6 +87,10 @@ describe.each(AGENTS)('%s', (_, start) => {
       expect(Object.keys(data?.properties ?? {})).toEqual(
         expect.arrayContaining(['payment', 'payment_url', 'idempotency_key']),
       );
+      // Issue 43 item 3: a tool a new operation brings is one a reader of the guide can find.
+      const guide = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'mcp.md'), 'utf8');
+      const undocumented = [...byName.keys()].filter((name) => !guide.includes(`\`${name}\``));
+      expect(undocumented, 'tools docs/mcp.md does not name in its tables').toEqual([]);
       // A tool per operation of the table that answers JSON (test/mcp/tools/api.test.ts), and psp-mcp's own.
       expect([...byName.keys()].sort()).toEqual(
         [
