@@ -1,8 +1,11 @@
 // Issue 43 item 1: psp-mcp's API tools are made from the table of operations. Every operation that answers JSON has
 // its tool, and each fact of the tool is its row's: the name, the title (the description's summary), the id
 // argument, the body's fields, the Idempotency-Key of a creation, read-only for a GET, the answer's schema.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { apiTools, operationTool, wordsOf } from '../../../src/mcp/tools/api.js';
+import { apiTools, operationTool } from '../../../src/mcp/tools/api.js';
+import { toolsTable, wordsOf } from '../../../src/mcp/tools/words.js';
 import { OPERATION_DOCS } from '../../../src/openapi/operations.js';
 import { OPERATIONS, type OperationName, type OperationRow } from '../../../src/schemas/operations.js';
 
@@ -53,5 +56,14 @@ describe("psp-mcp's API tools", () => {
     );
     const cancel = operationTool('payments.cancel', wordsOf('payments.cancel', {}));
     expect(cancel.moves!({ own: { id: 'p-1' }, body: {} })).toBe('Cancel a pending payment: payment p-1.');
+  });
+
+  // Issue 43 item 3: the page's table is the tools' own (written by `npm run build:openapi`), so a new operation's
+  // tool, and whether it asks first, reach docs/mcp.md without a hand edit.
+  it("docs/mcp.md's table of API tools is the one the tools make", () => {
+    const page = readFileSync(join(import.meta.dirname, '..', '..', '..', 'docs', 'mcp.md'), 'utf8');
+    expect(page).toContain(`<!-- api tools -->\n\n${toolsTable()}\n\n<!-- /api tools -->`);
+    expect(toolsTable()).toContain('| `payouts_create` | an SBP payout to a phone (4.5); **asks first** |');
+    expect(toolsTable()).toContain('| `payouts_get` | a payout (4.6) |');
   });
 });
