@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -8,7 +7,7 @@ import { WEBHOOK_EVENTS } from '../../../src/schemas/names.js';
 import { parseTriggerArgs } from '../../../src/reference/cli/trigger-args.js';
 import { type TriggerResult, triggerCommand } from '../../../src/reference/cli/cli-trigger.js';
 import { type RunningReference, startReference } from '../../../src/reference/start.js';
-import { bundled } from '../../support/bundles.js';
+import { runBundled } from '../../support/bundles.js';
 
 // `psp-reference trigger` against a real started reference (manual clock: no payout or expiry timer moves anything
 // on its own), with a webhook receiver that records what the reference delivers.
@@ -485,33 +484,18 @@ describe('psp-reference trigger', () => {
   });
 
   it('the bin runs it: exit 0 with the JSON line, exit 2 on a bad event', async () => {
-    const root = join(import.meta.dirname, '..', '..', '..');
-    const run = (args: string[]) =>
-      new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
-        const child = spawn(process.execPath, [bundled('cli'), 'trigger', ...args], {
-          cwd: root,
-          env: {
-            ...process.env,
-            PSP_BASE_URL: ref.base_url,
-            PSP_ADMIN_TOKEN: ref.admin_token,
-            PSP_API_KEY: ref.api_key,
-          },
-        });
-        let out = '';
-        let err = '';
-        child.stdout.setEncoding('utf8').on('data', (c: string) => {
-          out += c;
-        });
-        child.stderr.setEncoding('utf8').on('data', (c: string) => {
-          err += c;
-        });
-        child.on('exit', (code) => resolve({ code, out, err }));
-      });
+    const env = {
+      ...process.env,
+      PSP_BASE_URL: ref.base_url,
+      PSP_ADMIN_TOKEN: ref.admin_token,
+      PSP_API_KEY: ref.api_key,
+    };
+    const run = (args: string[]) => runBundled('cli', ['trigger', ...args], { env });
     const [ok, bad] = await Promise.all([run(['payment.cancelled', '--json']), run(['payment.nope'])]);
-    expect(ok.code, ok.err).toBe(0);
-    expect((JSON.parse(ok.out) as TriggerResult).objects[0]!.data.status).toBe('cancelled');
+    expect(ok.code, ok.stderr).toBe(0);
+    expect((JSON.parse(ok.stdout) as TriggerResult).objects[0]!.data.status).toBe('cancelled');
     expect(bad.code).toBe(2);
-    expect(bad.err).toContain('unknown event "payment.nope"');
+    expect(bad.stderr).toContain('unknown event "payment.nope"');
   });
 });
 
