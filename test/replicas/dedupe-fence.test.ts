@@ -23,7 +23,7 @@ import {
   type WebhookDedupe,
   type WebhookRunContext,
 } from '../../src/webhooks/index.js';
-import { haveRedis, type RedisServer, startRedisServer } from '../support/redis-server.js';
+import { haveRedis, LOADED, type RedisServer, startRedisServer } from '../support/redis-server.js';
 import { envelope, OLD_SECRET, SECRET } from '../webhooks/helpers.js';
 
 let seq = 0;
@@ -144,7 +144,7 @@ describe.skipIf(!haveRedis())('the dedupe lease on a real redis-server (issue 32
       const key = `f1-long:${kind}:shop:${id}`;
       const pttl = async () => Number(await c.raw('PTTL', key));
       const first = a(delivery(id));
-      await vi.waitFor(() => expect(runs).toHaveLength(1));
+      await vi.waitFor(() => expect(runs).toHaveLength(1), LOADED);
       // Six times: let half the lease pass in Redis's own time, then move the renewal timer; the renewal lands
       // (PTTL back near the full lease). Without renewals the key would be gone after the second round.
       for (let round = 0; round < 6; round++) {
@@ -183,7 +183,7 @@ describe.skipIf(!haveRedis())('the dedupe lease on a real redis-server (issue 32
           const [a, b] = [receiver(store, work), receiver(store, work)];
           const id = freshId();
           const first = a(delivery(id));
-          await vi.waitFor(() => expect(seen).toHaveLength(1));
+          await vi.waitFor(() => expect(seen).toHaveLength(1), LOADED);
           expect(seen[0]!.fence).toBe(1);
 
           await own.stop();

@@ -15,7 +15,7 @@ import {
   type WebhookHandlerOptions,
 } from '../../src/webhooks/index.js';
 import { ManualClock } from '../../src/reference/domain/clock.js';
-import { haveRedis, type RedisServer, startRedisServer } from '../support/redis-server.js';
+import { haveRedis, LOADED, type RedisServer, startRedisServer } from '../support/redis-server.js';
 import { envelope, SECRET } from '../webhooks/helpers.js';
 
 let seq = 0;
@@ -80,7 +80,7 @@ function promises(name: string, backend: () => Backend) {
       const id = freshId();
       const first = a(delivery(id));
       // The first one holds the lease while it runs; every concurrent delivery, on either replica, is refused.
-      await vi.waitFor(() => expect(runs).toHaveLength(1));
+      await vi.waitFor(() => expect(runs).toHaveLength(1), LOADED);
       const others = await Promise.all([c(delivery(id)), a(delivery(id)), c(delivery(id))]);
       for (const r of others) {
         expect(r.status).toBe(409);
@@ -132,7 +132,7 @@ function promises(name: string, backend: () => Backend) {
         return new Promise(() => {});
       });
       void dead(delivery(id));
-      await vi.waitFor(() => expect(calls).toBe(1));
+      await vi.waitFor(() => expect(calls).toBe(1), LOADED);
       await dying.kill();
       const [, live] = replicas(store, () => {
         calls++;
@@ -159,7 +159,7 @@ function promises(name: string, backend: () => Backend) {
         await held.opened;
       });
       const first = a(delivery(id));
-      await vi.waitFor(() => expect(runs).toHaveLength(1));
+      await vi.waitFor(() => expect(runs).toHaveLength(1), LOADED);
       for (let i = 0; i < 3; i++) await b.expireLeases();
       expect((await c(delivery(id))).status).toBe(409);
       held.open();

@@ -127,3 +127,9 @@ export async function startRedisServer(options: { port?: number; dir?: string; a
   }
   throw lastError;
 }
+
+/**
+ * The bound of a `vi.waitFor` on work that goes through a real redis-server: its 1 s default fails on a loaded
+ * 2-core machine, and the test's own timeout still bounds the wait.
+ */
+export const LOADED = { timeout: 20_000, interval: 5 } as const;
