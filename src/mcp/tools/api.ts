@@ -6,11 +6,11 @@
 // it takes the document's summary and success answer, and a POST asks a person first.
 import { OPERATION_DOCS } from '../../openapi/operations.js';
 import type { MethodName } from '../../client/method.js';
-import { OPERATIONS, type OperationName, type OperationRow } from '../../schemas/operations.js';
+import { OPERATIONS, type OperationRow } from '../../schemas/operations.js';
 import type { PspClient } from '../../psp-client.js';
 import { component, extend, text } from '../json-schema.js';
 import { type Args, defineTool, idArg, idempotencyKeyArg, type Tool } from './define.js';
-import { type ToolWords, wordsOf } from './words.js';
+import { TOOL_OPERATIONS, type ToolWords, wordsOf } from './words.js';
 
 const KEY_OUT = { idempotency_key: { type: 'string', description: 'The Idempotency-Key the call carried.' } };
 const withKey = (name: string) => extend(component(name), KEY_OUT, ['idempotency_key']);
@@ -65,9 +65,7 @@ export function operationTool(name: MethodName, words: ToolWords): Tool {
 }
 
 export const apiTools: Tool[] = [
-  ...(Object.keys(OPERATIONS) as OperationName[])
-    .filter((name): name is MethodName => 'answer' in OPERATIONS[name])
-    .map((name) => operationTool(name, wordsOf(name))),
+  ...TOOL_OPERATIONS.map((name) => operationTool(name, wordsOf(name))),
   defineTool({
     name: 'banks_find',
     title: 'Find SBP banks by name',

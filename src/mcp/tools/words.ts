@@ -140,18 +140,21 @@ export function wordsOf(name: MethodName, words: Partial<Record<MethodName, Tool
   };
 }
 
+/** The operations with a tool of their own: every one that answers JSON (the event stream has the streams' tools). */
+export const TOOL_OPERATIONS: readonly MethodName[] = (Object.keys(OPERATIONS) as OperationName[]).filter(
+  (name): name is MethodName => 'answer' in OPERATIONS[name],
+);
+
 /**
  * docs/mcp.md's table of the API's tools, one row per operation that answers JSON, in the table's order; a tool that
  * asks a person first says so, from its words, so the page cannot drift from what the tool does.
  */
 export function toolsTable(): string {
-  const rows = (Object.keys(OPERATIONS) as OperationName[])
-    .filter((name): name is MethodName => 'answer' in OPERATIONS[name])
-    .map((name) => {
-      const words = wordsOf(name);
-      const doc = OPERATION_DOCS[name];
-      const what = words.guide ?? `${doc.summary} (${doc.section})`;
-      return `| \`${name.replace('.', '_')}\` | ${what}${words.moves ? '; **asks first**' : ''} |`;
-    });
+  const rows = TOOL_OPERATIONS.map((name) => {
+    const words = wordsOf(name);
+    const doc = OPERATION_DOCS[name];
+    const what = words.guide ?? `${doc.summary} (${doc.section})`;
+    return `| \`${name.replace('.', '_')}\` | ${what}${words.moves ? '; **asks first**' : ''} |`;
+  });
   return ['| Tool | What it does |', '|---|---|', ...rows].join('\n');
 }
